@@ -1,0 +1,295 @@
+// Package cli is the plumbing every svcrecon command shares: the common
+// flags and environment variables, logging, opening the database and the
+// API client, and --sandbox.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// Exit codes shared by the commands.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1 // the job failed (a step, a window, a line)
+	ExitUsage    = 2 // bad flags or bad input; nothing was done
+	ExitFindings = 3 // --fail-on-breaks and there were breaks
+)
+
+// UsageError is a mistake in the command line: exit 2 with one line.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a *UsageError.
+func Usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
+
+// ExitError carries an exit code other than 1 for an error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Common holds the flags every command that talks to the service or the
+// database takes. Register them with Bind; environment variables give the
+// defaults.
+type Common struct {
+	BaseURL, ClientID, ClientSecret, OutletID, EndpointIP, Account string
+	DB                                                             string
+	Sandbox                                                        bool
+	SandboxSeed                                                    int64
+	SandboxDays                                                    int
+	CallLog                                                        string // append every call made to this JSONL file
+	LogFormat, LogLevel                                            string
+	Rate                                                           float64
+	Timeout                                                        time.Duration
+
+	explicit map[string]bool
+}
+
+// Bind registers the common flags on fs, with defaults from the environment.
+func (c *Common) Bind(fs *flag.FlagSet) {
+	fs.StringVar(&c.BaseURL, "base-url", os.Getenv("SVC_BASE_URL"), "service base URL (env SVC_BASE_URL)")
+	fs.StringVar(&c.ClientID, "client-id", os.Getenv("SVC_CLIENT_ID"), "client id (env SVC_CLIENT_ID)")
+	c.ClientSecret = os.Getenv("SVC_CLIENT_SECRET") // environment only: a flag would show in ps
+	fs.StringVar(&c.OutletID, "outlet-id", os.Getenv("SVC_OUTLET_ID"), "outlet id for H5 operations (env SVC_OUTLET_ID)")
+	fs.StringVar(&c.EndpointIP, "endpoint-ip", os.Getenv("SVC_ENDPOINT_IP"), "end-customer IP (env SVC_ENDPOINT_IP)")
+	fs.StringVar(&c.Account, "account", os.Getenv("SVC_ACCOUNT"), "linked account number for statements (env SVC_ACCOUNT)")
+	db := os.Getenv("SVC_DB")
+	if db == "" {
+		db = "svcrecon.db"
+	}
+	fs.StringVar(&c.DB, "db", db, "SQLite database file (env SVC_DB)")
+	fs.BoolVar(&c.Sandbox, "sandbox", false, "run against the built-in sandbox (no account needed)")
+	fs.Int64Var(&c.SandboxSeed, "sandbox-seed", 1, "seed of the sandbox world (with --sandbox)")
+	fs.IntVar(&c.SandboxDays, "sandbox-days", 30, "days of sandbox history (with --sandbox)")
+	fs.StringVar(&c.CallLog, "call-log", "", "also append every call made to this JSONL file")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.Float64Var(&c.Rate, "rate", 0, "at most this many calls per second (0: no limit)")
+	fs.DurationVar(&c.Timeout, "timeout", 60*time.Second, "time-out of one HTTP call")
+}
+
+// Logger builds the slog logger the flags ask for, writing to w.
+func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, Usagef("--log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, Usagef("--log-format %q: want text or json", c.LogFormat)
+}
+
+// Env is what a command works with once the common flags are resolved.
+// Close releases everything.
+type Env struct {
+	Log     *slog.Logger
+	DB      *store.DB
+	Client  *svcapi.Client  // nil unless NeedClient
+	Account string          // linked account (SVC_ACCOUNT or the sandbox's)
+	Sandbox *sandbox.Server // non-nil with --sandbox
+	Config  svcapi.Config   // the client's config (secret included: never print it)
+	closers []func() error
+}
+
+// Close closes the database, the call log and the sandbox.
+func (e *Env) Close() error {
+	var errs []error
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		errs = append(errs, e.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// Options say what Open must set up.
+type Options struct {
+	NeedClient  bool
+	NeedAccount bool
+	// SandboxOptions adjusts the sandbox options before it starts.
+	SandboxOptions func(*sandbox.Options)
+	// Recorders receive every call, besides --call-log.
+	Recorders []svcapi.Recorder
+	// DefaultSandboxDB is the database path used with --sandbox when --db
+	// was not given explicitly ("" keeps --db).
+	DefaultSandboxDB string
+}
+
+// Open resolves the common flags: starts the sandbox when asked, opens the
+// database and builds the client. Errors name the variable or flag at fault.
+func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, error) {
+	env := &Env{Log: log, Account: c.Account}
+	ok := false
+	defer func() {
+		if !ok {
+			env.Close()
+		}
+	}()
+	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, Logger: log}
+	if c.Sandbox {
+		so := sandbox.Options{Seed: c.SandboxSeed, Days: c.SandboxDays}
+		if o.SandboxOptions != nil {
+			o.SandboxOptions(&so)
+		}
+		srv, err := sandbox.Start(so)
+		if err != nil {
+			return nil, fmt.Errorf("start sandbox: %w", err)
+		}
+		env.Sandbox = srv
+		env.closers = append(env.closers, srv.Close)
+		sc := srv.Config()
+		cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, cfg.OutletID, cfg.EndpointIP =
+			sc.BaseURL, sc.ClientID, sc.ClientSecret, sc.OutletID, sc.EndpointIP
+		env.Account = srv.Credentials().Account
+		log.Info("sandbox started", "url", sc.BaseURL, "account", env.Account)
+	}
+	if o.NeedAccount && env.Account == "" {
+		return nil, &svcapi.ConfigError{Setting: "SVC_ACCOUNT", Reason: "not set (the linked account number; or --account)"}
+	}
+	dbPath := c.DB
+	if c.Sandbox && o.DefaultSandboxDB != "" && !c.dbExplicit() {
+		dbPath = o.DefaultSandboxDB
+	}
+	db, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return nil, err
+	}
+	env.DB = db
+	env.closers = append(env.closers, db.Close)
+	cfg.Recorders = append(cfg.Recorders, o.Recorders...)
+	if c.CallLog != "" {
+		f, err := os.OpenFile(c.CallLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("--call-log: %w", err)
+		}
+		env.closers = append(env.closers, f.Close)
+		cfg.Recorders = append(cfg.Recorders, svcapi.NewJSONLRecorder(f))
+	}
+	env.Config = cfg
+	if o.NeedClient {
+		cl, err := svcapi.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		env.Client = cl
+	}
+	ok = true
+	return env, nil
+}
+
+// explicitDB is set by MarkExplicit when --db was on the command line.
+func (c *Common) dbExplicit() bool { return c.explicit["db"] }
+
+// MarkExplicit records which flags were set on the command line (call after
+// fs.Parse).
+func (c *Common) MarkExplicit(fs *flag.FlagSet) {
+	c.explicit = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { c.explicit[f.Name] = true })
+}
+
+// ParseDate parses a YYYY-MM-DD flag value as an IST date.
+func ParseDate(flagName, v string) (time.Time, error) {
+	t, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(v), svcapi.IST)
+	if err != nil {
+		return time.Time{}, Usagef("--%s %q: want a date YYYY-MM-DD", flagName, v)
+	}
+	return t, nil
+}
+
+// ParsePeriod parses --from and --to (both required) and checks their order.
+func ParsePeriod(from, to string) (time.Time, time.Time, error) {
+	if from == "" || to == "" {
+		return time.Time{}, time.Time{}, Usagef("give the period as --from YYYY-MM-DD --to YYYY-MM-DD")
+	}
+	f, err := ParseDate("from", from)
+	if err != nil {
+		return f, f, err
+	}
+	t, err := ParseDate("to", to)
+	if err != nil {
+		return f, t, err
+	}
+	if t.Before(f) {
+		return f, t, Usagef("--to %s is before --from %s", to, from)
+	}
+	return f, t, nil
+}
+
+// Yesterday returns yesterday's IST date relative to now.
+func Yesterday(now time.Time) time.Time {
+	y, m, d := now.In(svcapi.IST).AddDate(0, 0, -1).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, svcapi.IST)
+}
+
+// Exit maps an error to an exit code and prints it as one line on stderr.
+func Exit(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, "error:", err)
+	var ue *UsageError
+	var ce *svcapi.ConfigError
+	var ee *ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.As(err, &ue), errors.As(err, &ce):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// NewFlagSet returns a flag set that reports errors instead of exiting, with
+// a usage text that shows the synopsis and examples.
+func NewFlagSet(name, synopsis, examples string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+		if examples != "" {
+			fmt.Fprintf(stderr, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
+		}
+	}
+	return fs
+}
+
+// Parse parses args. -h prints the usage and returns flag.ErrHelp (exit 0);
+// a mistake returns a one-line *UsageError that says where to look.
+func Parse(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	if err != nil {
+		return Usagef("%s: %v (see %s -h)", fs.Name(), err, fs.Name())
+	}
+	return nil
+}

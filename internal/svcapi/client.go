@@ -1,0 +1,375 @@
+package svcapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Config is what a Client needs. Fields map to the environment variables
+// named in their comments; main packages fill them from the environment and
+// flags.
+type Config struct {
+	BaseURL      string // SVC_BASE_URL: https, or http on a loopback address
+	ClientID     string // SVC_CLIENT_ID
+	ClientSecret string // SVC_CLIENT_SECRET
+	OutletID     string // SVC_OUTLET_ID: needed by H5 operations only
+	EndpointIP   string // SVC_ENDPOINT_IP
+
+	Timeout    time.Duration // per HTTP exchange; default 60s
+	MaxRetries int           // read-only operations; default 4 (5 attempts); negative: none
+	RetryBase  time.Duration // first back-off; doubles up to RetryMax; default 250ms
+	RetryMax   time.Duration // default 8s
+	Rate       float64       // calls per second for all calls together; 0: unlimited
+	Burst      int           // default 1 (or the rate, rounded up)
+
+	HTTPClient *http.Client     // optional; default an own client with Timeout
+	Logger     *slog.Logger     // optional; default discards
+	Recorders  []Recorder       // receive every call, redacted
+	Now        func() time.Time // optional clock; default time.Now
+}
+
+// Validate checks the settings a client cannot work without. The error is a
+// *ConfigError naming the environment variable.
+func (c Config) Validate() error {
+	if c.BaseURL == "" {
+		return &ConfigError{"SVC_BASE_URL", "not set (the service's base URL, e.g. https://api.example.com)"}
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || u.Host == "" {
+		return &ConfigError{"SVC_BASE_URL", fmt.Sprintf("%q is not a URL", c.BaseURL)}
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(u.Hostname()) {
+			return &ConfigError{"SVC_BASE_URL", "plain http is allowed only for loopback addresses; use https"}
+		}
+	default:
+		return &ConfigError{"SVC_BASE_URL", fmt.Sprintf("scheme %q: want https", u.Scheme)}
+	}
+	for _, s := range []struct{ v, name string }{
+		{c.ClientID, "SVC_CLIENT_ID"}, {c.ClientSecret, "SVC_CLIENT_SECRET"}, {c.EndpointIP, "SVC_ENDPOINT_IP"},
+	} {
+		if s.v == "" {
+			return &ConfigError{s.name, "not set"}
+		}
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Client calls the service. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	base    *url.URL
+	http    *http.Client
+	limiter *rate.Limiter
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns a client for cfg, or a *ConfigError.
+func New(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 4
+	}
+	if cfg.RetryBase <= 0 {
+		cfg.RetryBase = 250 * time.Millisecond
+	}
+	if cfg.RetryMax <= 0 {
+		cfg.RetryMax = 8 * time.Second
+	}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient, log: cfg.Logger, now: cfg.Now}
+	c.base, _ = url.Parse(cfg.BaseURL)
+	if c.http == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		c.http = &http.Client{Timeout: cfg.Timeout, Transport: tr}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	limit, burst := rate.Inf, cfg.Burst
+	if cfg.Rate > 0 {
+		limit = rate.Limit(cfg.Rate)
+		if burst <= 0 {
+			burst = max(1, int(cfg.Rate+0.999))
+		}
+	}
+	c.limiter = rate.NewLimiter(limit, max(burst, 1))
+	return c, nil
+}
+
+// Secret returns the client secret, for callers that must scrub it from
+// their own output.
+func (c *Client) Secret() string { return c.cfg.ClientSecret }
+
+// Log attribute keys.
+const (
+	LogOp      = "op"
+	LogAttempt = "attempt"
+	LogRef     = "externalRef"
+	LogStatus  = "statuscode"
+)
+
+// Do calls the named operation with a request body (a struct, a map, or raw
+// JSON bytes; nil for GET operations). The body is validated against the
+// operation's schema first (*ValidationError, nothing sent).
+//
+// It returns the envelope on success (TXN). Otherwise the error is:
+// *Error for a failure statuscode (the envelope is returned too);
+// a *PendingError (errors.Is ErrPending) for a billable call whose outcome is
+// unknown — TUP, time-out, connection lost after sending, unreadable body;
+// a *ResponseError for a read-only call whose body stayed unreadable after
+// retries; or the transport error.
+func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, error) {
+	op, ok := Lookup(opName)
+	if !ok {
+		return nil, fmt.Errorf("unknown operation %q", opName)
+	}
+	payload, fields, err := encodeBody(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", op.Name, err)
+	}
+	if err := op.Validate(fields); err != nil {
+		return nil, err
+	}
+	if op.Headers == H5 && c.cfg.OutletID == "" {
+		return nil, &ConfigError{"SVC_OUTLET_ID", "not set (needed by " + op.Name + ")"}
+	}
+	ref := ""
+	if v, ok := GetPath(fields, "externalRef"); ok {
+		ref, _ = text(v)
+	}
+	attempts := 1
+	if op.ReadOnly() && c.cfg.MaxRetries > 0 {
+		attempts += c.cfg.MaxRetries
+	}
+	var lastErr error
+	for attempt := 1; attempt <= attempts; attempt++ {
+		if attempt > 1 {
+			if err := c.sleep(ctx, attempt-1); err != nil {
+				return nil, fmt.Errorf("%s: %w (last error: %v)", op.Name, err, lastErr)
+			}
+		}
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", op.Name, err)
+		}
+		env, retry, err := c.once(ctx, op, payload, ref)
+		if err == nil || !retry || !op.ReadOnly() {
+			return env, err
+		}
+		lastErr = err
+		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", err.Error())
+	}
+	return nil, lastErr
+}
+
+func encodeBody(body any) ([]byte, map[string]any, error) {
+	var payload []byte
+	switch b := body.(type) {
+	case nil:
+		return nil, map[string]any{}, nil
+	case []byte:
+		payload = b
+	case json.RawMessage:
+		payload = b
+	default:
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return nil, nil, err
+		}
+	}
+	fields := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if err := dec.Decode(&fields); err != nil {
+		return nil, nil, fmt.Errorf("request body is not a JSON object: %w", err)
+	}
+	return payload, fields, nil
+}
+
+func (c *Client) sleep(ctx context.Context, n int) error {
+	d := c.cfg.RetryBase << min(n-1, 16)
+	if d > c.cfg.RetryMax || d <= 0 {
+		d = c.cfg.RetryMax
+	}
+	d = d/2 + rand.N(d/2+1) // jitter
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// once makes one HTTP exchange. retry says whether a read-only call may try
+// again.
+func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref string) (env *Envelope, retry bool, err error) {
+	start := c.now()
+	rec := &CallRecord{At: start, Operation: op.Name, Method: op.Method, Path: op.Path, ExternalRef: ref,
+		Request: Redact(payload, c.cfg.ClientSecret)}
+	defer func() {
+		rec.LatencyMs = c.now().Sub(start).Milliseconds()
+		if err != nil {
+			rec.Error = ScrubString(err.Error(), c.cfg.ClientSecret)
+		}
+		for _, r := range c.cfg.Recorders {
+			if rerr := r.Record(ctx, rec); rerr != nil {
+				c.log.ErrorContext(ctx, "call log not written", LogOp, op.Name, LogRef, ref, "error", rerr.Error())
+			}
+		}
+	}()
+
+	req, err := c.newRequest(ctx, op, payload)
+	if err != nil {
+		return nil, false, err
+	}
+	var wrote bool
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote = true },
+	}))
+	resp, err := c.http.Do(req)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", op.Name, err)
+		if op.Billable && wrote {
+			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, Reason: "no answer after the request was sent", Err: err}
+		}
+		return nil, ctx.Err() == nil, err
+	}
+	defer resp.Body.Close()
+	rec.HTTPStatus = resp.StatusCode
+	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if len(raw) > 0 {
+		rec.Response = Redact(raw, c.cfg.ClientSecret)
+	}
+	if rerr != nil {
+		err = fmt.Errorf("%s: read body (HTTP %d): %w", op.Name, resp.StatusCode, rerr)
+		if op.Billable {
+			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, Reason: "answer broken off", Err: err}
+		}
+		return nil, true, err
+	}
+	env, derr := DecodeEnvelope(raw)
+	if derr != nil {
+		if op.Billable {
+			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref,
+				Reason: fmt.Sprintf("unreadable answer (HTTP %d)", resp.StatusCode), Err: derr}
+		}
+		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: derr}
+	}
+	switch {
+	case env.OK():
+		return env, false, nil
+	case env.Pending():
+		return env, false, &PendingError{Op: op.Name, ExternalRef: ref, Reason: "service answered TUP", Envelope: env}
+	}
+	apiErr := &Error{Op: op.Name, HTTPStatus: resp.StatusCode, StatusCode: string(env.StatusCode),
+		ActCode: string(env.ActCode), Status: string(env.Status), SvcUUID: string(env.SvcUUID)}
+	return env, resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests, apiErr
+}
+
+func (c *Client) newRequest(ctx context.Context, op *Operation, payload []byte) (*http.Request, error) {
+	u := c.base.JoinPath(op.Path)
+	var body io.Reader
+	if op.Method != http.MethodGet && payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, op.Method, u.String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	}
+	h := req.Header
+	h.Set("Accept", "application/json")
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set(HeaderAuthCode, "1")
+	h.Set(HeaderClientID, c.cfg.ClientID)
+	h.Set(HeaderClientSecret, c.cfg.ClientSecret)
+	h.Set(HeaderEndpointIP, c.cfg.EndpointIP)
+	if op.Headers == H5 {
+		h.Set(HeaderOutletID, c.cfg.OutletID)
+	}
+	if op.HashHeader {
+		ts := strconv.FormatInt(c.now().UnixMilli(), 10)
+		sum := sha256.Sum256(payload)
+		h.Set(HeaderRequestTimestamp, ts)
+		// The hash's computation is not shown in the spec and its check is
+		// OFF: send client id, timestamp and the body's SHA-256.
+		h.Set(HeaderRequestHash, c.cfg.ClientID+"|"+ts+"|"+hex.EncodeToString(sum[:]))
+		h.Set(HeaderHashCheck, "OFF")
+	}
+	return req, nil
+}
+
+// Header names of spec §5.
+const (
+	HeaderAuthCode         = "X-Svc-Auth-Code"
+	HeaderClientID         = "X-Svc-Client-Id"
+	HeaderClientSecret     = "X-Svc-Client-Secret"
+	HeaderEndpointIP       = "X-Svc-Endpoint-Ip"
+	HeaderOutletID         = "X-Svc-Outlet-Id"
+	HeaderRequestHash      = "X-Svc-Request-Hash"
+	HeaderRequestTimestamp = "X-Svc-Request-Timestamp"
+	HeaderHashCheck        = "X-Svc-Hash-Check"
+)
+
+// Call calls an operation and decodes its data into a new D. On a failure
+// the envelope (when there was one) and the error are returned.
+func Call[D any](ctx context.Context, c *Client, op string, req any) (*Envelope, *D, error) {
+	env, err := c.Do(ctx, op, req)
+	if err != nil {
+		return env, nil, err
+	}
+	d := new(D)
+	if err := env.DecodeData(d); err != nil {
+		return env, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return env, d, nil
+}
+
+// TxnStatus looks up the outcome of a billable call by its externalRef and
+// the IST day it was made. The returned status is TXN (success), TUP (still
+// pending) or another code (failed).
+func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef string) (*TxnStatusData, error) {
+	_, d, err := Call[TxnStatusData](ctx, c, OpTxnStatus, TxnStatusRequest{
+		TransactionDate: day.In(IST).Format(time.DateOnly), ExternalRef: externalRef})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}

@@ -1,0 +1,85 @@
+package svcapi
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrPending is matched (errors.Is) by every error that leaves a billable
+// call's outcome unknown: a TUP answer, a time-out or connection loss after
+// the request was sent, an unreadable body. Such a call must not be sent
+// again; look its outcome up with txnStatus.
+var ErrPending = errors.New("pending: outcome unknown, look it up with txnStatus")
+
+// Error is a call the service answered with a statuscode other than TXN or
+// TUP: the call failed and nothing was charged.
+type Error struct {
+	Op         string
+	HTTPStatus int
+	StatusCode string
+	ActCode    string
+	Status     string
+	SvcUUID    string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s: %s", e.Op, e.StatusCode, e.Status)
+	if e.ActCode != "" {
+		s += " (actcode " + e.ActCode + ")"
+	}
+	if e.SvcUUID != "" {
+		s += " [svc_uuid " + e.SvcUUID + "]"
+	}
+	return s
+}
+
+// PendingError describes why a billable call is pending. It matches
+// ErrPending with errors.Is and unwraps to its cause.
+type PendingError struct {
+	Op          string
+	ExternalRef string
+	Reason      string
+	Envelope    *Envelope // the TUP answer, when there was one
+	Err         error     // the transport or decode error, when there was one
+}
+
+func (e *PendingError) Error() string {
+	s := fmt.Sprintf("%s: pending", e.Op)
+	if e.ExternalRef != "" {
+		s += " (externalRef " + e.ExternalRef + ")"
+	}
+	s += ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrPending) true.
+func (e *PendingError) Is(target error) bool { return target == ErrPending }
+
+// Unwrap returns the underlying transport or decode error.
+func (e *PendingError) Unwrap() error { return e.Err }
+
+// ResponseError is a response that could not be read as an envelope (HTML,
+// truncated, not JSON) from a read-only operation, after its retries.
+type ResponseError struct {
+	Op         string
+	HTTPStatus int
+	Err        error
+}
+
+func (e *ResponseError) Error() string {
+	return fmt.Sprintf("%s: unreadable response (HTTP %d): %v", e.Op, e.HTTPStatus, e.Err)
+}
+
+// Unwrap returns the decode error.
+func (e *ResponseError) Unwrap() error { return e.Err }
+
+// ConfigError names a missing or invalid setting.
+type ConfigError struct {
+	Setting string // the environment variable, e.g. SVC_CLIENT_SECRET
+	Reason  string
+}
+
+func (e *ConfigError) Error() string { return e.Setting + ": " + e.Reason }

@@ -1,0 +1,169 @@
+package svcapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// String is a string field that the service sometimes sends as a number,
+// a boolean or null. Numbers keep their exact literal text (a 20-digit id
+// stays 20 digits); null and absent decode to "".
+type String string
+
+// UnmarshalJSON accepts a JSON string, number, boolean or null.
+func (s *String) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		*s = ""
+	case b[0] == '"':
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = String(v)
+	case b[0] == '{' || b[0] == '[':
+		return fmt.Errorf("want a string, got %.20s", b)
+	default:
+		*s = String(b)
+	}
+	return nil
+}
+
+// Int is an integer field sent as a number or a numeric string.
+type Int int64
+
+// UnmarshalJSON accepts 12, "12", null and "" (zero).
+func (n *Int) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
+	if s == "" || s == "null" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// 12.0 is still 12.
+		d, derr := decimal.NewFromString(s)
+		if derr != nil || !d.IsInteger() {
+			return fmt.Errorf("want a whole number, got %s", b)
+		}
+		v = d.IntPart()
+	}
+	*n = Int(v)
+	return nil
+}
+
+// Bool is a boolean field sent as true/false, "true"/"false", 1/0 or "Y"/"N".
+type Bool bool
+
+// UnmarshalJSON accepts the boolean spellings the service uses.
+func (v *Bool) UnmarshalJSON(b []byte) error {
+	s := strings.ToLower(strings.Trim(string(bytes.TrimSpace(b)), `"`))
+	switch s {
+	case "true", "1", "y", "yes":
+		*v = true
+	case "false", "0", "n", "no", "", "null":
+		*v = false
+	default:
+		return fmt.Errorf("want a boolean, got %s", b)
+	}
+	return nil
+}
+
+// Amount is an exact decimal amount, sent as a decimal string or a JSON
+// number (never read through float64). Valid is false when the field was
+// null, absent or empty; Raw keeps text that was not a number (a masked
+// balance such as "XXXX") instead of failing.
+type Amount struct {
+	Decimal decimal.Decimal
+	Valid   bool
+	Raw     string
+}
+
+// UnmarshalJSON decodes a decimal string or number exactly.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	*a = Amount{}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	s := string(b)
+	if b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	} else if b[0] == '{' || b[0] == '[' || b[0] == 't' || b[0] == 'f' {
+		return fmt.Errorf("want an amount, got %.20s", b)
+	}
+	s = strings.TrimSpace(s)
+	a.Raw = s
+	if s == "" {
+		return nil
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return nil // masked or free text: kept in Raw, not Valid
+	}
+	a.Decimal, a.Valid = d, true
+	return nil
+}
+
+// MarshalJSON writes the exact decimal string, or null.
+func (a Amount) MarshalJSON() ([]byte, error) {
+	if !a.Valid {
+		if a.Raw != "" {
+			return json.Marshal(a.Raw)
+		}
+		return []byte("null"), nil
+	}
+	return json.Marshal(a.Decimal.String())
+}
+
+// String returns the exact decimal text, the raw text, or "".
+func (a Amount) String() string {
+	if a.Valid {
+		return a.Decimal.String()
+	}
+	return a.Raw
+}
+
+// ParseAmount parses a strict amount: text that is not a decimal is an error.
+func ParseAmount(s string) (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(strings.TrimSpace(s))
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("%q is not an amount", s)
+	}
+	return d, nil
+}
+
+// IST is Indian Standard Time (UTC+05:30, no daylight saving). Timestamps
+// the service sends without a zone are IST.
+var IST = time.FixedZone("IST", 5*3600+1800)
+
+// TimestampLayout is the service's timestamp format (envelope timestamp,
+// txnDateTime).
+const TimestampLayout = "2006-01-02 15:04:05"
+
+// ParseTime reads a service timestamp: "YYYY-MM-DD HH:MM:SS" in IST, or
+// RFC 3339 (with or without fractional seconds and zone; IST when no zone).
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{TimestampLayout, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.ParseInLocation(layout, s, IST); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02 15:04:05.999999999Z07:00", s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("unknown timestamp format %q (want YYYY-MM-DD HH:MM:SS)", s)
+}
