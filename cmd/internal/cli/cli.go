@@ -84,20 +84,37 @@ func (c *Common) Bind(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Timeout, "timeout", 60*time.Second, "time-out of one HTTP call")
 }
 
-// Logger builds the slog logger the flags ask for, writing to w.
-func (c *Common) Logger(w io.Writer) (*slog.Logger, error) {
+type logAttrsKey struct{}
+
+// WithLogAttrs returns a context whose commands log these attributes on every
+// line (the scheduler adds the job name and run id).
+func WithLogAttrs(ctx context.Context, args ...any) context.Context {
+	prev, _ := ctx.Value(logAttrsKey{}).([]any)
+	return context.WithValue(ctx, logAttrsKey{}, append(append([]any{}, prev...), args...))
+}
+
+// Logger builds the slog logger the flags ask for, writing to w, with the
+// attributes of WithLogAttrs.
+func (c *Common) Logger(ctx context.Context, w io.Writer) (*slog.Logger, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(c.LogLevel)); err != nil {
 		return nil, Usagef("--log-level %q: want debug, info, warn or error", c.LogLevel)
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler
 	switch c.LogFormat {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		h = slog.NewTextHandler(w, opts)
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, Usagef("--log-format %q: want text or json", c.LogFormat)
 	}
-	return nil, Usagef("--log-format %q: want text or json", c.LogFormat)
+	log := slog.New(h)
+	if attrs, _ := ctx.Value(logAttrsKey{}).([]any); len(attrs) > 0 {
+		log = log.With(attrs...)
+	}
+	return log, nil
 }
 
 // Env is what a command works with once the common flags are resolved.
