@@ -81,11 +81,25 @@ func Redact(doc []byte, secrets ...string) []byte {
 	dec.UseNumber()
 	out := doc
 	if err := dec.Decode(&v); err == nil {
-		if b, err := json.Marshal(redactValue(v)); err == nil {
+		// Scrub the decoded strings too: a secret holding a character that
+		// JSON escapes (<, >, &, ") would survive a scrub of the bytes alone.
+		if b, err := json.Marshal(redactValue(v, secrets)); err == nil {
 			out = b
 		}
 	}
 	return scrub(out, secrets...)
+}
+
+// RedactJSON is Redact for a field that must hold JSON (a CallRecord's
+// Request or Response): a document that is not valid JSON (an HTML error
+// page, a truncated body) is returned as a JSON string of its scrubbed text.
+func RedactJSON(doc []byte, secrets ...string) json.RawMessage {
+	out := Redact(doc, secrets...)
+	if len(out) == 0 || json.Valid(out) {
+		return out
+	}
+	b, _ := json.Marshal(ScrubString(string(doc), secrets...))
+	return b
 }
 
 func scrub(b []byte, secrets ...string) []byte {
@@ -116,31 +130,39 @@ func keyIn(k string, keys []string) bool {
 	return false
 }
 
-func redactValue(v any) any {
+func redactValue(v any, secrets []string) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
+			if sk := ScrubString(k, secrets...); sk != k {
+				delete(x, k)
+				k = sk
+			}
 			switch {
 			case keyIn(k, RedactedKeys):
 				if val != nil {
 					x[k] = Redacted
+				} else {
+					x[k] = nil
 				}
 			case keyIn(k, MaskedKeys):
 				if s, ok := text(val); ok && s != "" {
-					x[k] = MaskLast4(s)
+					x[k] = MaskLast4(ScrubString(s, secrets...))
 				} else {
-					x[k] = redactValue(val)
+					x[k] = redactValue(val, secrets)
 				}
 			default:
-				x[k] = redactValue(val)
+				x[k] = redactValue(val, secrets)
 			}
 		}
 		return x
 	case []any:
 		for i := range x {
-			x[i] = redactValue(x[i])
+			x[i] = redactValue(x[i], secrets)
 		}
 		return x
+	case string:
+		return ScrubString(x, secrets...)
 	}
 	return v
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -112,7 +114,10 @@ func New(cfg Config) (*Client, error) {
 	if c.http == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = 64
-		c.http = &http.Client{Timeout: cfg.Timeout, Transport: tr}
+		// Redirects are not followed: a billable request must reach the
+		// service once, at the address configured.
+		c.http = &http.Client{Timeout: cfg.Timeout, Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -217,6 +222,9 @@ func encodeBody(body any) ([]byte, map[string]any, error) {
 	if err := dec.Decode(&fields); err != nil {
 		return nil, nil, fmt.Errorf("request body is not a JSON object: %w", err)
 	}
+	if dec.More() {
+		return nil, nil, errors.New("request body has data after its JSON object")
+	}
 	return payload, fields, nil
 }
 
@@ -241,7 +249,7 @@ func (c *Client) sleep(ctx context.Context, n int) error {
 func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref string) (env *Envelope, retry bool, err error) {
 	start := c.now()
 	rec := &CallRecord{At: start, Operation: op.Name, Method: op.Method, Path: op.Path, ExternalRef: ref,
-		Request: Redact(payload, c.cfg.ClientSecret)}
+		Request: RedactJSON(payload, c.cfg.ClientSecret)}
 	defer func() {
 		rec.LatencyMs = c.now().Sub(start).Milliseconds()
 		if err != nil {
@@ -258,14 +266,14 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	if err != nil {
 		return nil, false, err
 	}
-	var wrote bool
+	var wrote atomic.Bool // set on the transport's writing goroutine
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { wrote = true },
+		WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
 	}))
 	resp, err := c.http.Do(req)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", op.Name, err)
-		if op.Billable && wrote {
+		if op.Billable && wrote.Load() {
 			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, Reason: "no answer after the request was sent", Err: err}
 		}
 		return nil, ctx.Err() == nil, err
@@ -274,7 +282,7 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	rec.HTTPStatus = resp.StatusCode
 	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if len(raw) > 0 {
-		rec.Response = Redact(raw, c.cfg.ClientSecret)
+		rec.Response = RedactJSON(raw, c.cfg.ClientSecret)
 	}
 	if rerr != nil {
 		err = fmt.Errorf("%s: read body (HTTP %d): %w", op.Name, resp.StatusCode, rerr)

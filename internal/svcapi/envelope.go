@@ -115,8 +115,11 @@ type poolWire struct {
 }
 
 // UnmarshalJSON decodes shape A or shape B. A present amount that is not a
-// number is an error.
+// number is an error; null leaves p unchanged.
 func (p *Pool) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil // by convention a no-op, as for encoding/json itself
+	}
 	var w poolWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err

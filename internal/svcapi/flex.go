@@ -36,22 +36,33 @@ func (s *String) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// notAvailable reports whether s is one of the texts the service sends for
+// an absent value ("NA", "N/A", "-"), compared case-insensitively.
+func notAvailable(s string) bool {
+	switch strings.ToLower(s) {
+	case "na", "n/a", "-":
+		return true
+	}
+	return false
+}
+
 // Int is an integer field sent as a number or a numeric string.
 type Int int64
 
-// UnmarshalJSON accepts 12, "12", null and "" (zero).
+// UnmarshalJSON accepts 12, "12", 12.0, null, "" and the absent-value texts
+// "NA", "N/A" and "-" (all three zero).
 func (n *Int) UnmarshalJSON(b []byte) error {
 	s := strings.Trim(string(bytes.TrimSpace(b)), `"`)
-	if s == "" || s == "null" {
+	if s == "" || s == "null" || notAvailable(s) {
 		*n = 0
 		return nil
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		// 12.0 is still 12.
-		d, derr := decimal.NewFromString(s)
-		if derr != nil || !d.IsInteger() {
-			return fmt.Errorf("want a whole number, got %s", b)
+		d, derr := parseDecimal(s)
+		if derr != nil || !d.IsInteger() || d.Abs().Cmp(maxInt64) > 0 {
+			return fmt.Errorf("want a whole number, got %.40s", b)
 		}
 		v = d.IntPart()
 	}
@@ -59,16 +70,19 @@ func (n *Int) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+var maxInt64 = decimal.NewFromInt(1<<63 - 1)
+
 // Bool is a boolean field sent as true/false, "true"/"false", 1/0 or "Y"/"N".
 type Bool bool
 
-// UnmarshalJSON accepts the boolean spellings the service uses.
+// UnmarshalJSON accepts the boolean spellings the service uses; null, ""
+// and the absent-value texts "NA", "N/A" and "-" are false.
 func (v *Bool) UnmarshalJSON(b []byte) error {
 	s := strings.ToLower(strings.Trim(string(bytes.TrimSpace(b)), `"`))
-	switch s {
-	case "true", "1", "y", "yes":
+	switch {
+	case s == "true" || s == "1" || s == "y" || s == "yes":
 		*v = true
-	case "false", "0", "n", "no", "", "null":
+	case s == "false" || s == "0" || s == "n" || s == "no" || s == "" || s == "null" || notAvailable(s):
 		*v = false
 	default:
 		return fmt.Errorf("want a boolean, got %s", b)
@@ -106,7 +120,7 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 	if s == "" {
 		return nil
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := parseDecimal(s)
 	if err != nil {
 		return nil // masked or free text: kept in Raw, not Valid
 	}
@@ -133,11 +147,30 @@ func (a Amount) String() string {
 	return a.Raw
 }
 
-// ParseAmount parses a strict amount: text that is not a decimal is an error.
+// ParseAmount parses a strict amount: text that is not a decimal (or one
+// with an absurd exponent, such as 1e999999999) is an error.
 func ParseAmount(s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(strings.TrimSpace(s))
+	d, err := parseDecimal(strings.TrimSpace(s))
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%q is not an amount", s)
+	}
+	return d, nil
+}
+
+// maxExponent bounds the decimal exponent of amounts and numbers read from
+// the service. shopspring/decimal keeps "1e2000000000" as a small value
+// with a huge exponent; printing it or subtracting it from another amount
+// would then allocate gigabytes. No amount needs more than this.
+const maxExponent = 64
+
+// parseDecimal is decimal.NewFromString with a bounded exponent.
+func parseDecimal(s string) (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	if e := d.Exponent(); e > maxExponent || e < -maxExponent {
+		return decimal.Decimal{}, fmt.Errorf("exponent of %.40q out of range", s)
 	}
 	return d, nil
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // FieldError says what is wrong with one field of a request.
@@ -156,7 +154,7 @@ func (f Field) Check(v any) error {
 			return fmt.Errorf("%q is not a whole number", s)
 		}
 	case TypeDecimal:
-		d, err := decimal.NewFromString(s)
+		d, err := parseDecimal(s)
 		if err != nil {
 			return fmt.Errorf("%q is not a decimal amount", s)
 		}
