@@ -184,16 +184,5 @@ func ExtractPool(env *Envelope) (Pool, error) {
 	if d.OpeningBalance.Raw == "" && d.ClosingBalance.Raw == "" {
 		return Pool{}, ErrNoPool
 	}
-	p := Pool{Shape: PoolData, Mode: "DR"}
-	for _, f := range []struct {
-		a    Amount
-		name string
-		dst  *decimal.Decimal
-	}{{d.OpeningBalance, "openingBalance", &p.Opening}, {d.PayableValue, "payableValue", &p.Amount}, {d.ClosingBalance, "closingBalance", &p.Closing}} {
-		if !f.a.Valid {
-			return Pool{}, fmt.Errorf("data.%s %q is not an amount", f.name, f.a.Raw)
-		}
-		*f.dst = f.a.Decimal
-	}
-	return p, nil
+	return dataPool(d.OpeningBalance, d.PayableValue, d.ClosingBalance)
 }
