@@ -1,0 +1,345 @@
+// Package schedule runs svcrecon's scheduled jobs: it parses schedules.yaml,
+// fires each job on its cron expression in its own time zone (robfig/cron),
+// never runs two runs of one job at once, records every run in the job_runs
+// table and holds a lease in the leases table while a job runs, so that two
+// processes on one database (the daemon and a cron(8) entry, say) never run
+// the same job together.
+//
+// The package knows nothing of what a job does: the caller hands it one
+// JobFunc per command name and maps those to its own subcommands.
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultTimezone is the zone of a job when neither the job nor the file
+// names one.
+const DefaultTimezone = "Asia/Kolkata"
+
+// File is a parsed schedules file.
+type File struct {
+	Path string
+	Jobs []Job // in the order of the file
+}
+
+// Job is one scheduled job.
+type Job struct {
+	Name     string
+	Cron     string         // the expression as written ("30 2 * * *", "@daily")
+	Location *time.Location // the zone the expression is read in
+	Command  string         // the subcommand to run
+	Args     []string       // its arguments
+	Timeout  time.Duration  // 0: no limit
+	Line     int            // line of the job in the file
+
+	schedule cron.Schedule
+}
+
+// Job returns the job called name, or false.
+func (f *File) Job(name string) (Job, bool) {
+	for _, j := range f.Jobs {
+		if j.Name == name {
+			return j, true
+		}
+	}
+	return Job{}, false
+}
+
+// Names returns the job names in file order.
+func (f *File) Names() []string {
+	out := make([]string, len(f.Jobs))
+	for i, j := range f.Jobs {
+		out[i] = j.Name
+	}
+	return out
+}
+
+// Next returns the job's next n run times after t, in the job's zone.
+func (j Job) Next(t time.Time, n int) []time.Time {
+	out := make([]time.Time, 0, n)
+	for range n {
+		t = j.schedule.Next(t)
+		if t.IsZero() {
+			break
+		}
+		out = append(out, t.In(j.Location))
+	}
+	return out
+}
+
+// ParseError is a mistake in a schedules file, at a line.
+type ParseError struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+
+// Load reads and parses the schedules file at path. commands are the
+// command names a job may run. Errors are *ParseError (file:line: reason) or the
+// error reading the file.
+func Load(path string, commands []string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read schedules: %w", err)
+	}
+	return Parse(path, data, commands)
+}
+
+var (
+	yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+	jobNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+)
+
+// Parse parses a schedules file (name is used in errors). The format:
+//
+//	timezone: Asia/Kolkata        # optional default zone of the jobs
+//	jobs:
+//	  nightly:
+//	    cron: "30 2 * * *"        # 5 fields or a descriptor (@daily, @every 1h)
+//	    timezone: Asia/Kolkata    # optional, overrides the default
+//	    command: run              # a command known to the caller
+//	    args: ["--fail-on-breaks"] # optional
+//	    timeout: 3h               # optional limit of one run
+//
+// Every mistake — an unknown key, a missing field, a bad expression, an
+// unknown zone or command — is a *ParseError with the line at fault.
+func Parse(name string, data []byte, commands []string) (*File, error) {
+	p := parser{name: name, commands: commands}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, p.yamlError(err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, p.errf(1, "empty file: want a jobs: mapping")
+	}
+	return p.file(doc.Content[0])
+}
+
+type parser struct {
+	name     string
+	commands []string
+}
+
+func (p *parser) errf(line int, format string, args ...any) error {
+	return &ParseError{File: p.name, Line: line, Reason: fmt.Sprintf(format, args...)}
+}
+
+// yamlError turns a yaml syntax error ("yaml: line 3: …") into a ParseError.
+func (p *parser) yamlError(err error) error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := 1
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if m[1] != "" {
+			line, _ = strconv.Atoi(m[1])
+		}
+		msg = msg[len(m[0]):]
+	}
+	return p.errf(line, "%s", msg)
+}
+
+// mapping checks that n is a mapping with only the allowed keys (no
+// duplicates) and returns key -> (key node, value node).
+func (p *parser) mapping(n *yaml.Node, what string, allowed ...string) ([][2]*yaml.Node, error) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n.Line, "%s: want a mapping, got %s", what, kindName(n))
+	}
+	seen := map[string]int{}
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, p.errf(k.Line, "%s: keys must be plain names", what)
+		}
+		if prev, dup := seen[k.Value]; dup {
+			return nil, p.errf(k.Line, "%s: %q given twice (first on line %d)", what, k.Value, prev)
+		}
+		seen[k.Value] = k.Line
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
+			return nil, p.errf(k.Line, "%s: unknown key %q (known: %s)", what, k.Value, strings.Join(allowed, ", "))
+		}
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out, nil
+}
+
+func (p *parser) file(root *yaml.Node) (*File, error) {
+	kvs, err := p.mapping(root, "top level", "timezone", "jobs")
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: p.name}
+	defaultZone := DefaultTimezone
+	zoneLine := 0
+	var jobs *yaml.Node
+	for _, kv := range kvs {
+		switch kv[0].Value {
+		case "timezone":
+			if defaultZone, err = p.scalar(kv[1], "timezone"); err != nil {
+				return nil, err
+			}
+			zoneLine = kv[1].Line
+		case "jobs":
+			jobs = kv[1]
+		}
+	}
+	defLoc, err := p.zone(defaultZone, zoneLine, "timezone")
+	if err != nil {
+		return nil, err
+	}
+	if jobs == nil {
+		return nil, p.errf(deref(root).Line, "missing jobs: (a mapping of job names to jobs)")
+	}
+	jkvs, err := p.mapping(jobs, "jobs")
+	if err != nil {
+		return nil, err
+	}
+	if len(jkvs) == 0 {
+		return nil, p.errf(jobs.Line, "jobs: no jobs")
+	}
+	for _, kv := range jkvs {
+		j, err := p.job(kv[0], kv[1], defLoc)
+		if err != nil {
+			return nil, err
+		}
+		f.Jobs = append(f.Jobs, j)
+	}
+	return f, nil
+}
+
+func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
+	j := Job{Name: key.Value, Line: key.Line, Location: defLoc}
+	if !jobNameRE.MatchString(j.Name) {
+		return j, p.errf(key.Line, "job name %q: use letters, digits, '-', '_' and '.'", j.Name)
+	}
+	what := "job " + j.Name
+	kvs, err := p.mapping(n, what, "cron", "timezone", "command", "args", "timeout")
+	if err != nil {
+		return j, err
+	}
+	var cronNode *yaml.Node
+	for _, kv := range kvs {
+		k, v := kv[0].Value, kv[1]
+		switch k {
+		case "cron":
+			if j.Cron, err = p.scalar(v, what+": cron"); err != nil {
+				return j, err
+			}
+			cronNode = v
+		case "timezone":
+			z, err := p.scalar(v, what+": timezone")
+			if err != nil {
+				return j, err
+			}
+			if j.Location, err = p.zone(z, v.Line, what+": timezone"); err != nil {
+				return j, err
+			}
+		case "command":
+			if j.Command, err = p.scalar(v, what+": command"); err != nil {
+				return j, err
+			}
+			if !slices.Contains(p.commands, j.Command) {
+				return j, p.errf(v.Line, "%s: unknown command %q (known: %s)", what, j.Command, strings.Join(p.commands, ", "))
+			}
+		case "args":
+			if v.Kind != yaml.SequenceNode {
+				return j, p.errf(v.Line, "%s: args: want a list of strings, e.g. [\"--full\"], got %s", what, kindName(v))
+			}
+			j.Args = []string{}
+			for _, a := range v.Content {
+				s, err := p.scalar(a, what+": args")
+				if err != nil {
+					return j, err
+				}
+				j.Args = append(j.Args, s)
+			}
+		case "timeout":
+			s, err := p.scalar(v, what+": timeout")
+			if err != nil {
+				return j, err
+			}
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return j, p.errf(v.Line, "%s: timeout %q: want a positive duration such as 90m or 3h", what, s)
+			}
+			j.Timeout = d
+		}
+	}
+	switch {
+	case cronNode == nil:
+		return j, p.errf(key.Line, "%s: missing cron (e.g. cron: \"30 2 * * *\")", what)
+	case j.Command == "":
+		return j, p.errf(key.Line, "%s: missing command (the subcommand to run)", what)
+	}
+	if strings.HasPrefix(j.Cron, "TZ=") || strings.HasPrefix(j.Cron, "CRON_TZ=") {
+		return j, p.errf(cronNode.Line, "%s: cron %q: give the zone with timezone:, not in the expression", what, j.Cron)
+	}
+	s, err := cronParser.Parse(j.Cron)
+	if err != nil {
+		return j, p.errf(cronNode.Line, "%s: cron %q: %v", what, j.Cron, err)
+	}
+	if spec, ok := s.(*cron.SpecSchedule); ok {
+		spec.Location = j.Location
+	}
+	j.schedule = s
+	return j, nil
+}
+
+func (p *parser) scalar(n *yaml.Node, what string) (string, error) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n.Line, "%s: want a value, got %s", what, kindName(n))
+	}
+	return n.Value, nil
+}
+
+func (p *parser) zone(name string, line int, what string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, p.errf(max(line, 1), "%s %q: name an IANA zone such as Asia/Kolkata", what, name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, p.errf(max(line, 1), "%s: unknown time zone %q (want an IANA name such as Asia/Kolkata)", what, name)
+	}
+	return loc, nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "nothing"
+}

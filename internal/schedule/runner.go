@@ -1,0 +1,450 @@
+package schedule
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// Outcomes of a run, as stored in job_runs.outcome.
+const (
+	OutcomeRunning   = "running"
+	OutcomeOK        = "ok"
+	OutcomeFailed    = "failed"
+	OutcomeSkipped   = "skipped"
+	OutcomeCancelled = "cancelled"
+	OutcomePanic     = "panic"
+)
+
+// Triggers of a run, as stored in job_runs.trigger.
+const (
+	TriggerSchedule = "schedule" // fired by the cron daemon
+	TriggerManual   = "manual"   // reconcile schedule run JOB
+)
+
+// Log attribute keys.
+const (
+	attrJob = "job"
+	attrRun = "run"
+)
+
+// Defaults of the lease.
+const (
+	DefaultLeaseTTL = 2 * time.Minute
+)
+
+var (
+	// ErrUnknownJob is returned by Trigger for a job not in the file.
+	ErrUnknownJob = errors.New("unknown job")
+	// ErrLeaseLost ends a run whose lease another holder took over.
+	ErrLeaseLost = errors.New("lease lost to another holder")
+	// ErrTimeout ends a run that ran past its job's timeout.
+	ErrTimeout = errors.New("job timed out")
+	// ErrStopping is returned by Trigger when its context is already done.
+	ErrStopping = errors.New("scheduler stopping")
+)
+
+// PanicError is the error of a run whose job panicked.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Run tells a JobFunc which run it is.
+type Run struct {
+	ID      int64 // job_runs.id
+	Job     Job
+	Trigger string
+}
+
+// JobFunc does one run of a job. It must return soon after ctx is done. The
+// summary (a few lines) is stored with the run.
+type JobFunc func(ctx context.Context, run Run) (summary string, err error)
+
+// Runner runs the jobs of a File: on their schedules (Start/Run) or one at a
+// time on demand (Trigger). Set the exported fields before first use.
+type Runner struct {
+	DB    *store.DB
+	File  *File
+	Funcs map[string]JobFunc // by Job.Command
+	Log   *slog.Logger       // default: discard
+	Now   func() time.Time   // clock of the recorded times and the lease; default time.Now
+
+	// Holder names this runner in the leases table; default host:pid:random.
+	Holder string
+	// LeaseTTL is how long a lease lasts unless renewed; default
+	// DefaultLeaseTTL. It is renewed every LeaseTTL/4 while a job runs.
+	LeaseTTL time.Duration
+
+	initOnce sync.Once
+	mu       sync.Mutex
+	running  map[string]int64 // job -> run id (0 while starting)
+}
+
+// Result is what became of one trigger of a job.
+type Result struct {
+	RunID    int64
+	Job      string
+	Trigger  string
+	Outcome  string // one of the Outcome constants
+	Summary  string // the job's summary; for a skipped run, why
+	Err      error  // the job's error (failed, cancelled, panic)
+	Started  time.Time
+	Finished time.Time
+}
+
+func (r *Runner) init() {
+	r.initOnce.Do(func() {
+		if r.Log == nil {
+			r.Log = slog.New(slog.DiscardHandler)
+		}
+		if r.Now == nil {
+			r.Now = time.Now
+		}
+		if r.Holder == "" {
+			r.Holder = NewHolder()
+		}
+		if r.LeaseTTL <= 0 {
+			r.LeaseTTL = DefaultLeaseTTL
+		}
+		r.running = map[string]int64{}
+	})
+}
+
+// NewHolder returns a lease holder name for this process: host:pid:random.
+func NewHolder() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s:%d:%s", strings.ReplaceAll(host, ":", "_"), os.Getpid(), hex.EncodeToString(b))
+}
+
+// Run fires every job of the file on its schedule until ctx is done, then
+// waits for the running jobs, which see ctx cancelled and are recorded as
+// cancelled. It returns nil after a clean stop.
+func (r *Runner) Run(ctx context.Context) error {
+	r.init()
+	for _, j := range r.File.Jobs {
+		if r.Funcs[j.Command] == nil {
+			return fmt.Errorf("job %s: no function for command %q", j.Name, j.Command)
+		}
+	}
+	c := cron.New(cron.WithLogger(cron.DiscardLogger))
+	for _, j := range r.File.Jobs {
+		name := j.Name
+		c.Schedule(j.schedule, cron.FuncJob(func() {
+			if _, err := r.Trigger(ctx, name, TriggerSchedule); err != nil {
+				r.Log.Error("job not run", attrJob, name, "err", err)
+			}
+		}))
+	}
+	c.Start()
+	now := time.Now()
+	for _, j := range r.File.Jobs {
+		next := j.Next(now, 1)
+		r.Log.Info("job scheduled", attrJob, j.Name, "cron", j.Cron, "zone", j.Location.String(),
+			"command", j.Command, "next", formatNext(next))
+	}
+	r.Log.Info("scheduler running", "jobs", len(r.File.Jobs), "holder", r.Holder)
+	<-ctx.Done()
+	r.Log.Info("scheduler stopping: cancelling running jobs", "reason", context.Cause(ctx))
+	<-c.Stop().Done()
+	r.Log.Info("scheduler stopped")
+	return nil
+}
+
+func formatNext(ts []time.Time) string {
+	if len(ts) == 0 {
+		return "never"
+	}
+	return ts[0].Format(time.RFC3339)
+}
+
+// Trigger runs the job called name now, in the calling goroutine, and
+// records it with the given trigger. If a run of that job is still going in
+// this runner, or another holder has its lease, the run is recorded and
+// returned as skipped. The returned error is for a job that cannot be run
+// at all (ErrUnknownJob, ErrStopping, a database failure); the job's own
+// failure is in Result.Err.
+func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, error) {
+	r.init()
+	res := Result{Job: name, Trigger: trigger}
+	job, ok := r.File.Job(name)
+	if !ok {
+		return res, fmt.Errorf("%w %q (jobs: %s)", ErrUnknownJob, name, strings.Join(r.File.Names(), ", "))
+	}
+	fn := r.Funcs[job.Command]
+	if fn == nil {
+		return res, fmt.Errorf("job %s: no function for command %q", name, job.Command)
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("job %s: %w", name, ErrStopping)
+	}
+
+	r.mu.Lock()
+	if id, busy := r.running[name]; busy {
+		r.mu.Unlock()
+		return r.skip(ctx, job, trigger, fmt.Sprintf("skipped (previous run %d still going)", id))
+	}
+	r.running[name] = 0
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, name)
+		r.mu.Unlock()
+	}()
+
+	res.Started = r.Now()
+	id, heldBy, err := r.begin(ctx, job, trigger, res.Started)
+	if err != nil {
+		return res, fmt.Errorf("job %s: record start: %w", name, err)
+	}
+	res.RunID = id
+	log := r.Log.With(attrJob, name, attrRun, id)
+	if heldBy != "" {
+		res.Outcome, res.Summary, res.Finished = OutcomeSkipped, heldBy, res.Started
+		log.Warn("job skipped", "trigger", trigger, "reason", heldBy)
+		return res, nil
+	}
+	r.mu.Lock()
+	r.running[name] = id
+	r.mu.Unlock()
+
+	log.Info("job started", "trigger", trigger, "command", job.Command, "args", strings.Join(job.Args, " "))
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if job.Timeout > 0 {
+		var stop context.CancelFunc
+		jctx, stop = context.WithTimeoutCause(jctx, job.Timeout, ErrTimeout)
+		defer stop()
+	}
+	renewDone := make(chan struct{})
+	stopRenew := make(chan struct{})
+	go func() {
+		defer close(renewDone)
+		r.renew(ctx, job.Name, log, stopRenew, cancel)
+	}()
+
+	summary, jobErr := call(jctx, fn, Run{ID: id, Job: job, Trigger: trigger})
+	close(stopRenew)
+	<-renewDone
+
+	res.Summary = strings.TrimSpace(summary)
+	res.Outcome, res.Err = r.classify(ctx, jctx, job, jobErr)
+	res.Finished = r.Now()
+	errText := ""
+	if res.Err != nil {
+		errText = res.Err.Error()
+	}
+	if err := r.finish(context.WithoutCancel(ctx), job.Name, id, res, errText); err != nil {
+		return res, fmt.Errorf("job %s: record end of run %d: %w", name, id, err)
+	}
+	attrs := []any{"outcome", res.Outcome, "duration", res.Finished.Sub(res.Started).Round(time.Millisecond)}
+	switch res.Outcome {
+	case OutcomeOK:
+		log.Info("job finished", attrs...)
+	case OutcomePanic:
+		var pe *PanicError
+		errors.As(res.Err, &pe)
+		log.Error("job panicked", append(attrs, "err", res.Err, "stack", string(pe.Stack))...)
+	default:
+		log.Error("job finished", append(attrs, "err", res.Err)...)
+	}
+	return res, nil
+}
+
+// call runs fn, turning a panic into a *PanicError.
+func call(ctx context.Context, fn JobFunc, run Run) (summary string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			summary, err = "", &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return fn(ctx, run)
+}
+
+func (r *Runner) classify(parent, jctx context.Context, job Job, err error) (string, error) {
+	var pe *PanicError
+	switch {
+	case errors.As(err, &pe):
+		return OutcomePanic, err
+	case err == nil:
+		return OutcomeOK, nil
+	case parent.Err() != nil:
+		return OutcomeCancelled, fmt.Errorf("cancelled (%v): %w", context.Cause(parent), err)
+	case errors.Is(context.Cause(jctx), ErrTimeout):
+		return OutcomeFailed, fmt.Errorf("timed out after %s: %w", job.Timeout, err)
+	case errors.Is(context.Cause(jctx), ErrLeaseLost):
+		return OutcomeFailed, fmt.Errorf("%w: %w", ErrLeaseLost, err)
+	}
+	return OutcomeFailed, err
+}
+
+// skip records a run that was not started.
+func (r *Runner) skip(ctx context.Context, job Job, trigger, reason string) (Result, error) {
+	now := r.Now()
+	res := Result{Job: job.Name, Trigger: trigger, Outcome: OutcomeSkipped, Summary: reason, Started: now, Finished: now}
+	err := r.DB.Write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		var err error
+		res.RunID, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeSkipped, reason)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("job %s: record skipped run: %w", job.Name, err)
+	}
+	r.Log.Warn("job skipped", attrJob, job.Name, attrRun, res.RunID, "trigger", trigger, "reason", reason)
+	return res, nil
+}
+
+func insertRun(ctx context.Context, tx *sql.Tx, job, trigger string, at time.Time, outcome, summary string) (int64, error) {
+	finished := sql.NullString{}
+	if outcome != OutcomeRunning {
+		finished = sql.NullString{String: store.FormatTime(at), Valid: true}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, summary)
+		VALUES (?, ?, ?, ?, ?, ?)`, job, trigger, store.FormatTime(at), finished, outcome, summary)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// begin takes the job's lease and records the run as running, in one write
+// transaction. When another live holder has the lease it records the run as
+// skipped and returns why in heldBy.
+func (r *Runner) begin(ctx context.Context, job Job, trigger string, now time.Time) (id int64, heldBy string, err error) {
+	err = r.DB.Write(ctx, func(tx *sql.Tx) error {
+		id, heldBy = 0, ""
+		var holder, expires string
+		err := tx.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE name = ?`, job.Name).Scan(&holder, &expires)
+		switch {
+		case errors.Is(err, sql.ErrNoRows), err == nil && holder == r.Holder:
+		case err != nil:
+			return fmt.Errorf("read lease: %w", err)
+		default:
+			exp, perr := time.Parse(store.TimeLayout, expires)
+			switch {
+			case perr == nil && !exp.After(now):
+				r.Log.Warn("taking over expired lease", attrJob, job.Name, "holder", holder, "expired", expires)
+			case holderDead(holder):
+				r.Log.Warn("taking over lease of a process that is gone", attrJob, job.Name, "holder", holder)
+			default:
+				heldBy = fmt.Sprintf("skipped (lease held by %s until %s)", holder, expires)
+				id, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeSkipped, heldBy)
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at,
+			expires_at = excluded.expires_at`,
+			job.Name, r.Holder, store.FormatTime(now), store.FormatTime(now.Add(r.LeaseTTL)))
+		if err != nil {
+			return fmt.Errorf("take lease: %w", err)
+		}
+		// Whoever ran the job before us is gone (we hold its lease now):
+		// runs it left 'running' will never be finished by it.
+		_, err = tx.ExecContext(ctx, `UPDATE job_runs SET outcome = ?, finished_at = ?,
+			error = 'abandoned: the process running it stopped without recording an end'
+			WHERE job = ? AND outcome = ?`, OutcomeFailed, store.FormatTime(now), job.Name, OutcomeRunning)
+		if err != nil {
+			return fmt.Errorf("close abandoned runs: %w", err)
+		}
+		id, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeRunning, "")
+		return err
+	})
+	return id, heldBy, err
+}
+
+// renew extends the lease every LeaseTTL/4 until stop is closed. If another
+// holder has taken the lease, it cancels the run with ErrLeaseLost.
+func (r *Runner) renew(ctx context.Context, name string, log *slog.Logger, stop <-chan struct{}, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(r.LeaseTTL / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ok, err := r.renewOnce(context.WithoutCancel(ctx), name)
+		switch {
+		case err != nil:
+			log.Warn("renew lease", "err", err) // try again at the next tick
+		case !ok:
+			log.Error("lease lost: another holder took it over; cancelling the run")
+			cancel(ErrLeaseLost)
+			return
+		}
+	}
+}
+
+// renewOnce extends this runner's lease on name; false if it holds it no more.
+func (r *Runner) renewOnce(ctx context.Context, name string) (bool, error) {
+	var n int64
+	err := r.DB.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`,
+			store.FormatTime(r.Now().Add(r.LeaseTTL)), name, r.Holder)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n == 1, err
+}
+
+// finish records the end of a run and releases the lease.
+func (r *Runner) finish(ctx context.Context, name string, id int64, res Result, errText string) error {
+	return r.DB.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE job_runs SET finished_at = ?, outcome = ?, summary = ?, error = ?
+			WHERE id = ?`, store.FormatTime(res.Finished), res.Outcome, res.Summary, errText, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, r.Holder)
+		return err
+	})
+}
+
+// holderDead reports whether holder (host:pid:random) names a process of
+// this host that no longer exists. Any doubt counts as alive.
+func holderDead(holder string) bool {
+	parts := strings.Split(holder, ":")
+	if len(parts) < 3 {
+		return false
+	}
+	host := strings.Join(parts[:len(parts)-2], ":")
+	pid, err := strconv.Atoi(parts[len(parts)-2])
+	if err != nil || pid <= 0 {
+		return false
+	}
+	me, err := os.Hostname()
+	if err != nil || strings.ReplaceAll(me, ":", "_") != host || pid == os.Getpid() {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH)
+}
