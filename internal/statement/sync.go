@@ -1,0 +1,381 @@
+package statement
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// maxPages stops a walk whose service never sends an empty or short page.
+const maxPages = 1_000_000
+
+// window is one kind and IST day of the period.
+type window struct {
+	kind     string
+	day      string // YYYY-MM-DD
+	nextPage int    // page to start at (a resumed walk starts past 1)
+	walks    int    // walks started, over all runs
+}
+
+type syncer struct {
+	o      Options
+	runID  int64
+	jobs   chan job
+	bar    *progress.Bar
+	pages  atomic.Int64
+	calls  atomic.Int64
+	mu     sync.Mutex
+	done   int
+	probs  []WindowProblem
+	totals atomic.Int64
+}
+
+// Sync walks every window of the period that is not done yet (all of them
+// with Refresh) and stores its records. It returns when every window has
+// finished, failed or mismatched. The error wraps ErrIncomplete when a
+// window failed or still mismatches (the Summary lists them); it is the
+// context's error when the run was interrupted (pages already fetched are
+// kept and the next run resumes after them), or a database error.
+func Sync(ctx context.Context, o Options) (Summary, error) {
+	if err := o.defaults(); err != nil {
+		return Summary{}, err
+	}
+	began := time.Now()
+	s := &syncer{o: o, jobs: make(chan job, 2*o.Concurrency)}
+	var sum Summary
+	if err := s.startRun(ctx); err != nil {
+		return sum, err
+	}
+	sum.RunID = s.runID
+	windows, skipped, err := s.plan(ctx)
+	if err != nil {
+		s.finishRun(ctx, sum, err)
+		return sum, err
+	}
+	sum.WindowsSkipped = skipped
+	sum.Windows = len(windows)
+	o.Log.InfoContext(ctx, "sync started", "run", s.runID, "account", o.Account, "kinds", strings.Join(o.Kinds, ","),
+		"from", o.From.Format(time.DateOnly), "to", o.To.Format(time.DateOnly), "windows", len(windows), "skipped", skipped)
+	if o.Progress != nil {
+		s.bar = progress.New(o.Progress, "sync records", 0, o.Log)
+	}
+	attempts0 := o.Calls.Attempts()
+
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wr := &writer{db: o.DB, account: o.Account, now: o.Now, jobs: s.jobs}
+	werrc := make(chan error, 1)
+	go func() { werrc <- wr.run(wctx, func(err error) { cancel(err) }) }()
+
+	g, gctx := errgroup.WithContext(wctx)
+	g.SetLimit(o.Concurrency)
+	for _, w := range windows {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return s.walkWindow(gctx, w) })
+	}
+	gerr := g.Wait()
+	close(s.jobs)
+	werr := <-werrc
+	s.bar.Done()
+
+	sum.New, sum.Updated = wr.newN, wr.updN
+	sum.Pages = int(s.pages.Load())
+	if o.Calls != nil {
+		sum.Retries = max(0, int(o.Calls.Attempts()-attempts0-s.calls.Load()))
+	}
+	sum.Problems = s.probs
+	sum.WindowsFailed = len(s.probs)
+	sum.Elapsed = time.Since(began)
+
+	switch {
+	case werr != nil:
+		err = werr
+	case gerr != nil:
+		err = fmt.Errorf("sync interrupted: %w", gerr)
+	case ctx.Err() != nil:
+		err = fmt.Errorf("sync interrupted: %w", context.Cause(ctx))
+	case len(s.probs) > 0:
+		err = fmt.Errorf("%d of %d windows failed or still differ from the service's count: %w",
+			len(s.probs), len(windows), ErrIncomplete)
+	}
+	s.finishRun(ctx, sum, err)
+	o.Log.InfoContext(ctx, "sync finished", "run", s.runID, "summary", sum.Line())
+	return sum, err
+}
+
+func (s *syncer) startRun(ctx context.Context) error {
+	o := s.o
+	return o.DB.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO sync_runs (kinds, account, date_from, date_to, started_at, state)
+			VALUES (?, ?, ?, ?, ?, 'running')`, strings.Join(o.Kinds, ","), o.Account,
+			o.From.Format(time.DateOnly), o.To.Format(time.DateOnly), store.FormatTime(o.Now()))
+		if err != nil {
+			return fmt.Errorf("record sync run: %w", err)
+		}
+		s.runID, err = res.LastInsertId()
+		return err
+	})
+}
+
+// finishRun records the totals; it writes even when ctx was cancelled.
+func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
+	state, msg := "ok", ""
+	if runErr != nil {
+		state, msg = "failed", runErr.Error()
+		if errors.Is(runErr, ErrIncomplete) {
+			state = "partial"
+		}
+	}
+	err := s.o.DB.Write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE sync_runs SET finished_at = ?, state = ?, records_new = ?, records_updated = ?,
+			pages = ?, windows = ?, windows_failed = ?, retries = ?, error = ? WHERE id = ?`,
+			store.FormatTime(s.o.Now()), state, sum.New, sum.Updated, sum.Pages, sum.Windows, sum.WindowsFailed,
+			sum.Retries, msg, s.runID)
+		return err
+	})
+	if err != nil {
+		s.o.Log.ErrorContext(ctx, "sync run not recorded", "run", s.runID, "error", err.Error())
+	}
+}
+
+// plan lists the windows to walk, resuming checkpoints; done windows are
+// skipped unless Refresh, or unless their day is not over yet.
+func (s *syncer) plan(ctx context.Context) ([]*window, int, error) {
+	o := s.o
+	type cp struct {
+		state          string
+		nextPage, walk int
+	}
+	saved := map[[2]string]cp{}
+	rows, err := o.DB.QueryContext(ctx, `SELECT kind, day, state, next_page, walks FROM sync_windows
+		WHERE account = ? AND day >= ? AND day <= ?`, o.Account, o.From.Format(time.DateOnly), o.To.Format(time.DateOnly))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read checkpoints: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, d string
+		var c cp
+		if err := rows.Scan(&k, &d, &c.state, &c.nextPage, &c.walk); err != nil {
+			return nil, 0, fmt.Errorf("read checkpoints: %w", err)
+		}
+		saved[[2]string{k, d}] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read checkpoints: %w", err)
+	}
+	today := day(o.Now()).Format(time.DateOnly)
+	var out []*window
+	skipped := 0
+	for d := o.From; !d.After(o.To); d = d.AddDate(0, 0, 1) {
+		ds := d.Format(time.DateOnly)
+		for _, k := range o.Kinds {
+			w := &window{kind: k, day: ds, nextPage: 1}
+			if c, ok := saved[[2]string{k, ds}]; ok {
+				w.walks = c.walk
+				switch c.state {
+				case StateDone:
+					if !o.Refresh && ds < today {
+						skipped++
+						continue
+					}
+				case StateWalking, StateFailed:
+					w.nextPage = max(1, c.nextPage)
+				}
+			}
+			out = append(out, w)
+		}
+	}
+	return out, skipped, nil
+}
+
+func (s *syncer) problem(p WindowProblem) {
+	s.mu.Lock()
+	s.probs = append(s.probs, p)
+	s.mu.Unlock()
+}
+
+// walkWindow walks one window until its stored count matches the service's
+// total or MaxWalks walks were made this run. A window that fails is
+// recorded (checkpoint 'failed', a problem) and nil returned, so that the
+// other windows go on; the error is non-nil only when the run is
+// interrupted.
+func (s *syncer) walkWindow(ctx context.Context, w *window) error {
+	log := s.o.Log.With(LogKind, w.kind, LogDay, w.day)
+	page := w.nextPage
+	for walk := 1; ; walk++ {
+		if page == 1 {
+			w.walks++
+		}
+		res, failPage, err := s.walkOnce(ctx, w, page, walk >= s.o.MaxWalks)
+		if err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			log.WarnContext(ctx, "window failed", LogPage, failPage, "error", err.Error())
+			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: err.Error()})
+			s.jobs <- job{kind: w.kind, apply: func(tx *writeTx) error {
+				return tx.checkpoint(w.kind, w.day, StateFailed, failPage, nil, nil, w.walks, err.Error())
+			}}
+			return nil
+		}
+		switch res.state {
+		case StateDone:
+			log.DebugContext(ctx, "window done", LogStored, res.stored, LogWalk, w.walks)
+			return nil
+		case StateMismatch:
+			log.WarnContext(ctx, "window still differs from the service's count", LogStored, res.stored, LogTotal, res.total, "walks", walk)
+			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateMismatch, Stored: res.stored, Total: res.total})
+			return nil
+		}
+		log.InfoContext(ctx, "walking window again: stored count differs from the service's", LogStored, res.stored, LogTotal, res.total)
+		page = 1
+	}
+}
+
+// finishResult is the state a window's walk ended in.
+type finishResult struct {
+	state         string
+	stored, total int64
+	err           error
+}
+
+// ref is the externalRef of a page request: deterministic and alphanumeric.
+func (s *syncer) ref(w *window, page int) string {
+	p := "ST"
+	if w.kind == KindOrders {
+		p = "CO"
+	}
+	return p + strings.ReplaceAll(w.day, "-", "") + "P" + strconv.Itoa(page) + "W" + strconv.Itoa(w.walks) +
+		"R" + strconv.FormatInt(s.runID, 10)
+}
+
+// walkOnce walks the pages of a window from page on. Each page's records go
+// to the writer with the window's checkpoint; the last page's job also
+// counts the stored records and decides the window's state. On error it
+// returns the page that failed.
+func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk bool) (finishResult, int, error) {
+	o := s.o
+	req := svcapi.StatementRequest{BankProfileID: o.BankProfileID, AccountNumber: o.Account,
+		Pagination: svcapi.Pagination{RecordsPerPage: strconv.Itoa(o.PageSize)},
+		Filters:    svcapi.StatementFilters{TxnDateFrom: w.day, TxnDateTo: w.day}}
+	if w.kind == KindOrders {
+		req.BankProfileID, req.IsOrder = "0", true
+	}
+	normal := 0
+	firstTotal := true
+	for p := page; ; p++ {
+		if p > maxPages {
+			return finishResult{}, p, fmt.Errorf("%s window %s: more than %d pages; the service never sent a short page", w.kind, w.day, maxPages)
+		}
+		req.ExternalRef = s.ref(w, p)
+		req.Pagination.PageNumber = strconv.Itoa(p)
+		s.calls.Add(1)
+		pg, err := o.Client.Statement(ctx, req)
+		if err != nil {
+			return finishResult{}, p, fmt.Errorf("fetch %s window %s page %d: %w", w.kind, w.day, p, err)
+		}
+		if pg == nil {
+			pg = &svcapi.StatementPage{}
+		}
+		rows := make([]row, len(pg.Records))
+		for i := range pg.Records {
+			if rows[i], err = toRow(&pg.Records[i], w.kind, w.day, p, i+1); err != nil {
+				return finishResult{}, p, err
+			}
+		}
+		s.pages.Add(1)
+		meta := pg.Meta
+		total := int64(meta.TotalRecords)
+		if firstTotal && total > 0 {
+			s.bar.SetTotal(s.totals.Add(total))
+			firstTotal = false
+		}
+		n := len(rows)
+		last := lastPage(p, n, o.PageSize, normal, meta)
+		normal = max(normal, n)
+		if !last {
+			walks := w.walks
+			s.jobs <- job{kind: w.kind, rows: rows, apply: func(tx *writeTx) error {
+				return tx.checkpoint(w.kind, w.day, StateWalking, p+1, &total, nil, walks, "")
+			}}
+			s.bar.Add(int64(n))
+			if ctx.Err() != nil {
+				return finishResult{}, p + 1, context.Cause(ctx)
+			}
+			continue
+		}
+		// The last page: store it, count the day, decide.
+		known := total > 0 || n == 0 && p == 1
+		resc := make(chan finishResult, 1)
+		var res finishResult
+		walks := w.walks
+		s.jobs <- job{kind: w.kind, rows: rows,
+			apply: func(tx *writeTx) error {
+				stored, err := tx.stored(w.kind, w.day)
+				if err != nil {
+					return err
+				}
+				res = finishResult{state: StateDone, stored: stored, total: total}
+				next := p + 1
+				switch {
+				case !known || stored == total:
+				case lastWalk:
+					res.state = StateMismatch
+				default:
+					res.state, next = StateWalking, 1
+				}
+				return tx.checkpoint(w.kind, w.day, res.state, next, &total, &stored, walks, "")
+			},
+			done: func(err error) {
+				res.err = err
+				resc <- res
+			}}
+		s.bar.Add(int64(n))
+		res = <-resc
+		if res.err != nil {
+			return finishResult{}, p, res.err
+		}
+		if !known {
+			o.Log.WarnContext(ctx, "no meta.totalRecords: stored count not checked", LogKind, w.kind, LogDay, w.day)
+		}
+		return res, p, nil
+	}
+}
+
+// lastPage decides whether page p, holding n records, ends the walk: it is
+// empty, short (fewer than requested and fewer than the pages before it
+// held), or meta says it is the last. A first page smaller than requested
+// is not short by itself when meta says more pages follow: the service may
+// cap the page size.
+func lastPage(p, n, requested, normal int, meta svcapi.Meta) bool {
+	if n == 0 {
+		return true
+	}
+	if tp := int(meta.TotalPages); tp > 0 && p >= tp {
+		return true
+	}
+	full := n >= requested || (normal > 0 && n >= normal) || (meta.RecordsOnCurrentPage > 0 && n < int(meta.RecordsOnCurrentPage))
+	if full {
+		return false
+	}
+	if p == 1 || normal == 0 {
+		// No earlier page to compare with: only meta can say more follow.
+		return int(meta.TotalPages) <= p
+	}
+	return true
+}

@@ -1,0 +1,390 @@
+package statement
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+const acct = "0409000123456"
+
+func baseOptions(t testing.TB, cl Fetcher) Options {
+	t.Helper()
+	return Options{DB: openDB(t), Client: cl, Account: acct, From: date(t, fakeDays[0]),
+		To: date(t, fakeDays[len(fakeDays)-1]), PageSize: 10, Concurrency: 3}
+}
+
+func TestSyncStoresEveryRecord(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(37)
+	o := baseOptions(t, cl)
+	sum, err := Sync(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	for _, k := range []string{KindStatement, KindOrders} {
+		if got, want := countRecords(t, o.DB, k), f.count(k); got != want {
+			t.Errorf("%s records = %d, want %d", k, got, want)
+		}
+	}
+	if want := 2 * 5 * 37; sum.New != want || sum.Updated != 0 {
+		t.Errorf("Summary New, Updated = %d, %d, want %d, 0", sum.New, sum.Updated, want)
+	}
+	if sum.Windows != 10 || sum.WindowsFailed != 0 || sum.Pages != 40 {
+		t.Errorf("Summary windows %d failed %d pages %d, want 10, 0, 40", sum.Windows, sum.WindowsFailed, sum.Pages)
+	}
+	for w, s := range windowStates(t, o.DB) {
+		if s != StateDone {
+			t.Errorf("window %s state %s, want done", w, s)
+		}
+	}
+	// Stored values are normalised: amounts exact, nulls empty, times IST.
+	var amt, ov, sub, ts, day string
+	err = o.DB.QueryRow(`SELECT txn_charged_value, order_value, sub_product_name, txn_date_time, txn_date FROM records
+		WHERE kind = 'statement' AND svc_order_id = 'ST202611030005'`).Scan(&amt, &ov, &sub, &ts, &day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if amt != "15.5" || ov != "12" || sub != "" || ts != "2026-11-03 00:05:05" || day != "2026-11-03" {
+		t.Errorf("stored record = %q %q %q %q %q", amt, ov, sub, ts, day)
+	}
+	var state string
+	var n, pages int
+	if err := o.DB.QueryRow(`SELECT state, records_new, pages FROM sync_runs WHERE id = ?`, sum.RunID).Scan(&state, &n, &pages); err != nil {
+		t.Fatal(err)
+	}
+	if state != "ok" || n != sum.New || pages != 40 {
+		t.Errorf("sync_runs = %s, %d new, %d pages; want ok, %d, 40", state, n, pages, sum.New)
+	}
+}
+
+func TestSyncSecondRunAddsNothing(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(23)
+	o := baseOptions(t, cl)
+	if _, err := Sync(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpRecords(t, o.DB)
+	reqs := f.requests
+	sum, err := Sync(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.New != 0 || sum.Updated != 0 || sum.Pages != 0 || sum.WindowsSkipped != 10 || f.requests != reqs {
+		t.Errorf("second run: %+v, %d requests; want nothing new, 10 windows skipped, no request", sum, f.requests-reqs)
+	}
+	// --refresh walks again and finds nothing new either.
+	o.Refresh = true
+	sum, err = Sync(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.New != 0 || sum.Updated != 0 || sum.Pages == 0 {
+		t.Errorf("refresh run: New %d Updated %d Pages %d; want 0, 0, > 0", sum.New, sum.Updated, sum.Pages)
+	}
+	if after := dumpRecords(t, o.DB); !slices.Equal(before, after) {
+		t.Errorf("records changed on refresh")
+	}
+	// A record changed at the service is counted as updated, once.
+	f.mu.Lock()
+	f.records[KindOrders]["2026-11-02"][4]["settlementSvcOrderId"] = "SETTLE1"
+	f.mu.Unlock()
+	sum, err = Sync(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.New != 0 || sum.Updated != 1 {
+		t.Errorf("after one change: New %d Updated %d, want 0, 1", sum.New, sum.Updated)
+	}
+	if got := queryInt(t, o.DB, `SELECT count(*) FROM records WHERE settlement_svc_order_id = 'SETTLE1'
+		AND first_synced_at < last_synced_at`); got != 1 {
+		t.Errorf("changed record: %d rows with the new value and first_synced_at kept, want 1", got)
+	}
+}
+
+func TestSyncWithFaultsStoresExactlyTheRecords(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(41)
+	f.drift(3)
+	f.serverError, f.drop = 0.10, 0.05
+	o := baseOptions(t, cl)
+	var calls CallCounter
+	o.Calls = &calls
+	cl2, err := svcapi.New(svcapi.Config{BaseURL: f.url, ClientID: "id", ClientSecret: "s", EndpointIP: "203.0.113.1",
+		RetryBase: 1, RetryMax: 2, MaxRetries: 10, Recorders: []svcapi.Recorder{&calls}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Client = cl2
+	sum, err := Sync(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Sync: %v (%+v)", err, sum.Problems)
+	}
+	for _, k := range []string{KindStatement, KindOrders} {
+		if got, want := countRecords(t, o.DB, k), f.count(k); got != want {
+			t.Errorf("%s records = %d, want %d", k, got, want)
+		}
+	}
+	if sum.New != 2*5*41 {
+		t.Errorf("New = %d, want %d", sum.New, 2*5*41)
+	}
+	if sum.Retries == 0 {
+		t.Errorf("Retries = 0 with 15%% faults")
+	}
+	// Drift hid records from the first walk: every window was walked again.
+	if got := queryInt(t, o.DB, `SELECT min(walks) FROM sync_windows`); got < 2 {
+		t.Errorf("min walks = %d, want >= 2 (drift)", got)
+	}
+}
+
+func TestSyncResumesAfterCancel(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(33)
+	clean := baseOptions(t, cl)
+	if _, err := Sync(context.Background(), clean); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpRecords(t, clean.DB)
+
+	o := baseOptions(t, cl)
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Client = &cancelAfter{f: cl, n: 9, cancel: cancel}
+	_, err := Sync(ctx, o)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted Sync error = %v, want context.Canceled", err)
+	}
+	if n := countRecords(t, o.DB, KindStatement) + countRecords(t, o.DB, KindOrders); n == 0 || n >= len(want) {
+		t.Fatalf("after the interruption %d records stored, want some but not all %d", n, len(want))
+	}
+	walking := queryInt(t, o.DB, `SELECT count(*) FROM sync_windows WHERE state = 'walking' AND next_page > 1`)
+	if walking == 0 {
+		t.Errorf("no window checkpointed mid-walk")
+	}
+	var state string
+	o.DB.QueryRow(`SELECT state FROM sync_runs ORDER BY id LIMIT 1`).Scan(&state)
+	if state != "failed" {
+		t.Errorf("interrupted run state = %q, want failed", state)
+	}
+	counting := &cancelAfter{f: cl, n: -1}
+	o.Client = counting
+	sum, err := Sync(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpRecords(t, o.DB); !slices.Equal(got, want) {
+		t.Errorf("resumed run stored %d records, clean run %d; contents differ", len(got), len(want))
+	}
+	if sum.Updated != 0 {
+		t.Errorf("resumed run updated %d records, want 0", sum.Updated)
+	}
+	// Resumed windows start at their checkpoint: the two runs together
+	// fetch no more pages than a clean run plus the interrupted ones.
+	if total := 9 + int(counting.calls.Load()); total > 40+o.Concurrency+1 {
+		t.Errorf("interrupted + resumed runs fetched %d pages, clean run 40", total)
+	}
+	for w, s := range windowStates(t, o.DB) {
+		if s != StateDone {
+			t.Errorf("window %s %s after resume, want done", w, s)
+		}
+	}
+}
+
+// cancelAfter cancels its context once n pages were fetched (n < 0: never).
+type cancelAfter struct {
+	f      Fetcher
+	n      int64
+	calls  atomic.Int64
+	cancel func()
+}
+
+func (c *cancelAfter) Statement(ctx context.Context, req svcapi.StatementRequest) (*svcapi.StatementPage, error) {
+	if c.n >= 0 && c.calls.Load() >= c.n {
+		c.cancel()
+		return nil, context.Canceled
+	}
+	c.calls.Add(1)
+	return c.f.Statement(ctx, req)
+}
+
+func TestSyncPageNotJSON(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(25)
+	f.notJSON["orders 2026-11-03 2"] = true
+	o := baseOptions(t, cl)
+	sum, err := Sync(context.Background(), o)
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("Sync error = %v, want ErrIncomplete", err)
+	}
+	if len(sum.Problems) != 1 {
+		t.Fatalf("Problems = %+v, want one", sum.Problems)
+	}
+	p := sum.Problems[0]
+	if p.Kind != KindOrders || p.Day != "2026-11-03" || p.Page != 2 || p.State != StateFailed {
+		t.Errorf("problem = %+v, want orders window 2026-11-03 page 2 failed", p)
+	}
+	if s := p.String(); !strings.Contains(s, "2026-11-03") || !strings.Contains(s, "page 2") {
+		t.Errorf("problem text %q does not name window and page", s)
+	}
+	// Page 1 of the failed window stays stored; every other window is done.
+	if got, want := countRecords(t, o.DB, KindOrders), 4*25+10; got != want {
+		t.Errorf("orders stored = %d, want %d", got, want)
+	}
+	if got := queryInt(t, o.DB, `SELECT next_page FROM sync_windows WHERE kind = 'orders' AND day = '2026-11-03' AND state = 'failed'`); got != 2 {
+		t.Errorf("failed window next_page = %d, want 2", got)
+	}
+	if sum.WindowsFailed != 1 || sum.Windows != 10 {
+		t.Errorf("windows %d failed %d, want 10, 1", sum.Windows, sum.WindowsFailed)
+	}
+	// Once the service answers, the next run resumes the window at page 2.
+	delete(f.notJSON, "orders 2026-11-03 2")
+	counting := &cancelAfter{f: cl, n: -1}
+	o.Client = counting
+	if _, err := Sync(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := counting.calls.Load(); got != 2 {
+		t.Errorf("resume fetched %d pages, want 2 (pages 2 and 3)", got)
+	}
+	if got := countRecords(t, o.DB, KindOrders); got != 5*25 {
+		t.Errorf("orders stored = %d, want %d", got, 5*25)
+	}
+}
+
+func TestSyncRecordErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, field string
+		set         any
+	}{
+		{"no date", "txnDateTime", nil},
+		{"bad date", "txnDateTime", "yesterday"},
+		{"no amount", "txnChargedValue", nil},
+		{"amount not a number", "txnChargedValue", "ten"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, cl := newFake(t)
+			f.fill(15)
+			if tc.set == nil {
+				delete(f.records[KindStatement]["2026-11-04"][12], tc.field)
+			} else {
+				f.records[KindStatement]["2026-11-04"][12][tc.field] = tc.set
+			}
+			o := baseOptions(t, cl)
+			sum, err := Sync(context.Background(), o)
+			if !errors.Is(err, ErrIncomplete) || len(sum.Problems) != 1 {
+				t.Fatalf("Sync = %v, %+v; want one problem", err, sum.Problems)
+			}
+			p := sum.Problems[0]
+			if p.Day != "2026-11-04" || p.Page != 2 || !strings.Contains(p.Err, tc.field) || !strings.Contains(p.Err, "page 2") {
+				t.Errorf("problem = %+v, want window 2026-11-04 page 2 naming %s", p, tc.field)
+			}
+			if got := countRecords(t, o.DB, KindStatement); got != 4*15+10 {
+				t.Errorf("statement records = %d, want %d", got, 4*15+10)
+			}
+		})
+	}
+}
+
+func TestSyncMismatchIsReported(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(12)
+	f.totalLie = 1
+	o := baseOptions(t, cl)
+	o.Kinds = []string{KindStatement}
+	o.MaxWalks = 2
+	sum, err := Sync(context.Background(), o)
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("err = %v, want ErrIncomplete", err)
+	}
+	if len(sum.Problems) != 5 || sum.Problems[0].State != StateMismatch || sum.Problems[0].Stored != 12 || sum.Problems[0].Total != 13 {
+		t.Errorf("problems = %+v, want 5 mismatches 12 vs 13", sum.Problems)
+	}
+	if got := queryInt(t, o.DB, `SELECT count(*) FROM sync_windows WHERE state = 'mismatch' AND walks = 2 AND stored_records = 12 AND total_records = 13`); got != 5 {
+		t.Errorf("%d mismatch windows walked twice, want 5", got)
+	}
+	if got := countRecords(t, o.DB, KindStatement); got != 60 {
+		t.Errorf("records = %d, want 60 (no duplicates from walking again)", got)
+	}
+}
+
+func TestSyncServiceCapsPageSize(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(27)
+	f.maxPerPage = 4 // asked for 10, gets 4 a page
+	o := baseOptions(t, cl)
+	if _, err := Sync(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := countRecords(t, o.DB, KindOrders); got != 5*27 {
+		t.Errorf("orders = %d, want %d", got, 5*27)
+	}
+}
+
+func TestSyncRecordWithoutSvcOrderID(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(5)
+	f.records[KindStatement]["2026-11-01"][2]["svcOrderId"] = ""
+	o := baseOptions(t, cl)
+	o.Refresh = true
+	for range 2 {
+		if _, err := Sync(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := queryInt(t, o.DB, `SELECT count(*) FROM records WHERE svc_order_id LIKE 'hash:%' AND length(svc_order_id) = 69`); got != 1 {
+		t.Errorf("%d hashed records, want 1", got)
+	}
+	if got := countRecords(t, o.DB, KindStatement); got != 25 {
+		t.Errorf("records = %d, want 25", got)
+	}
+}
+
+func TestLastPage(t *testing.T) {
+	meta := func(pages, onPage int) svcapi.Meta {
+		return svcapi.Meta{TotalPages: svcapi.Int(pages), RecordsOnCurrentPage: svcapi.Int(onPage)}
+	}
+	for _, tc := range []struct {
+		name              string
+		p, n, req, normal int
+		meta              svcapi.Meta
+		want              bool
+	}{
+		{"empty", 3, 0, 10, 10, meta(9, 0), true},
+		{"full, more pages", 1, 10, 10, 0, meta(3, 10), false},
+		{"meta says last", 3, 10, 10, 10, meta(3, 10), true},
+		{"short after full pages", 3, 4, 10, 10, meta(9, 4), true},
+		{"capped page size, first page", 1, 4, 10, 0, meta(7, 4), false},
+		{"capped page size, later page", 2, 4, 10, 4, meta(7, 4), false},
+		{"first page short, one page", 1, 4, 10, 0, meta(1, 4), true},
+		{"no meta, first page short", 1, 4, 10, 0, svcapi.Meta{}, true},
+		{"no meta, full page", 1, 10, 10, 0, svcapi.Meta{}, false},
+		{"fewer than meta says", 2, 3, 10, 10, meta(9, 10), false},
+		{"resumed walk, short", 4, 3, 10, 0, meta(4, 3), true},
+	} {
+		if got := lastPage(tc.p, tc.n, tc.req, tc.normal, tc.meta); got != tc.want {
+			t.Errorf("%s: lastPage(%d, %d, %d, %d, %+v) = %v, want %v", tc.name, tc.p, tc.n, tc.req, tc.normal, tc.meta, got, tc.want)
+		}
+	}
+}
+
+func TestOptionsRejected(t *testing.T) {
+	_, cl := newFake(t)
+	db := openDB(t)
+	for _, o := range []Options{
+		{DB: db, Client: cl, From: date(t, "2026-11-01"), To: date(t, "2026-11-02")},                                         // no account
+		{DB: db, Client: cl, Account: acct, From: date(t, "2026-11-02"), To: date(t, "2026-11-01")},                          // reversed
+		{DB: db, Client: cl, Account: acct, From: date(t, "2026-11-01"), To: date(t, "2026-11-01"), Kinds: []string{"bank"}}, // kind
+	} {
+		if _, err := Sync(context.Background(), o); err == nil {
+			t.Errorf("Sync(%+v) = nil error", o)
+		}
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM sync_runs`); n != 0 {
+		t.Errorf("%d sync runs recorded for rejected options", n)
+	}
+}
