@@ -259,7 +259,7 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 	if err := r.finish(context.WithoutCancel(ctx), job.Name, id, res, errText); err != nil {
 		return res, fmt.Errorf("job %s: record end of run %d: %w", name, id, err)
 	}
-	attrs := []any{"outcome", res.Outcome, "duration", res.Finished.Sub(res.Started).Round(time.Millisecond)}
+	attrs := []any{"outcome", res.Outcome, "duration", res.Finished.Sub(res.Started).Round(time.Millisecond).String()}
 	switch res.Outcome {
 	case OutcomeOK:
 		log.Info("job finished", attrs...)

@@ -84,7 +84,9 @@ func newRunner(tb testing.TB, db *store.DB, b *blocker, holder string) *Runner {
 		Funcs: map[string]JobFunc{
 			"block": b.run,
 			"ok":    func(ctx context.Context, r Run) (string, error) { return "3 records\n", nil },
-			"fail":  func(ctx context.Context, r Run) (string, error) { return "", errors.New("sync: window 2026-11-21 failed") },
+			"fail": func(ctx context.Context, r Run) (string, error) {
+				return "", errors.New("sync: window 2026-11-21 failed")
+			},
 			"panic": func(ctx context.Context, r Run) (string, error) { panic("nil map in job") },
 			"wait": func(ctx context.Context, r Run) (string, error) {
 				<-ctx.Done()

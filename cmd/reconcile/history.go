@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/schedule"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func init() {
+	register(command{name: "history", summary: "job runs (scheduled and manual), newest first", run: runHistory})
+}
+
+func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("history", "reconcile history [--job NAME] [--limit N] [--db FILE] [-v]\n\n"+
+		"Prints the recorded job runs, newest first: run id, job, trigger (schedule or manual),\n"+
+		"start (IST), duration, outcome (ok, failed, skipped, cancelled, panic, running) and the\n"+
+		"error or the last line of the summary (-v: all of it).",
+		`  reconcile history
+  reconcile history --job nightly --limit 5
+  reconcile history --db /var/lib/svcrecon/svcrecon.db -v`, stderr)
+	var c cli.Common
+	bindCommon(fs, &c, inheritedFlags...) // the log flags too: history can be a job
+	job := fs.String("job", "", "only this job")
+	limit := fs.Int("limit", 20, "at most this many runs (0: all)")
+	verbose := fs.Bool("v", false, "print each run's whole summary and error")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("history: unexpected %q (did you mean --job %s?)", fs.Arg(0), fs.Arg(0))
+	}
+	if *limit < 0 {
+		return cli.Usagef("history: --limit %d: want 0 (all) or more", *limit)
+	}
+	if _, err := os.Stat(c.DB); errors.Is(err, os.ErrNotExist) {
+		return cli.Usagef("history: no database %s (give --db or SVC_DB)", c.DB)
+	}
+	db, err := store.Open(ctx, c.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	recs, err := schedule.History(ctx, db, schedule.HistoryOptions{Job: *job, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		fmt.Fprintln(stdout, "no job runs recorded yet")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tJOB\tTRIGGER\tSTARTED (IST)\tDURATION\tOUTCOME\tERROR / SUMMARY")
+	for _, r := range recs {
+		dur := "-"
+		if !r.Finished.IsZero() {
+			dur = r.Duration().Round(time.Second).String()
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Job, r.Trigger,
+			r.Started.In(svcapi.IST).Format("2006-01-02 15:04:05"), dur, r.Outcome, oneLine(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if *verbose {
+		for _, r := range recs {
+			fmt.Fprintf(stdout, "\nrun %d (%s, %s):\n", r.ID, r.Job, r.Outcome)
+			if r.Error != "" {
+				fmt.Fprintf(stdout, "  error: %s\n", r.Error)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(r.Summary), "\n") {
+				if l != "" {
+					fmt.Fprintf(stdout, "  %s\n", l)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// oneLine is the error of a run, else the last line of its summary, cut to
+// fit a terminal line.
+func oneLine(r schedule.Record) string {
+	s := r.Error
+	if s == "" {
+		lines := strings.Split(strings.TrimSpace(r.Summary), "\n")
+		s = strings.TrimSpace(lines[len(lines)-1])
+	}
+	s = strings.ReplaceAll(s, "\n", " ")
+	if rs := []rune(s); len(rs) > 90 {
+		s = string(rs[:89]) + "…"
+	}
+	return s
+}

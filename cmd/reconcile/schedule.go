@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/schedule"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+func init() {
+	register(command{name: "schedule", summary: "run the jobs of schedules.yaml on time; list: next runs; run JOB: one now", run: runSchedule})
+}
+
+// scheduleNow is the clock of `schedule list` (tests fix it).
+var scheduleNow = time.Now
+
+// inheritedFlags are the flags of the scheduler that every job gets too,
+// unless its args set them.
+var inheritedFlags = []string{"db", "log-format", "log-level"}
+
+const scheduleExamples = `  reconcile schedule                                  # run the jobs of ./schedules.yaml until SIGINT/SIGTERM
+  reconcile schedule --file /etc/svcrecon/schedules.yaml --db /var/lib/svcrecon/svcrecon.db --log-format json
+  reconcile schedule list                             # each job's next 3 run times, in its zone
+  reconcile schedule list --n 5
+  reconcile schedule run nightly                      # run one job now (what a cron(8) entry calls)
+  reconcile history --job nightly                     # what the runs did`
+
+func runSchedule(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "list":
+			return scheduleList(ctx, args[1:], stdout, stderr)
+		case "run":
+			return scheduleRunOne(ctx, args[1:], stdout, stderr)
+		}
+	}
+	return scheduleDaemon(ctx, args, stdout, stderr)
+}
+
+// scheduleFlags are the flags of the schedule subcommands.
+type scheduleFlags struct {
+	common cli.Common
+	file   string
+}
+
+// bind registers --file and, when withDB, the database and log flags of
+// cli.Common (not the service flags: each job's args carry its own).
+func (sf *scheduleFlags) bind(fs *flag.FlagSet, withDB bool) {
+	fs.StringVar(&sf.file, "file", "schedules.yaml", "the schedules file")
+	if withDB {
+		bindCommon(fs, &sf.common, inheritedFlags...)
+	}
+}
+
+// bindCommon registers only the named flags of cli.Common on fs (with
+// their environment defaults).
+func bindCommon(fs *flag.FlagSet, c *cli.Common, names ...string) {
+	all := flag.NewFlagSet("", flag.ContinueOnError)
+	c.Bind(all)
+	for _, name := range names {
+		f := all.Lookup(name)
+		fs.Var(f.Value, f.Name, f.Usage)
+	}
+}
+
+// jobCommands are the subcommands a job may run: every registered one but
+// schedule itself.
+func jobCommands() []string {
+	var names []string
+	for n := range commands {
+		if n != "schedule" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// loadSchedules parses the file; its mistakes are usage errors (exit 2).
+func loadSchedules(path string) (*schedule.File, error) {
+	f, err := schedule.Load(path, jobCommands())
+	var pe *schedule.ParseError
+	if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	return f, err
+}
+
+// jobFuncs maps every command to a JobFunc that runs the subcommand
+// in-process with the job's args (plus the scheduler's --db and log flags),
+// its log lines carrying the job name and run id. The summary stored with
+// the run is the tail of what the subcommand printed on stdout.
+func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.JobFunc {
+	inherited := map[string]string{"db": sf.common.DB, "log-format": sf.common.LogFormat, "log-level": sf.common.LogLevel}
+	out := &lockedWriter{w: stdout}
+	funcs := map[string]schedule.JobFunc{}
+	for _, name := range jobCommands() {
+		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
+			ctx = cli.WithLogAttrs(ctx, "job", run.Job.Name, "run", run.ID)
+			var args []string
+			for _, f := range inheritedFlags {
+				if !hasFlag(run.Job.Args, f) {
+					args = append(args, "--"+f, inherited[f])
+				}
+			}
+			args = append(args, run.Job.Args...)
+			tail := &tailBuffer{max: 4096}
+			err := commands[name].run(ctx, args, io.MultiWriter(out, tail), stderr)
+			return tail.String(), err
+		}
+	}
+	return funcs
+}
+
+// hasFlag reports whether args set the flag name (-name, --name, -name=…).
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("schedule", "reconcile schedule [--file schedules.yaml] [--db FILE] [--log-format text|json]\n"+
+		"       reconcile schedule list [--file schedules.yaml] [--n 3]\n"+
+		"       reconcile schedule run [--file schedules.yaml] [--db FILE] JOB\n\n"+
+		"Runs the jobs of the schedules file on their cron expressions, each in its time zone, until\n"+
+		"SIGINT or SIGTERM (running jobs are cancelled and recorded as such). A run that is still\n"+
+		"going makes the next one skip; a lease in the database keeps another process (a cron(8)\n"+
+		"entry calling `reconcile schedule run JOB`) from running the same job at the same time.\n"+
+		"Every run is recorded: see `reconcile history`. The jobs get this command's --db and log flags.",
+		scheduleExamples, stderr)
+	var sf scheduleFlags
+	sf.bind(fs, true)
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("schedule: unexpected %q: the subcommands are list and run (see reconcile schedule -h)", fs.Arg(0))
+	}
+	log, err := sf.common.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	f, err := loadSchedules(sf.file)
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, sf.common.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(f.Names(), ","), "db", sf.common.DB)
+	r := &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log}
+	return r.Run(ctx)
+}
+
+func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("schedule run", "reconcile schedule run [--file schedules.yaml] [--db FILE] JOB\n\n"+
+		"Runs one job of the schedules file now, recorded with trigger 'manual'. If the job is\n"+
+		"running already (the daemon, another cron entry) it is skipped: exit 0, logged and recorded.\n"+
+		"Otherwise the exit status is the job's (3: --fail-on-breaks found breaks).",
+		`  reconcile schedule run nightly
+  reconcile schedule run --file /etc/svcrecon/schedules.yaml --db /var/lib/svcrecon/svcrecon.db billers
+  # crontab(5) line: the nightly job at 02:30 IST on a machine whose clock is UTC (21:00 UTC)
+  0 21 * * * cd /srv/svcrecon && ./reconcile schedule run nightly >>log/nightly.log 2>&1`, stderr)
+	var sf scheduleFlags
+	sf.bind(fs, true)
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return cli.Usagef("schedule run: name the job to run, e.g. reconcile schedule run nightly (see reconcile schedule list)")
+	}
+	job := rest[0]
+	if err := cli.Parse(fs, rest[1:]); err != nil { // flags may follow the job name
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("schedule run: one job at a time (got %q and %q)", job, fs.Arg(0))
+	}
+	log, err := sf.common.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	f, err := loadSchedules(sf.file)
+	if err != nil {
+		return err
+	}
+	if _, ok := f.Job(job); !ok {
+		return cli.Usagef("schedule run: no job %q in %s (jobs: %s)", job, sf.file, strings.Join(f.Names(), ", "))
+	}
+	db, err := store.Open(ctx, sf.common.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r := &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log}
+	res, err := r.Trigger(ctx, job, schedule.TriggerManual)
+	if err != nil {
+		return err
+	}
+	took := res.Finished.Sub(res.Started).Round(time.Millisecond)
+	switch res.Outcome {
+	case schedule.OutcomeOK:
+		fmt.Fprintf(stdout, "job %s: ok (run %d, %s)\n", job, res.RunID, took)
+		return nil
+	case schedule.OutcomeSkipped:
+		fmt.Fprintf(stdout, "job %s: %s (run %d)\n", job, res.Summary, res.RunID)
+		return nil
+	}
+	return fmt.Errorf("job %s: %s (run %d, %s): %w", job, res.Outcome, res.RunID, took, res.Err)
+}
+
+func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("schedule list", "reconcile schedule list [--file schedules.yaml] [--n 3]\n\n"+
+		"Checks the schedules file and prints each job, what it runs and its next run times in its zone.",
+		`  reconcile schedule list
+  reconcile schedule list --file /etc/svcrecon/schedules.yaml --n 7`, stderr)
+	var sf scheduleFlags
+	sf.bind(fs, false)
+	n := fs.Int("n", 3, "how many next run times to show per job")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("schedule list: unexpected %q (see reconcile schedule list -h)", fs.Arg(0))
+	}
+	if *n < 1 {
+		return cli.Usagef("schedule list: --n %d: want at least 1", *n)
+	}
+	f, err := loadSchedules(sf.file)
+	if err != nil {
+		return err
+	}
+	now := scheduleNow()
+	var b bytes.Buffer
+	for i, j := range f.Jobs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s  %q in %s", j.Name, j.Cron, j.Location)
+		if j.Timeout > 0 {
+			fmt.Fprintf(&b, ", timeout %s", j.Timeout)
+		}
+		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
+		next := j.Next(now, *n)
+		if len(next) == 0 {
+			b.WriteString("  next: never\n")
+		}
+		for k, t := range next {
+			label := "  next:"
+			if k > 0 {
+				label = "       "
+			}
+			fmt.Fprintf(&b, "%s %s", label, t.Format("Mon 2006-01-02 15:04 MST"))
+			if k == 0 {
+				fmt.Fprintf(&b, " (in %s)", t.Sub(now).Truncate(time.Minute))
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err = stdout.Write(b.Bytes())
+	return err
+}
+
+// shellJoin quotes args the way a shell user would type them.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t*?[]{}'\"$\\;&|<>()#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = t.b[over:]
+		if i := bytes.IndexByte(t.b, '\n'); i >= 0 && i < len(t.b)-1 {
+			t.b = t.b[i+1:] // start at a whole line
+		}
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// lockedWriter serializes writes of jobs running at the same time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/schedule"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// registerFake registers a subcommand "fakejob" for the test: it logs one
+// line through cli.Common.Logger, prints a summary and, with --n -1, fails
+// like --fail-on-breaks does.
+func registerFake(tb testing.TB) {
+	tb.Helper()
+	register(command{name: "fakejob", summary: "test job", run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		fs := cli.NewFlagSet("fakejob", "fakejob", "", stderr)
+		var c cli.Common
+		c.Bind(fs)
+		n := fs.Int("n", 0, "things")
+		if err := cli.Parse(fs, args); err != nil {
+			return err
+		}
+		log, err := c.Logger(ctx, stderr)
+		if err != nil {
+			return err
+		}
+		log.Info("fake working", "db", c.DB)
+		fmt.Fprintf(stdout, "fakejob: header\nfakejob: did %d things in %s\n", *n, filepath.Base(c.DB))
+		if *n < 0 {
+			return &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
+		}
+		return nil
+	}})
+	tb.Cleanup(func() { delete(commands, "fakejob") })
+}
+
+func writeFile(tb testing.TB, dir, name, body string) string {
+	tb.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+const fakeSchedules = `timezone: Asia/Kolkata
+jobs:
+  nightly:
+    cron: "30 2 * * *"
+    command: fakejob
+    args: ["--n", "7"]
+  broken:
+    cron: "0 3 * * 1-5"
+    timezone: UTC
+    command: fakejob
+    args: ["--n", "-1"]
+`
+
+func TestScheduleList(t *testing.T) {
+	registerFake(t)
+	file := writeFile(t, t.TempDir(), "schedules.yaml", fakeSchedules)
+	defer func(f func() time.Time) { scheduleNow = f }(scheduleNow)
+	scheduleNow = func() time.Time { return time.Date(2026, 11, 22, 11, 24, 0, 0, time.UTC) } // Sunday 16:54 IST
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"schedule", "list", "--file", file, "--n", "2"}, &out, &errb); err != nil {
+		t.Fatalf("schedule list: %v\n%s", err, errb.String())
+	}
+	want := `nightly  "30 2 * * *" in Asia/Kolkata
+  runs: reconcile fakejob --n 7
+  next: Mon 2026-11-23 02:30 IST (in 9h36m0s)
+        Tue 2026-11-24 02:30 IST
+
+broken  "0 3 * * 1-5" in UTC
+  runs: reconcile fakejob --n -1
+  next: Mon 2026-11-23 03:00 UTC (in 15h36m0s)
+        Tue 2026-11-24 03:00 UTC
+`
+	if out.String() != want {
+		t.Errorf("schedule list printed\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestScheduleFileErrors(t *testing.T) {
+	registerFake(t)
+	dir := t.TempDir()
+	tests := []struct{ name, body, want string }{
+		{"unknown command", "jobs:\n  a:\n    cron: '@daily'\n    command: fakejobb\n", "schedules.yaml:4: job a: unknown command \"fakejobb\" (known: fakejob, history"},
+		{"bad cron", "jobs:\n  a:\n    cron: '30 25 * * *'\n    command: fakejob\n", "schedules.yaml:3: job a: cron \"30 25 * * *\""},
+		{"no schedule itself", "jobs:\n  a:\n    cron: '@daily'\n    command: schedule\n", "schedules.yaml:4: job a: unknown command \"schedule\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFile(t, dir, "schedules.yaml", tt.body)
+			for _, args := range [][]string{{"schedule", "list", "--file", file}, {"schedule", "run", "--file", file, "--db", filepath.Join(dir, "x.db"), "a"}} {
+				var out, errb bytes.Buffer
+				err := run(context.Background(), args, &out, &errb)
+				if code := cli.Exit(err, &errb); code != cli.ExitUsage {
+					t.Errorf("%v: exit %d, want %d (%v)", args, code, cli.ExitUsage, err)
+				}
+				if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, tt.want)) {
+					t.Errorf("%v: error %v, want prefix %s", args, err, filepath.Join(dir, tt.want))
+				}
+			}
+		})
+	}
+}
+
+// TestScheduleRunJob runs a job now: the subcommand gets the scheduler's
+// --db, its log lines carry job and run, the run lands in the history.
+func TestScheduleRunJob(t *testing.T) {
+	registerFake(t)
+	dir := t.TempDir()
+	file := writeFile(t, dir, "schedules.yaml", fakeSchedules)
+	db := filepath.Join(dir, "jobs.db")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"schedule", "run", "--file", file, "--db", db, "--log-format", "json", "nightly"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("schedule run nightly: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "fakejob: did 7 things in jobs.db\n") || !strings.Contains(out.String(), "job nightly: ok (run 1, ") {
+		t.Errorf("stdout = %q", out.String())
+	}
+	var sawJobLine bool
+	for _, line := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("stderr line %q is not JSON: %v", line, err)
+		}
+		if m["msg"] == "fake working" || strings.HasPrefix(m["msg"].(string), "job ") {
+			if m["job"] != "nightly" || m["run"] != float64(1) {
+				t.Errorf("log line %s lacks job=nightly run=1", line)
+			}
+			sawJobLine = sawJobLine || m["msg"] == "fake working"
+		}
+	}
+	if !sawJobLine {
+		t.Errorf("the job's own log line is missing:\n%s", errb.String())
+	}
+
+	// A failing job: its exit status (3) and error come through, and it is recorded.
+	out.Reset()
+	errb.Reset()
+	err = run(context.Background(), []string{"schedule", "run", "broken", "--file", file, "--db", db}, &out, &errb)
+	if code := cli.Exit(err, io.Discard); code != cli.ExitFindings || !strings.Contains(err.Error(), "job broken: failed (run 2") {
+		t.Errorf("schedule run broken: exit %d, err %v; want exit 3", code, err)
+	}
+
+	// The history shows both, newest first.
+	out.Reset()
+	if err := run(context.Background(), []string{"history", "--db", db}, &out, &errb); err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "2 ") || !strings.Contains(lines[1], "broken") ||
+		!strings.Contains(lines[1], "failed") || !strings.Contains(lines[1], "breaks found") ||
+		!strings.Contains(lines[2], "nightly") || !strings.Contains(lines[2], " ok ") ||
+		!strings.Contains(lines[2], "fakejob: did 7 things in jobs.db") || !strings.Contains(lines[2], "manual") {
+		t.Errorf("history printed\n%s", out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"history", "--db", db, "--job", "nightly", "-v"}, &out, &errb); err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	if strings.Contains(out.String(), "broken") || !strings.Contains(out.String(), "  fakejob: header\n") {
+		t.Errorf("history --job nightly -v printed\n%s", out.String())
+	}
+}
+
+// TestScheduleRunLeaseHeld: a cron(8) entry that fires while another
+// process runs the job is skipped, exit 0, and recorded.
+func TestScheduleRunLeaseHeld(t *testing.T) {
+	registerFake(t)
+	dir := t.TempDir()
+	file := writeFile(t, dir, "schedules.yaml", fakeSchedules)
+	dbPath := filepath.Join(dir, "jobs.db")
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	if _, err := db.Exec(`INSERT INTO leases VALUES ('nightly', 'other-host:42:abcd', ?, ?)`,
+		store.FormatTime(now), store.FormatTime(now.Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"schedule", "run", "--file", file, "--db", dbPath, "nightly"}, &out, &errb); err != nil {
+		t.Fatalf("schedule run: %v", err)
+	}
+	if !strings.Contains(out.String(), "job nightly: skipped (lease held by other-host:42:abcd until ") || strings.Contains(out.String(), "did 7") {
+		t.Errorf("stdout = %q, want skipped and the job not run", out.String())
+	}
+	recs, err := schedule.History(context.Background(), db, schedule.HistoryOptions{})
+	if err != nil || len(recs) != 1 || recs[0].Outcome != schedule.OutcomeSkipped {
+		t.Errorf("history = %+v, %v; want one skipped run", recs, err)
+	}
+}
+
+func TestScheduleUsage(t *testing.T) {
+	registerFake(t)
+	file := writeFile(t, t.TempDir(), "schedules.yaml", fakeSchedules)
+	for _, args := range [][]string{
+		{"schedule", "run", "--file", file},
+		{"schedule", "run", "--file", file, "nope"},
+		{"schedule", "bogus"},
+		{"schedule", "list", "--n", "0"},
+		{"history", "--db", filepath.Join(t.TempDir(), "none.db")},
+	} {
+		err := run(context.Background(), args, io.Discard, io.Discard)
+		if code := cli.Exit(err, io.Discard); code != cli.ExitUsage {
+			t.Errorf("%v: exit %d (%v), want %d", args, code, err, cli.ExitUsage)
+		}
+	}
+	for _, args := range [][]string{{"schedule", "-h"}, {"schedule", "list", "-h"}, {"schedule", "run", "-h"}, {"history", "-h"}} {
+		var errb bytes.Buffer
+		err := run(context.Background(), args, io.Discard, &errb)
+		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errb.String(), "Examples:\n  reconcile ") {
+			t.Errorf("%v: err %v, usage %q; want help with examples", args, err, errb.String())
+		}
+	}
+}
+
+func TestHasFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--db", "x"}, true},
+		{[]string{"-db=x"}, true},
+		{[]string{"--dbx"}, false},
+		{[]string{"--full"}, false},
+		{[]string{"--", "--db"}, false},
+	}
+	for _, tt := range tests {
+		if got := hasFlag(tt.args, "db"); got != tt.want {
+			t.Errorf("hasFlag(%q, db) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
