@@ -1,0 +1,259 @@
+// Package bulktest is a small fake of the service for bulk tests: it answers
+// every billable operation of the registry with a TXN envelope carrying a
+// pool debit (shape A), counts the requests per externalRef, injects faults
+// chosen deterministically per externalRef (dropped connection, TUP, failure)
+// and answers the transaction-status look-up from what it executed.
+//
+// It stands in for the sandbox where a test needs exact control of faults.
+package bulktest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// Options choose the faults. Shares are 0..1 of the billable calls, decided
+// by a hash of the externalRef (the same ref always gets the same fault).
+type Options struct {
+	Latency time.Duration // before every answer
+	Drop    float64       // executed and debited, then the connection is closed unanswered
+	Pending float64       // executed and debited, answered TUP
+	Fail    float64       // answered IAN: failed, nothing debited
+	// StillPending is the share of Pending calls that txnStatus still
+	// reports as TUP.
+	StillPending float64
+}
+
+// Fault kinds, as returned by Server.Fault.
+const (
+	FaultNone    = ""
+	FaultDrop    = "drop"
+	FaultPending = "pending"
+	FaultFail    = "fail"
+)
+
+type txn struct {
+	orderID string
+	amount  decimal.Decimal
+	day     string
+	tup     bool
+}
+
+// Server is a running fake service.
+type Server struct {
+	opts    Options
+	srv     *httptest.Server
+	mu      sync.Mutex
+	calls   map[string]int
+	txns    map[string]txn
+	balance decimal.Decimal
+	debited decimal.Decimal
+	total   int
+	seq     int
+}
+
+// Credentials the fake expects (it does not check them).
+const (
+	ClientID     = "bulktest-client"
+	ClientSecret = "bulktest-secret-never-logged"
+	OutletID     = "OUTLET9"
+	EndpointIP   = "203.0.113.9"
+)
+
+// Start starts a fake on a loopback port. Close it when done.
+func Start(opts Options) *Server {
+	s := &Server{opts: opts, calls: map[string]int{}, txns: map[string]txn{}, balance: decimal.RequireFromString("100000.00")}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base URL.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.CloseClientConnections(); s.srv.Close() }
+
+// Config is a client configuration for the fake.
+func (s *Server) Config() svcapi.Config {
+	return svcapi.Config{BaseURL: s.srv.URL, ClientID: ClientID, ClientSecret: ClientSecret, OutletID: OutletID,
+		EndpointIP: EndpointIP, Timeout: 10 * time.Second}
+}
+
+// Environ is the SVC_* environment pointing a command at the fake.
+func (s *Server) Environ() []string {
+	return []string{"SVC_BASE_URL=" + s.srv.URL, "SVC_CLIENT_ID=" + ClientID, "SVC_CLIENT_SECRET=" + ClientSecret,
+		"SVC_OUTLET_ID=" + OutletID, "SVC_ENDPOINT_IP=" + EndpointIP}
+}
+
+// CallCount is how many billable requests carried this externalRef.
+func (s *Server) CallCount(ref string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[ref]
+}
+
+// Requests is the number of billable requests received.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+// Debited is the sum of the pool debits of the executed calls.
+func (s *Server) Debited() decimal.Decimal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.debited
+}
+
+// Amount is the pool debit of a call with this ref: 1.00 to 2.99, by hash.
+func Amount(ref string) decimal.Decimal {
+	return decimal.New(100+int64(hash(ref, "amount")%200), -2)
+}
+
+func hash(ref, salt string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(salt + "|" + ref))
+	return h.Sum32()
+}
+
+func unit(ref, salt string) float64 { return float64(hash(ref, salt)%10000) / 10000 }
+
+// Fault says which fault a call with this ref gets.
+func (s *Server) Fault(ref string) string {
+	u := unit(ref, "fault")
+	switch {
+	case u < s.opts.Drop:
+		return FaultDrop
+	case u < s.opts.Drop+s.opts.Pending:
+		return FaultPending
+	case u < s.opts.Drop+s.opts.Pending+s.opts.Fail:
+		return FaultFail
+	}
+	return FaultNone
+}
+
+func opByPath(method, path string) *svcapi.Operation {
+	for _, op := range svcapi.Operations() {
+		if op.Path == path && op.Method == method {
+			o, _ := svcapi.Lookup(op.Name)
+			if o.Name == svcapi.OpCollectOrders {
+				continue
+			}
+			return o
+		}
+	}
+	return nil
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body := map[string]any{}
+	if r.Body != nil {
+		json.NewDecoder(r.Body).Decode(&body)
+	}
+	if s.opts.Latency > 0 {
+		time.Sleep(s.opts.Latency)
+	}
+	now := time.Now().In(svcapi.IST)
+	env := map[string]any{"actcode": nil, "timestamp": now.Format(svcapi.TimestampLayout),
+		"svc_uuid": fmt.Sprintf("U%d", now.UnixNano()), "environment": "SANDBOX", "orderid": nil}
+	if r.URL.Path == "/reports/txnStatus" {
+		s.txnStatus(w, body, env)
+		return
+	}
+	op := opByPath(r.Method, r.URL.Path)
+	if op == nil || !op.Billable {
+		env["statuscode"], env["status"] = "ERR", "not served by bulktest"
+		writeJSON(w, env)
+		return
+	}
+	ref, _ := body["externalRef"].(string)
+	fault := s.Fault(ref)
+	s.mu.Lock()
+	s.total++
+	s.calls[ref]++
+	if s.calls[ref] > 1 {
+		s.mu.Unlock()
+		env["statuscode"], env["status"] = "DTX", "duplicate externalRef"
+		writeJSON(w, env)
+		return
+	}
+	if fault == FaultFail {
+		s.mu.Unlock()
+		env["statuscode"], env["status"] = "IAN", "invalid PAN"
+		writeJSON(w, env)
+		return
+	}
+	s.seq++
+	amount := Amount(ref)
+	opening := s.balance
+	s.balance = s.balance.Sub(amount)
+	s.debited = s.debited.Add(amount)
+	t := txn{orderID: fmt.Sprintf("SVC%012d", s.seq), amount: amount, day: now.Format(time.DateOnly),
+		tup: fault == FaultPending && unit(ref, "still") < s.opts.StillPending}
+	s.txns[ref] = t
+	closing := s.balance
+	s.mu.Unlock()
+
+	switch fault {
+	case FaultDrop:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case FaultPending:
+		env["statuscode"], env["status"] = "TUP", "transaction under process"
+		env["data"] = map[string]any{"externalRef": ref}
+		writeJSON(w, env)
+		return
+	}
+	pan, _ := body["pan"].(string)
+	env["statuscode"], env["status"], env["orderid"] = "TXN", "Transaction Successful", t.orderID
+	env["data"] = map[string]any{
+		"externalRef": ref, "poolReferenceId": "P" + t.orderID, "txnReferenceId": "T" + t.orderID,
+		"pool": map[string]any{"account": "0409000123456", "openingBal": opening.StringFixed(2), "mode": "DR",
+			"amount": amount.StringFixed(2), "closingBal": closing.StringFixed(2)},
+		"panPlusDataV2": map[string]any{"panNumber": pan, "userFullName": "TEST USER",
+			"userFullNameSplit": []string{"TEST", "", "USER"}, "maskedAadhaar": "XXXXXXXX1234",
+			"aadhaarLinkedStatus": true, "panStatus": "VALID", "cardNumber": "4111111111111111"},
+	}
+	writeJSON(w, env)
+}
+
+func (s *Server) txnStatus(w http.ResponseWriter, body map[string]any, env map[string]any) {
+	ref, _ := body["externalRef"].(string)
+	day, _ := body["transactionDate"].(string)
+	s.mu.Lock()
+	t, ok := s.txns[ref]
+	s.mu.Unlock()
+	data := map[string]any{"externalRef": ref, "transactionDate": day}
+	switch {
+	case !ok || t.day != day:
+		data["transactionStatusCode"], data["transactionStatus"] = svcapi.TxnNotFound, "no such transaction"
+	case t.tup:
+		data["transactionStatusCode"], data["transactionStatus"] = "TUP", "under process"
+	default:
+		data["transactionStatusCode"], data["transactionStatus"] = "TXN", "Success"
+		data["orderid"] = t.orderID
+		data["pool"] = map[string]any{"openingBal": t.amount.StringFixed(2), "amount": t.amount.StringFixed(2), "closingBal": "0.00"}
+	}
+	env["statuscode"], env["status"], env["data"] = "TXN", "Transaction Successful", data
+	writeJSON(w, env)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}

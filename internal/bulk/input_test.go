@@ -1,0 +1,226 @@
+package bulk
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func mustOp(tb testing.TB, name string) *svcapi.Operation {
+	tb.Helper()
+	op, ok := svcapi.Lookup(name)
+	if !ok {
+		tb.Fatalf("no operation %s", name)
+	}
+	return op
+}
+
+func build(tb testing.TB, opName, csvText string, sets ...string) ([]Row, error) {
+	tb.Helper()
+	op := mustOp(tb, opName)
+	t, err := ParseTable("in.csv", []byte(csvText))
+	if err != nil {
+		tb.Fatalf("ParseTable: %v", err)
+	}
+	s, err := ParseSets(op, sets)
+	if err != nil {
+		tb.Fatalf("ParseSets(%v): %v", sets, err)
+	}
+	return Build(op, t, s, "RUN42")
+}
+
+func bodyJSON(tb testing.TB, body map[string]any) string {
+	tb.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestBuildMapsRows(t *testing.T) {
+	tests := []struct {
+		name string
+		op   string
+		csv  string
+		sets []string
+		want []string // request bodies, JSON with sorted keys
+		refs []string
+	}{
+		{
+			name: "plain strings keep leading zeros and long ids",
+			op:   svcapi.OpMobileNameLookup,
+			csv:  "mobileNumber,latitude,longitude,consent,externalRef\n0098765432,12.97,77.59,Y,12345678901234567890\n",
+			want: []string{`{"consent":"Y","externalRef":"12345678901234567890","latitude":"12.97","longitude":"77.59","mobileNumber":"0098765432"}`},
+			refs: []string{"12345678901234567890"},
+		},
+		{
+			name: "dotted names nest and integers are numbers",
+			op:   svcapi.OpBrandOrder,
+			csv: "externalRef,productKey,denomination,sender.name,receiver.name,receiver.contact,receiver.gift_message,latitude,longitude\n" +
+				"R1,AMZ,0500,Asha,Ravi,0911,Happy day,1,2\n",
+			want: []string{`{"denomination":500,"externalRef":"R1","latitude":"1","longitude":"2","productKey":"AMZ","receiver":{"contact":"0911","gift_message":"Happy day","name":"Ravi"},"sender":{"name":"Asha"}}`},
+			refs: []string{"R1"},
+		},
+		{
+			name: "booleans are booleans and conditional fields apply",
+			op:   svcapi.OpAddPaymentMethod,
+			csv:  "gcId,accountType,upiId,isVerificationOn,externalRef,latitude,longitude\nG1,VPA,a@upi,TRUE,X1,1,2\nG2,VPA,b@upi,false,,,\n",
+			want: []string{
+				`{"accountType":"VPA","externalRef":"X1","gcId":"G1","isVerificationOn":true,"latitude":"1","longitude":"2","upiId":"a@upi"}`,
+				`{"accountType":"VPA","externalRef":"BRUN42000003","gcId":"G2","isVerificationOn":false,"upiId":"b@upi"}`,
+			},
+			refs: []string{"X1", "BRUN42000003"},
+		},
+		{
+			name: "BOM, CRLF and quoted fields; refs derived from the line",
+			op:   svcapi.OpVerifyPanPlusV2,
+			csv:  "\uFEFFpan,latitude,longitude,consent\r\n\"ABCDE1234F\",\"12,5\",77,Y\r\nPQRSX0001Z,1,2,Y\r\n",
+			want: []string{
+				`{"consent":"Y","externalRef":"BRUN42000002","latitude":"12,5","longitude":"77","pan":"ABCDE1234F"}`,
+				`{"consent":"Y","externalRef":"BRUN42000003","latitude":"1","longitude":"2","pan":"PQRSX0001Z"}`,
+			},
+			refs: []string{"BRUN42000002", "BRUN42000003"},
+		},
+		{
+			name: "--set fills empty cells and missing columns; a cell wins over --set",
+			op:   svcapi.OpVerifyPanPlusV2,
+			csv:  "pan,latitude,externalRef\nABCDE1234F,,R1\nABCDE1234G,13.1,R2\n",
+			sets: []string{"latitude=12.9", "longitude=077.5", "consent=Y"},
+			want: []string{
+				`{"consent":"Y","externalRef":"R1","latitude":"12.9","longitude":"077.5","pan":"ABCDE1234F"}`,
+				`{"consent":"Y","externalRef":"R2","latitude":"13.1","longitude":"077.5","pan":"ABCDE1234G"}`,
+			},
+			refs: []string{"R1", "R2"},
+		},
+		{
+			name: "an alias column is sent under the field's name",
+			op:   svcapi.OpNameAbbreviations,
+			csv:  "Name,maxLength,externalRef\nRamesh Kumar,8,N1\n",
+			want: []string{`{"externalRef":"N1","maxLength":8,"name":"Ramesh Kumar"}`},
+			refs: []string{"N1"},
+		},
+		{
+			name: "a quoted field spanning lines keeps its start line",
+			op:   svcapi.OpLitigation,
+			csv:  "name,searchType,address,latitude,longitude\nACME,Entity,\"1 Road\nPune\",1,2\nBETA,Entity,x,1,2\n",
+			want: []string{
+				`{"address":"1 Road\nPune","externalRef":"BRUN42000002","latitude":"1","longitude":"2","name":"ACME","searchType":"Entity"}`,
+				`{"address":"x","externalRef":"BRUN42000004","latitude":"1","longitude":"2","name":"BETA","searchType":"Entity"}`,
+			},
+			refs: []string{"BRUN42000002", "BRUN42000004"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := build(t, tt.op, tt.csv, tt.sets...)
+			if err != nil {
+				var ie *InvalidError
+				if errors.As(err, &ie) {
+					t.Fatalf("Build: %v\n%s", err, strings.Join(ie.Lines(), "\n"))
+				}
+				t.Fatalf("Build: %v", err)
+			}
+			var got, refs []string
+			for _, r := range rows {
+				got = append(got, bodyJSON(t, r.Body))
+				refs = append(refs, r.Ref)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("bodies:\n got %q\nwant %q", got, tt.want)
+			}
+			if !reflect.DeepEqual(refs, tt.refs) {
+				t.Errorf("refs = %q, want %q", refs, tt.refs)
+			}
+		})
+	}
+}
+
+func TestBuildListsEveryProblem(t *testing.T) {
+	csvText := "pan,latitude,longitude,consent,externalRef,nickname\n" + // line 1: unknown column
+		"ABCDE1234F,1,2,Y,R1,x\n" + // 2: fine apart from the header
+		",1,2,Y,R2,x\n" + // 3: pan missing
+		"ABCDE1234F,1,2,N,R3,x\n" + // 4: consent not Y
+		"ABCDE1234F,1,2,Y,R1,x\n" + // 5: duplicate ref
+		"ABCDE1234F,1,2,Y,R-6,x\n" + // 6: ref not alphanumeric
+		"ABCDE1234F,1,2\n" + // 7: too few columns
+		"ABCDE1234F,1,2,Y,R8,x\n" // 8: fine
+	_, err := build(t, svcapi.OpVerifyPanPlusV2, csvText)
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("Build = %v, want *InvalidError", err)
+	}
+	want := []string{
+		"in.csv:1: nickname: not a field of verifyPanPlusV2 (see bulkrun ops verifyPanPlusV2)",
+		"in.csv:3: pan: missing mandatory field",
+		`in.csv:4: consent: "N" is not one of Y`,
+		`in.csv:5: externalRef: "R1" already used on line 2`,
+		`in.csv:6: externalRef: "R-6" is not alphanumeric`,
+		"in.csv:7: has 3 columns, the header has 6",
+	}
+	if got := ie.Lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("problems:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestBuildTypeErrors(t *testing.T) {
+	tests := []struct {
+		op, csv string
+		want    []string
+	}{
+		{svcapi.OpBrandOrder,
+			"externalRef,productKey,denomination,sender.name,receiver.name,receiver.contact,receiver.gift_message,latitude,longitude\nR1,AMZ,5x,A,B,C,D,1,2\n",
+			[]string{`in.csv:2: denomination: "5x" is not a whole number`}},
+		{svcapi.OpAddPaymentMethod, "gcId,accountType,isVerificationOn\nG1,ACCOUNT,maybe\n",
+			[]string{
+				`in.csv:2: isVerificationOn: "maybe" is not true or false`,
+				"in.csv:2: accountNumber: missing, mandatory when accountType is ACCOUNT",
+				"in.csv:2: accountIfsc: missing, mandatory when accountType is ACCOUNT",
+				"in.csv:2: beneficiaryName: missing, mandatory when accountType is ACCOUNT",
+			}},
+		{svcapi.OpFundTransfer, "remitterMobile,beneficiaryId,transferMode,transferAmount,latitude,longitude\n9,B,UPI,-5,1,2\n",
+			[]string{`in.csv:2: transferMode: "UPI" is not one of IMPS, NEFT, RTGS`, "in.csv:2: transferAmount: amount -5 must be above zero"}},
+		{svcapi.OpVerifyPanPlusV2, "pan,latitude,longitude,consent\nA,1,2,Y\nB,1,\"x\"y,Y\n",
+			[]string{`in.csv:3: CSV syntax: extraneous or missing " in quoted-field`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			_, err := build(t, tt.op, tt.csv)
+			var ie *InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Build = %v, want *InvalidError", err)
+			}
+			if got := ie.Lines(); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("problems:\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSets(t *testing.T) {
+	op := mustOp(t, svcapi.OpVerifyPanPlusV2)
+	if _, err := ParseSets(op, []string{"consent=Y", "latitude=1"}); err != nil {
+		t.Errorf("ParseSets(valid) = %v", err)
+	}
+	for _, bad := range []string{"consent", "nosuch=1", "externalRef=X", "=Y"} {
+		if _, err := ParseSets(op, []string{bad}); err == nil {
+			t.Errorf("ParseSets(%q) = nil, want an error", bad)
+		}
+	}
+	if _, err := ParseSets(mustOp(t, svcapi.OpBrandOrder), []string{"denomination=ten"}); err == nil {
+		t.Error("ParseSets(denomination=ten) = nil, want a type error")
+	}
+}
+
+func TestDeriveRef(t *testing.T) {
+	if got := DeriveRef("7KQ2M", 12, 6); got != "B7KQ2M000012" {
+		t.Errorf("DeriveRef = %q", got)
+	}
+	if !alphanumeric(DeriveRef(NewRunID(), 1234567, 7)) {
+		t.Error("derived ref is not alphanumeric")
+	}
+}

@@ -1,0 +1,203 @@
+package bulk
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// RecheckSummary counts what a Recheck did with the pending rows.
+type RecheckSummary struct {
+	Pending      int // pending rows before the recheck
+	Checked      int // looked up
+	Success      int // now success
+	Failed       int // now failed (including not found at the service)
+	StillPending int // the service still says TUP
+	TooYoung     int // sent less than the minimum wait ago: left for later
+	LookupErrors int // the look-up itself failed: left pending
+	NoRef        int // the operation has no externalRef: cannot be looked up
+}
+
+// Rechecker resolves a run's pending rows with the transaction-status
+// look-up.
+type Rechecker struct {
+	DB     *store.DB
+	Client Caller
+	Log    *slog.Logger
+	// MinWait: rows sent less than this long ago are left for later.
+	MinWait time.Duration
+	// Concurrency is the number of look-ups in flight; default 4.
+	Concurrency int
+	Now         func() time.Time
+}
+
+// Recheck looks up every pending row of the run older than MinWait with
+// client.TxnStatus(ctx, the IST day it was sent, its externalRef):
+// transaction status TXN → success (order id and pool amount from the
+// look-up), TUP → stays pending, anything else (svcapi.TxnNotFound
+// included: the service never saw it) → failed. A look-up that fails leaves
+// its row pending. A cancelled ctx starts no new look-up.
+func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, error) {
+	var s RecheckSummary
+	now := time.Now
+	if rc.Now != nil {
+		now = rc.Now
+	}
+	op, ok := svcapi.Lookup(run.Op)
+	if !ok {
+		return s, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
+	}
+	_, hasRef := op.Field(RefField)
+	var pending []Entry
+	err := entries(ctx, rc.DB, run.ID, " AND state = ?", func(e Entry) error { pending = append(pending, e); return nil }, StatePending)
+	if err != nil {
+		return s, err
+	}
+	s.Pending = len(pending)
+	log := rc.Log.With(LogRun, run.ID)
+	var mu sync.Mutex
+	var firstErr error
+	work := make(chan Entry)
+	var wg sync.WaitGroup
+	for range max(rc.Concurrency, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range work {
+				kind, err := rc.one(ctx, run.ID, e)
+				mu.Lock()
+				s.Checked++
+				switch kind {
+				case StateSuccess:
+					s.Success++
+				case StateFailed:
+					s.Failed++
+				case StatePending:
+					s.StillPending++
+				default:
+					s.LookupErrors++
+					log.Warn("transaction-status look-up failed; row left pending", LogLine, e.Line, svcapi.LogRef, e.Ref, "error", err)
+				}
+				if kind == "" && err != nil && firstErr == nil && isJournalErr(err) {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	cutoff := now().Add(-rc.MinWait)
+	for _, e := range pending {
+		switch {
+		case !hasRef:
+			s.NoRef++
+			continue
+		case e.SentAt.After(cutoff):
+			s.TooYoung++
+			continue
+		case ctx.Err() != nil:
+			continue
+		}
+		select {
+		case work <- e:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return s, firstErr
+	}
+	if ctx.Err() != nil {
+		return s, fmt.Errorf("recheck bulk run %s: %w", run.ID, ctx.Err())
+	}
+	return s, nil
+}
+
+type journalErr struct{ error }
+
+func (e journalErr) Unwrap() error { return e.error }
+
+func isJournalErr(err error) bool {
+	var je journalErr
+	return errors.As(err, &je)
+}
+
+// midnightSlack: a call sent this close to midnight (IST) may be dated the
+// next day by the service; a not-found look-up is retried on that day.
+const midnightSlack = 2 * time.Minute
+
+// one looks one row up and journals the answer. It returns the row's new
+// state, or "" when the look-up failed.
+func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, error) {
+	sent := e.SentAt.In(svcapi.IST)
+	d, err := rc.Client.TxnStatus(ctx, sent, e.Ref)
+	if err == nil && string(d.TransactionStatusCode) == svcapi.TxnNotFound {
+		next := sent.Add(midnightSlack)
+		if next.Day() != sent.Day() {
+			if d2, err2 := rc.Client.TxnStatus(ctx, next, e.Ref); err2 == nil {
+				d = d2
+			}
+		}
+	}
+	var apiErr *svcapi.Error
+	if errors.As(err, &apiErr) && apiErr.StatusCode == svcapi.TxnNotFound {
+		// The look-up answered "no such transaction" at the outer level.
+		d, err = &svcapi.TxnStatusData{TransactionStatusCode: svcapi.TxnNotFound, TransactionStatus: svcapi.String(apiErr.Status)}, nil
+	}
+	checked := store.FormatTime(time.Now())
+	jctx := context.WithoutCancel(ctx)
+	if err != nil {
+		werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET checked_at = ? WHERE run_id = ? AND line = ? AND state = ?`,
+				checked, runID, e.Line, StatePending)
+			return err
+		})
+		if werr != nil {
+			return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
+		}
+		return "", err
+	}
+	code := string(d.TransactionStatusCode)
+	state, orderID, amount := StateFailed, e.OrderID, ""
+	msg := string(d.TransactionStatus)
+	switch code {
+	case svcapi.StatusSuccess:
+		state = StateSuccess
+		if d.OrderID != "" {
+			orderID = string(d.OrderID)
+		}
+		if d.Pool != nil {
+			amount = d.Pool.Amount.String()
+		}
+	case svcapi.StatusPending:
+		state = StatePending
+	case svcapi.TxnNotFound:
+		if msg == "" {
+			msg = "not found at the service"
+		}
+	}
+	errText := ""
+	if state == StateFailed {
+		errText = fmt.Sprintf("txnStatus: %s %s", code, msg)
+	} else if state == StatePending {
+		errText = e.Error
+	}
+	werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
+			error = ?, checked_at = ?, done_at = CASE WHEN ? <> 'pending' THEN ? ELSE done_at END
+			WHERE run_id = ? AND line = ? AND state = ?`,
+			state, code, msg, orderID, amount, errText, checked, state, checked, runID, e.Line, StatePending)
+		return err
+	})
+	if werr != nil {
+		return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
+	}
+	return state, nil
+}

@@ -1,0 +1,372 @@
+package bulk
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"golang.org/x/time/rate"
+
+	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// Caller is what the bulk executor needs of the API client.
+type Caller interface {
+	Do(ctx context.Context, op string, body any) (*svcapi.Envelope, error)
+	TxnStatus(ctx context.Context, day time.Time, externalRef string) (*svcapi.TxnStatusData, error)
+}
+
+var _ Caller = (*svcapi.Client)(nil)
+
+// Why a run stopped before every row was sent (Summary.Stop).
+const (
+	StopInterrupted = "interrupted" // the context was cancelled (Ctrl-C, SIGTERM)
+	StopMaxDebit    = "max-debit"   // the run's pool debits reached Runner.MaxDebit
+	StopError       = "error"       // the journal could not be written or the service could not be reached
+)
+
+// Log attribute keys.
+const (
+	LogRun  = "run"
+	LogLine = "line"
+)
+
+// Runner sends the rows of a run. Set DB, Client and Log; the rest is
+// optional.
+type Runner struct {
+	DB     *store.DB
+	Client Caller
+	Log    *slog.Logger
+	// Concurrency is the number of calls in flight at once; default 1.
+	Concurrency int
+	// Rate limits how many rows start per second (0: no limit). The limit is
+	// applied before a row is journaled, so waiting rows are not 'sending'.
+	Rate float64
+	// MaxDebit, when positive, stops starting new calls once the pool debits
+	// of the run's successful rows reach it. Calls already in flight finish,
+	// so the debits may exceed it by at most Concurrency × the largest
+	// single debit.
+	MaxDebit decimal.Decimal
+	// Progress is where the progress bar is drawn when it is a terminal
+	// (usually stderr); otherwise a progress line is logged every 10 s.
+	Progress io.Writer
+	// Secret is scrubbed from stored responses (the client secret).
+	Secret string
+	// Now is the clock of the journal's timestamps; default time.Now.
+	Now func() time.Time
+}
+
+// Summary is the state of a run after Execute.
+type Summary struct {
+	Counts
+	Sent      int    // rows sent by this Execute
+	Recovered int    // rows found 'sending' (a process died during their call), now pending
+	Stop      string // "" when every row was sent; else StopInterrupted, StopMaxDebit or StopError
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Execute sends every row of the run that has no journal row yet, and
+// returns the run's counts. Rows found 'sending' first become 'pending'.
+//
+// Each row is inserted as 'sending' in a committed transaction before its
+// call and updated with its outcome after the call: success (TXN), failed
+// (another statuscode, *svcapi.Error) or pending (svcapi.ErrPending: TUP,
+// time-out, dropped connection, unreadable answer). A cancelled ctx starts
+// nothing new; calls in flight are not cancelled (they run under
+// context.WithoutCancel and the client's time-out) and are journaled. The run
+// ends 'done' when every row was sent, else 'stopped'.
+//
+// The error is non-nil when the journal could not be written or a call
+// failed without reaching the service (its row is left unsent); the run is
+// then stopped and Summary.Stop is StopError.
+func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, error) {
+	log := r.Log.With(LogRun, run.ID)
+	var sum Summary
+	if _, ok := svcapi.Lookup(run.Op); !ok {
+		return sum, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
+	}
+	var err error
+	if sum.Recovered, err = recoverSending(ctx, r.DB, run.ID); err != nil {
+		return sum, err
+	}
+	if sum.Recovered > 0 {
+		log.Warn("rows were being sent when the last process stopped; they are pending and will not be sent again",
+			"rows", sum.Recovered)
+	}
+	journaled := map[int]bool{}
+	err = entries(ctx, r.DB, run.ID, "", func(e Entry) error { journaled[e.Line] = true; return nil })
+	if err != nil {
+		return sum, err
+	}
+	before, err := CountRows(ctx, r.DB, run)
+	if err != nil {
+		return sum, err
+	}
+	if err := SetState(ctx, r.DB, run.ID, RunRunning); err != nil {
+		return sum, fmt.Errorf("bulk run %s: %w", run.ID, err)
+	}
+	todo := make([]Row, 0, len(rows))
+	for _, row := range rows {
+		if !journaled[row.Line] {
+			todo = append(todo, row)
+		}
+	}
+
+	ex := &execution{Runner: r, run: run, log: log, debit: before.Debit}
+	conc := max(r.Concurrency, 1)
+	limit := rate.Inf
+	if r.Rate > 0 {
+		limit = rate.Limit(r.Rate)
+	}
+	ex.limiter = rate.NewLimiter(limit, 1)
+	ex.bar = progress.New(r.Progress, "run "+run.ID, int64(len(rows)), log)
+	ex.bar.Add(int64(len(rows) - len(todo)))
+
+	jobs := make(chan Row)
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for row := range jobs {
+				ex.send(ctx, row)
+			}
+		}()
+	}
+feed:
+	for _, row := range todo {
+		if ex.stopped() != "" {
+			break
+		}
+		select {
+		case jobs <- row:
+		case <-ctx.Done():
+			ex.stop(StopInterrupted, nil)
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	ex.bar.Done()
+
+	// The journal is written whatever happened to ctx.
+	jctx := context.WithoutCancel(ctx)
+	after, err := CountRows(jctx, r.DB, run)
+	if err != nil {
+		return sum, err
+	}
+	sum.Counts, sum.Sent = after, ex.sent
+	state := RunDone
+	if after.Unsent > 0 || after.Sending > 0 {
+		state = RunStopped
+		sum.Stop = ex.stopped()
+		if sum.Stop == "" {
+			sum.Stop = StopInterrupted
+		}
+	}
+	if err := SetState(jctx, r.DB, run.ID, state); err != nil && ex.err == nil {
+		ex.err = fmt.Errorf("bulk run %s: %w", run.ID, err)
+	}
+	run.State = state
+	return sum, ex.err
+}
+
+// execution is the shared state of one Execute.
+type execution struct {
+	*Runner
+	run     *Run
+	log     *slog.Logger
+	limiter *rate.Limiter
+	bar     *progress.Bar
+
+	mu     sync.Mutex
+	debit  decimal.Decimal
+	reason string
+	err    error
+	sent   int
+}
+
+func (ex *execution) stop(reason string, err error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.reason == "" {
+		ex.reason = reason
+	}
+	if err != nil && ex.err == nil {
+		ex.err = err
+	}
+}
+
+func (ex *execution) stopped() string {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.reason
+}
+
+// mayStart checks, just before a row is journaled, that nothing asks the run
+// to stop.
+func (ex *execution) mayStart(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		ex.stop(StopInterrupted, nil)
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.reason != "" {
+		return false
+	}
+	if ex.MaxDebit.IsPositive() && ex.debit.GreaterThanOrEqual(ex.MaxDebit) {
+		ex.reason = StopMaxDebit
+		ex.log.Warn("pool debits reached --max-debit; no new calls", "debit", ex.debit.String(), "maxDebit", ex.MaxDebit.String())
+		return false
+	}
+	return true
+}
+
+// send journals, calls and journals one row.
+func (ex *execution) send(ctx context.Context, row Row) {
+	if ex.stopped() != "" {
+		return
+	}
+	if err := ex.limiter.Wait(ctx); err != nil {
+		ex.stop(StopInterrupted, nil)
+		return
+	}
+	if !ex.mayStart(ctx) {
+		return
+	}
+	// From here on the row is in flight: nothing cancels its journal writes
+	// or its call (the client's time-out bounds it).
+	jctx := context.WithoutCancel(ctx)
+	claimed, err := ex.claim(jctx, row)
+	if err != nil {
+		ex.stop(StopError, err)
+		return
+	}
+	if !claimed {
+		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
+		return
+	}
+	env, callErr := ex.Client.Do(jctx, ex.run.Op, row.Body)
+	res, notSent := ex.outcome(env, callErr)
+	if notSent {
+		// The request never reached the service (connection refused, bad
+		// configuration): the row stays unsent and the run stops.
+		if err := ex.unclaim(jctx, row); err != nil {
+			ex.stop(StopError, fmt.Errorf("line %d: %v; and the journal could not be corrected: %w", row.Line, callErr, err))
+			return
+		}
+		ex.stop(StopError, fmt.Errorf("line %d not sent: %w", row.Line, callErr))
+		return
+	}
+	if err := ex.finish(jctx, row, res); err != nil {
+		ex.stop(StopError, err)
+		return
+	}
+	ex.mu.Lock()
+	ex.sent++
+	if res.State == StateSuccess && res.PoolAmount != "" {
+		if d, err := decimal.NewFromString(res.PoolAmount); err == nil {
+			ex.debit = ex.debit.Add(d)
+		}
+	}
+	ex.mu.Unlock()
+	ex.bar.Add(1)
+	if res.State != StateSuccess {
+		ex.log.Debug("row not successful", LogLine, row.Line, svcapi.LogRef, row.Ref, "state", res.State, "error", res.Error)
+	}
+}
+
+// outcome classifies a call's result. notSent is true when the request
+// cannot have reached the service.
+func (ex *execution) outcome(env *svcapi.Envelope, err error) (res Entry, notSent bool) {
+	if env != nil {
+		res.StatusCode, res.Status, res.OrderID = string(env.StatusCode), string(env.Status), string(env.OrderID)
+		if b, merr := json.Marshal(env); merr == nil {
+			res.Response = svcapi.Redact(b, ex.Secret)
+		}
+	}
+	var apiErr *svcapi.Error
+	var ve *svcapi.ValidationError
+	switch {
+	case err == nil:
+		res.State = StateSuccess
+		p, perr := svcapi.ExtractPool(env)
+		switch {
+		case perr == nil:
+			res.PoolAmount = p.Amount.String()
+		case !errors.Is(perr, svcapi.ErrNoPool):
+			res.Error = "pool debit unreadable: " + perr.Error()
+		}
+	case errors.Is(err, svcapi.ErrPending):
+		res.State = StatePending
+		res.Error = err.Error()
+	case errors.As(err, &apiErr):
+		res.State = StateFailed
+		res.Error = err.Error()
+	case errors.As(err, &ve):
+		res.State = StateFailed // cannot happen: rows are validated before the run
+		res.Error = err.Error()
+	default:
+		return res, true
+	}
+	res.Error = svcapi.ScrubString(res.Error, ex.Secret)
+	return res, false
+}
+
+func (ex *execution) claim(ctx context.Context, row Row) (bool, error) {
+	var n int64
+	err := ex.DB.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, ex.run.ID, row.Line, row.Ref, StateSending, store.FormatTime(ex.now()))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("journal line %d as sending: %w", row.Line, err)
+	}
+	return n == 1, nil
+}
+
+func (ex *execution) unclaim(ctx context.Context, row Row) error {
+	return ex.DB.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_rows WHERE run_id = ? AND line = ? AND state = ?`, ex.run.ID, row.Line, StateSending)
+		return err
+	})
+}
+
+func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
+	var resp any
+	if res.Response != nil {
+		resp = string(res.Response)
+	}
+	err := ex.DB.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
+			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`,
+			res.State, res.StatusCode, res.Status, res.OrderID, res.PoolAmount, resp, res.Error, store.FormatTime(ex.now()),
+			ex.run.ID, row.Line)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending on resume): %w",
+			row.Line, res.State, err)
+	}
+	return nil
+}
