@@ -392,7 +392,9 @@ func TestReconciliationWorkbook(t *testing.T) {
 	})
 }
 
-func parseDate(s string) (time.Time, error) { return time.ParseInLocation(time.DateOnly, s, svcapi.IST) }
+func parseDate(s string) (time.Time, error) {
+	return time.ParseInLocation(time.DateOnly, s, svcapi.IST)
+}
 
 func colIndex(header []string, name string) int {
 	for i, h := range header {
