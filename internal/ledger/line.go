@@ -1,0 +1,328 @@
+package ledger
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// Call outcomes stored in calls.outcome.
+const (
+	OutcomeSuccess = "success"
+	OutcomeFailed  = "failed"
+	OutcomePending = "pending"
+)
+
+// callRow is one row of the calls table, ready to insert.
+type callRow struct {
+	hash        string
+	source      string
+	line        int
+	at          string
+	ts          string
+	operation   string
+	method      string
+	path        string
+	externalRef string
+	httpStatus  int64
+	latencyMs   int64
+	errText     string
+	statusCode  string
+	actCode     string
+	status      string
+	svcUUID     string
+	orderID     string
+	outcome     string
+	poolAccount string
+	poolShape   string
+	poolMode    string
+	poolOpening string
+	poolAmount  string
+	poolClosing string
+	request     []byte // redacted JSON; nil = NULL
+	response    []byte // redacted JSON; nil = NULL
+}
+
+// lineWire accepts a call-log record (the design's JSONL format) and tells a
+// bare response envelope apart by its statuscode.
+type lineWire struct {
+	At          svcapi.String   `json:"at"`
+	Operation   svcapi.String   `json:"operation"`
+	Method      svcapi.String   `json:"method"`
+	Path        svcapi.String   `json:"path"`
+	ExternalRef svcapi.String   `json:"externalRef"`
+	Request     json.RawMessage `json:"request"`
+	HTTPStatus  svcapi.Int      `json:"httpStatus"`
+	LatencyMs   svcapi.Int      `json:"latencyMs"`
+	Response    json.RawMessage `json:"response"`
+	Error       svcapi.String   `json:"error"`
+	StatusCode  json.RawMessage `json:"statuscode"`
+}
+
+// lineHash is the dedup key of a line: the SHA-256 (hex) of its bytes
+// without surrounding white space.
+func lineHash(line []byte) string {
+	sum := sha256.Sum256(bytes.TrimSpace(line))
+	return hex.EncodeToString(sum[:])
+}
+
+// parseLine turns one non-blank line of a call log into a calls row. The
+// error is the reason the line is bad; it never quotes the line itself.
+func parseLine(line []byte) (callRow, error) {
+	line = bytes.TrimSpace(line)
+	r := callRow{hash: lineHash(line)}
+	if line[0] != '{' {
+		return r, errors.New("not JSON (a line must be one JSON object)")
+	}
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v)
+		if err != nil && strings.Contains(err.Error(), "unexpected end of JSON input") {
+			return r, errors.New("truncated JSON object")
+		}
+		return r, fmt.Errorf("malformed JSON: %s", jsonReason(err))
+	}
+	var w lineWire
+	if err := json.Unmarshal(line, &w); err != nil {
+		return r, fmt.Errorf("unreadable call record: %s", jsonReason(err))
+	}
+	var env *svcapi.Envelope
+	var op *svcapi.Operation
+	if len(w.StatusCode) > 0 {
+		// A bare response envelope: the operation is unknown.
+		e, err := svcapi.DecodeEnvelope(line)
+		if err != nil {
+			return r, envelopeReason(err)
+		}
+		env = e
+		r.response = redact(line)
+	} else {
+		if w.Operation == "" && w.At == "" && len(w.Response) == 0 && w.Error == "" {
+			return r, errors.New("no statuscode: neither a call record nor a response envelope")
+		}
+		r.at = string(w.At)
+		r.operation = string(w.Operation)
+		r.method = string(w.Method)
+		r.path = string(w.Path)
+		r.externalRef = string(w.ExternalRef)
+		r.httpStatus = int64(w.HTTPStatus)
+		r.latencyMs = int64(w.LatencyMs)
+		r.errText = string(w.Error)
+		if o, ok := svcapi.Lookup(r.operation); ok {
+			op = o
+		}
+		if len(w.Request) > 0 && string(w.Request) != "null" {
+			r.request = redact(w.Request)
+		}
+		resp := bytes.TrimSpace(w.Response)
+		switch {
+		case len(resp) == 0 || string(resp) == "null":
+		case resp[0] == '{':
+			e, err := svcapi.DecodeEnvelope(resp)
+			if err != nil {
+				return r, fmt.Errorf("response: %w", envelopeReason(err))
+			}
+			env = e
+			r.response = redact(resp)
+		default:
+			// A body that was not JSON, logged as a string: no envelope.
+			r.response = redact(resp)
+		}
+		if env == nil && r.errText == "" {
+			return r, errors.New("no response envelope and no error")
+		}
+	}
+	if env != nil {
+		r.statusCode = string(env.StatusCode)
+		r.actCode = string(env.ActCode)
+		r.status = string(env.Status)
+		r.svcUUID = string(env.SvcUUID)
+		r.orderID = string(env.OrderID)
+		if r.externalRef == "" {
+			r.externalRef = dataExternalRef(env)
+		}
+	}
+	if err := setTime(&r, env); err != nil {
+		return r, err
+	}
+	r.outcome = outcome(env, op, r.errText)
+	if env != nil && env.OK() && carriesPool(op, env) {
+		p, err := svcapi.ExtractPool(env)
+		switch {
+		case errors.Is(err, svcapi.ErrNoPool):
+			if op != nil && op.Pool != svcapi.PoolNone {
+				return r, fmt.Errorf("envelope without pool (%s answers with a pool object)", op.Name)
+			}
+		case err != nil:
+			return r, fmt.Errorf("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "data.pool: "), "decode data: "))
+		default:
+			r.poolAccount = p.Account
+			r.poolShape = string(p.Shape)
+			r.poolMode = p.Mode
+			r.poolOpening = Money(p.Opening)
+			r.poolAmount = Money(p.Amount)
+			r.poolClosing = Money(p.Closing)
+		}
+	}
+	if op != nil && op.ReadOnly() && op.Name != svcapi.OpTxnStatus && r.response != nil {
+		r.response = withoutData(r.response)
+	}
+	return r, nil
+}
+
+// carriesPool says whether a successful envelope may carry a pool debit:
+// read-only operations never debit, and a transaction-status answer reports
+// an earlier call's debit rather than making one.
+func carriesPool(op *svcapi.Operation, env *svcapi.Envelope) bool {
+	if op != nil {
+		return op.Billable
+	}
+	return !bytes.Contains(env.Data, []byte(`"transactionStatusCode"`))
+}
+
+// outcome classifies a call: TXN success; TUP pending; a billable (or
+// unknown) operation with an error and no envelope pending; else failed.
+func outcome(env *svcapi.Envelope, op *svcapi.Operation, errText string) string {
+	switch {
+	case env != nil && env.OK():
+		return OutcomeSuccess
+	case env != nil && env.Pending():
+		return OutcomePending
+	case env == nil && errText != "" && (op == nil || op.Billable):
+		return OutcomePending
+	}
+	return OutcomeFailed
+}
+
+// setTime sets r.ts from the envelope timestamp, else from "at", in IST.
+func setTime(r *callRow, env *svcapi.Envelope) error {
+	if env != nil && strings.TrimSpace(string(env.Timestamp)) != "" {
+		t, err := svcapi.ParseTime(string(env.Timestamp))
+		if err != nil {
+			return fmt.Errorf("timestamp %q: unknown format (want YYYY-MM-DD HH:MM:SS)", clip(string(env.Timestamp), 40))
+		}
+		r.ts = t.In(svcapi.IST).Format(svcapi.TimestampLayout)
+		return nil
+	}
+	if strings.TrimSpace(r.at) == "" {
+		return errors.New("no time: neither a response timestamp nor \"at\"")
+	}
+	t, err := svcapi.ParseTime(r.at)
+	if err != nil {
+		return fmt.Errorf("at %q: unknown timestamp format (want RFC 3339)", clip(r.at, 40))
+	}
+	r.ts = t.In(svcapi.IST).Format(svcapi.TimestampLayout)
+	return nil
+}
+
+// dataExternalRef returns data.externalRef of an envelope, or "".
+func dataExternalRef(env *svcapi.Envelope) string {
+	if len(env.Data) == 0 || env.Data[0] != '{' || !bytes.Contains(env.Data, []byte(`"externalRef"`)) {
+		return ""
+	}
+	var d struct {
+		ExternalRef svcapi.String `json:"externalRef"`
+	}
+	if json.Unmarshal(env.Data, &d) != nil {
+		return ""
+	}
+	return string(d.ExternalRef)
+}
+
+func envelopeReason(err error) error {
+	if errors.Is(err, svcapi.ErrNotEnvelope) {
+		return errors.New("no statuscode: not a response envelope")
+	}
+	if strings.Contains(err.Error(), "unexpected end of JSON input") {
+		return errors.New("truncated JSON object")
+	}
+	return errors.New(jsonReason(err))
+}
+
+// jsonReason shortens a decode error to a reason without the line's text.
+func jsonReason(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %s: want %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return clip(err.Error(), 200)
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// sensitive lists, lower-cased and quoted, the keys Redact acts on; a
+// document holding none of them (and no \u escape that could spell one) is
+// stored as it is, which spares a full decode and re-encode per line.
+var sensitive = func() [][]byte {
+	var out [][]byte
+	for _, k := range append(append([]string{}, svcapi.RedactedKeys...), svcapi.MaskedKeys...) {
+		out = append(out, []byte(`"`+strings.ToLower(k)+`"`))
+	}
+	return out
+}()
+
+// redact returns the document with secrets removed (svcapi.RedactJSON),
+// skipping the work when no sensitive key can be in it.
+func redact(doc []byte) []byte {
+	lower := bytes.ToLower(doc)
+	need := bytes.Contains(lower, []byte(`\u`))
+	for _, k := range sensitive {
+		if need {
+			break
+		}
+		need = bytes.Contains(lower, k)
+	}
+	if !need {
+		return bytes.Clone(doc)
+	}
+	return svcapi.RedactJSON(doc)
+}
+
+// withoutData drops the data member of an envelope (a statement page can be
+// megabytes; the envelope's metadata is what the call log needs).
+func withoutData(resp []byte) []byte {
+	if !bytes.Contains(resp, []byte(`"data"`)) {
+		return resp
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(resp, &m) != nil {
+		return resp
+	}
+	if _, ok := m["data"]; !ok {
+		return resp
+	}
+	delete(m, "data")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return resp
+	}
+	return b
+}
+
+// Money formats an amount exactly, with at least two decimals ("12.50",
+// "0.125"); zero is "0".
+func Money(d decimal.Decimal) string {
+	if d.IsZero() {
+		return "0"
+	}
+	if d.Exponent() >= -2 {
+		return d.StringFixed(2)
+	}
+	return d.String()
+}
