@@ -36,17 +36,17 @@ func DecodeCallback(value string, key []byte) ([]byte, error) {
 	if len(key) != 32 {
 		return nil, fmt.Errorf("decode callback: key of %d bytes: %w", len(key), ErrCallbackKey)
 	}
-	s := strings.TrimSpace(value)
-	s, err := url.QueryUnescape(s)
+	s, err := url.QueryUnescape(value)
 	if err != nil {
 		return nil, fmt.Errorf("decode callback: url-decode: %w", err)
 	}
 	// Base64 holds no spaces: a space is a '+' that was not URL-encoded.
+	// Line breaks are dropped.
 	s = strings.Map(func(r rune) rune {
 		switch r {
 		case ' ':
 			return '+'
-		case '\n', '\r', '\t':
+		case '\n', '\r':
 			return -1
 		}
 		return r
@@ -55,7 +55,7 @@ func DecodeCallback(value string, key []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode callback: base64: %w", err)
 	}
-	if len(raw) < 2*aes.BlockSize {
+	if len(raw) <= aes.BlockSize {
 		return nil, fmt.Errorf("decode callback: %d bytes, want an IV of %d and at least one block: %w",
 			len(raw), aes.BlockSize, ErrCallbackShort)
 	}
