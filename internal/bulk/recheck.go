@@ -174,7 +174,7 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 			orderID = string(d.OrderID)
 		}
 		if d.Pool != nil {
-			amount = d.Pool.Amount.String()
+			amount = exact(d.Pool.Amount)
 		}
 	case svcapi.StatusPending:
 		state = StatePending

@@ -308,7 +308,7 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error) (res Entry, notSen
 		p, perr := svcapi.ExtractPool(env)
 		switch {
 		case perr == nil:
-			res.PoolAmount = p.Amount.String()
+			res.PoolAmount = exact(p.Amount)
 		case !errors.Is(perr, svcapi.ErrNoPool):
 			res.Error = "pool debit unreadable: " + perr.Error()
 		}
@@ -369,4 +369,13 @@ func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
 			row.Line, res.State, err)
 	}
 	return nil
+}
+
+// exact renders an amount with the decimal places it was sent with ("1.80"
+// stays "1.80"; decimal.String would write "1.8").
+func exact(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
 }

@@ -1,0 +1,444 @@
+package bulk
+
+import (
+	"context"
+	"database/sql"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func openDB(tb testing.TB) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "bulk.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// panCSV writes an input file of n verifyPanPlusV2 rows (no externalRef
+// column: refs are derived) and returns its path.
+func panCSV(tb testing.TB, n int) string {
+	tb.Helper()
+	var sb strings.Builder
+	sb.WriteString("pan,latitude,longitude,consent\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "ABCDE%04dF,012.97,077.59,Y\n", i)
+	}
+	path := filepath.Join(tb.TempDir(), "pans.csv")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+type fixture struct {
+	db     *store.DB
+	srv    *bulktest.Server
+	client *svcapi.Client
+	run    *Run
+	table  *Table
+	rows   []Row
+}
+
+func newFixture(tb testing.TB, n int, opts bulktest.Options) *fixture {
+	tb.Helper()
+	fx := &fixture{db: openDB(tb), srv: bulktest.Start(opts)}
+	tb.Cleanup(fx.srv.Close)
+	var err error
+	if fx.client, err = svcapi.New(fx.srv.Config()); err != nil {
+		tb.Fatal(err)
+	}
+	if fx.table, err = ReadTable(panCSV(tb, n)); err != nil {
+		tb.Fatal(err)
+	}
+	op := mustOp(tb, svcapi.OpVerifyPanPlusV2)
+	ctx := context.Background()
+	id, err := UniqueRunID(ctx, fx.db)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if fx.rows, err = Build(op, fx.table, nil, id); err != nil {
+		tb.Fatal(err)
+	}
+	fx.run = &Run{ID: id, Op: op.Name, InputPath: fx.table.Path, InputSHA256: fx.table.SHA256, TotalRows: len(fx.rows)}
+	if err := CreateRun(ctx, fx.db, fx.run); err != nil {
+		tb.Fatal(err)
+	}
+	return fx
+}
+
+func (fx *fixture) runner(conc int) *Runner {
+	return &Runner{DB: fx.db, Client: fx.client, Log: quietLog(), Concurrency: conc, Secret: bulktest.ClientSecret}
+}
+
+func (fx *fixture) entries(tb testing.TB) map[int]Entry {
+	tb.Helper()
+	es, err := Entries(context.Background(), fx.db, fx.run.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := map[int]Entry{}
+	for _, e := range es {
+		m[e.Line] = e
+	}
+	return m
+}
+
+// checkAtMostOnce fails unless every journaled row reached the server
+// exactly once and every unjournaled row never.
+func (fx *fixture) checkAtMostOnce(tb testing.TB) {
+	tb.Helper()
+	es := fx.entries(tb)
+	for _, r := range fx.rows {
+		got := fx.srv.CallCount(r.Ref)
+		_, journaled := es[r.Line]
+		if journaled && got != 1 || !journaled && got != 0 {
+			tb.Errorf("line %d (%s): CallCount = %d, journaled %v", r.Line, r.Ref, got, journaled)
+		}
+	}
+}
+
+func TestExecuteCallsEveryRowOnceAndRecheckResolves(t *testing.T) {
+	fx := newFixture(t, 300, bulktest.Options{Drop: 0.05, Pending: 0.05, Fail: 0.05, Latency: time.Millisecond})
+	ctx := context.Background()
+	sum, err := fx.runner(8).Execute(ctx, fx.run, fx.rows)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if sum.Stop != "" || fx.run.State != RunDone || sum.Unsent != 0 || sum.Sent != 300 {
+		t.Fatalf("Execute = %+v, state %s; want all 300 sent, done", sum, fx.run.State)
+	}
+	fx.checkAtMostOnce(t)
+	want := decimal.Zero
+	var pending int
+	for line, e := range fx.entries(t) {
+		fault := fx.srv.Fault(e.Ref)
+		wantState := map[string]string{bulktest.FaultNone: StateSuccess, bulktest.FaultDrop: StatePending,
+			bulktest.FaultPending: StatePending, bulktest.FaultFail: StateFailed}[fault]
+		if e.State != wantState {
+			t.Errorf("line %d fault %q: state %s, want %s (error %q)", line, fault, e.State, wantState, e.Error)
+		}
+		if e.State == StateSuccess {
+			want = want.Add(bulktest.Amount(e.Ref))
+			if e.PoolAmount != bulktest.Amount(e.Ref).StringFixed(2) || e.OrderID == "" || e.StatusCode != "TXN" {
+				t.Errorf("line %d: pool %q orderid %q statuscode %q", line, e.PoolAmount, e.OrderID, e.StatusCode)
+			}
+		}
+		if e.State == StatePending {
+			pending++
+		}
+		if strings.Contains(string(e.Response), bulktest.ClientSecret) || strings.Contains(string(e.Response), "4111111111111111") {
+			t.Errorf("line %d: stored response holds a secret or a full card number: %s", line, e.Response)
+		}
+	}
+	if !sum.Debit.Equal(want) {
+		t.Errorf("Summary.Debit = %s, want %s", sum.Debit, want)
+	}
+	if pending == 0 || sum.Pending != pending {
+		t.Fatalf("pending rows = %d (summary %d), want some from the faults", pending, sum.Pending)
+	}
+
+	rc := &Rechecker{DB: fx.db, Client: fx.client, Log: quietLog()}
+	rs, err := rc.Recheck(ctx, fx.run)
+	if err != nil {
+		t.Fatalf("Recheck: %v", err)
+	}
+	if rs.Checked != pending || rs.Success != pending || rs.StillPending != 0 {
+		t.Errorf("Recheck = %+v, want %d looked up and all success", rs, pending)
+	}
+	c, _ := CountRows(ctx, fx.db, fx.run)
+	if !c.Debit.Equal(fx.srv.Debited()) {
+		t.Errorf("journal debits %s, server debited %s", c.Debit, fx.srv.Debited())
+	}
+
+	// Nothing is sent again by a second Execute of a done run.
+	before := fx.srv.Requests()
+	if sum, err := fx.runner(8).Execute(ctx, fx.run, fx.rows); err != nil || sum.Sent != 0 {
+		t.Errorf("second Execute = %+v, %v; want nothing sent", sum, err)
+	}
+	if got := fx.srv.Requests(); got != before {
+		t.Errorf("server requests %d → %d after a second Execute", before, got)
+	}
+}
+
+func TestRecheckMinWaitAndStillPending(t *testing.T) {
+	fx := newFixture(t, 60, bulktest.Options{Pending: 0.5, StillPending: 0.5})
+	ctx := context.Background()
+	if _, err := fx.runner(4).Execute(ctx, fx.run, fx.rows); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := CountRows(ctx, fx.db, fx.run)
+	rc := &Rechecker{DB: fx.db, Client: fx.client, Log: quietLog(), MinWait: time.Hour}
+	rs, err := rc.Recheck(ctx, fx.run)
+	if err != nil || rs.TooYoung != c.Pending || rs.Checked != 0 {
+		t.Fatalf("Recheck(min-wait 1h) = %+v, %v; want all %d left for later", rs, err, c.Pending)
+	}
+	rc.MinWait = 0
+	if rs, err = rc.Recheck(ctx, fx.run); err != nil {
+		t.Fatal(err)
+	}
+	if rs.StillPending == 0 || rs.Success == 0 || rs.StillPending+rs.Success != c.Pending {
+		t.Errorf("Recheck = %+v, want the %d pending split into still pending and success", rs, c.Pending)
+	}
+}
+
+func TestInterruptedRunFinishesInFlightCallsAndResumes(t *testing.T) {
+	fx := newFixture(t, 200, bulktest.Options{Latency: 3 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int64
+	r := fx.runner(8)
+	r.Client = countingCaller{Caller: fx.client, after: func() {
+		if done.Add(1) == 40 {
+			cancel()
+		}
+	}}
+	sum, err := r.Execute(ctx, fx.run, fx.rows)
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if sum.Stop != StopInterrupted || fx.run.State != RunStopped || sum.Unsent == 0 || sum.Sending != 0 {
+		t.Fatalf("interrupted Execute = %+v, state %s; want stopped with unsent rows and none sending", sum, fx.run.State)
+	}
+	if sum.Success != sum.Sent {
+		t.Errorf("in-flight calls not journaled: %d sent, %d success", sum.Sent, sum.Success)
+	}
+	fx.checkAtMostOnce(t)
+	sum, err = fx.runner(8).Execute(context.Background(), fx.run, fx.rows)
+	if err != nil || sum.Success != 200 || fx.run.State != RunDone {
+		t.Fatalf("resumed Execute = %+v, %v; want all 200 success", sum, err)
+	}
+	fx.checkAtMostOnce(t)
+}
+
+// countingCaller calls after() once each call returned.
+type countingCaller struct {
+	Caller
+	after func()
+}
+
+func (c countingCaller) Do(ctx context.Context, op string, body any) (*svcapi.Envelope, error) {
+	env, err := c.Caller.Do(ctx, op, body)
+	c.after()
+	return env, err
+}
+
+func TestRowsLeftSendingBecomePendingNeverResent(t *testing.T) {
+	fx := newFixture(t, 20, bulktest.Options{})
+	ctx := context.Background()
+	// A process journaled line 5 and died before (or during) its call.
+	err := fx.db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at) VALUES (?, ?, ?, 'sending', ?)`,
+			fx.run.ID, fx.rows[3].Line, fx.rows[3].Ref, store.FormatTime(time.Now()))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := fx.runner(4).Execute(ctx, fx.run, fx.rows)
+	if err != nil || sum.Recovered != 1 || sum.Pending != 1 || sum.Success != 19 {
+		t.Fatalf("Execute = %+v, %v; want 1 recovered pending, 19 success", sum, err)
+	}
+	if n := fx.srv.CallCount(fx.rows[3].Ref); n != 0 {
+		t.Fatalf("the row left sending was sent again: CallCount = %d", n)
+	}
+	rs, err := (&Rechecker{DB: fx.db, Client: fx.client, Log: quietLog()}).Recheck(ctx, fx.run)
+	if err != nil || rs.Failed != 1 {
+		t.Fatalf("Recheck = %+v, %v; want the unknown row failed (not found)", rs, err)
+	}
+	if e := fx.entries(t)[fx.rows[3].Line]; e.State != StateFailed || e.StatusCode != svcapi.TxnNotFound {
+		t.Errorf("row after recheck = %+v, want failed %s", e, svcapi.TxnNotFound)
+	}
+}
+
+func TestMaxDebitStopsInTime(t *testing.T) {
+	const conc = 4
+	fx := newFixture(t, 100, bulktest.Options{Latency: time.Millisecond})
+	r := fx.runner(conc)
+	r.MaxDebit = decimal.RequireFromString("20.00")
+	sum, err := r.Execute(context.Background(), fx.run, fx.rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := r.MaxDebit.Add(decimal.New(conc, 0).Mul(decimal.RequireFromString("2.99")))
+	if sum.Stop != StopMaxDebit || sum.Debit.LessThan(r.MaxDebit) || sum.Debit.GreaterThan(bound) {
+		t.Errorf("Execute = stop %q debit %s; want max-debit stop with %s <= debit <= %s", sum.Stop, sum.Debit, r.MaxDebit, bound)
+	}
+	if !fx.srv.Debited().Equal(sum.Debit) {
+		t.Errorf("server debited %s, journal %s", fx.srv.Debited(), sum.Debit)
+	}
+	if fx.run.State != RunStopped || sum.Unsent == 0 {
+		t.Errorf("state %s, unsent %d; want stopped with rows left", fx.run.State, sum.Unsent)
+	}
+}
+
+func TestServiceUnreachableLeavesRowsUnsent(t *testing.T) {
+	fx := newFixture(t, 10, bulktest.Options{})
+	fx.srv.Close()
+	sum, err := fx.runner(2).Execute(context.Background(), fx.run, fx.rows)
+	if err == nil || sum.Stop != StopError {
+		t.Fatalf("Execute against a closed server = %+v, %v; want an error stop", sum, err)
+	}
+	if sum.Journaled() != 0 || sum.Unsent != 10 || fx.run.State != RunStopped {
+		t.Errorf("Execute = %+v state %s; want every row unsent, run stopped", sum, fx.run.State)
+	}
+}
+
+func readCSV(tb testing.TB, path string) [][]string {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return recs
+}
+
+func TestResultsRoundTrip(t *testing.T) {
+	fx := newFixture(t, 30, bulktest.Options{Pending: 0.1, Fail: 0.1})
+	ctx := context.Background()
+	r := fx.runner(4)
+	r.MaxDebit = decimal.RequireFromString("10") // leave some rows unsent
+	if _, err := r.Execute(ctx, fx.run, fx.rows); err != nil {
+		t.Fatal(err)
+	}
+	rs := &Results{DB: fx.db, Run: fx.run, Table: fx.table, Op: mustOp(t, fx.run.Op)}
+	out := filepath.Join(t.TempDir(), "res.csv")
+	if err := rs.WriteCSV(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	got := readCSV(t, out)
+	header := got[0]
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for i, want := range []string{"pan", "latitude", "longitude", "consent", "outcome", "statuscode", "status", "orderid", "externalRef", "poolAmount", "error"} {
+		if header[i] != want {
+			t.Fatalf("header = %q, want it to start with the input columns and the outcome columns", header)
+		}
+	}
+	for _, k := range []string{"data.pool.amount", "data.panPlusDataV2.panStatus", "data.panPlusDataV2.userFullNameSplit", "data.panPlusDataV2.cardNumber"} {
+		if _, ok := col[k]; !ok {
+			t.Errorf("no column %s in %q", k, header)
+		}
+	}
+	if len(got)-1 != len(fx.table.Records) {
+		t.Fatalf("%d result rows, want %d", len(got)-1, len(fx.table.Records))
+	}
+	es := fx.entries(t)
+	outcomes := map[string]int{}
+	for i, rec := range fx.table.Records {
+		row := got[i+1]
+		for c, cell := range rec.Cells {
+			if row[c] != cell {
+				t.Errorf("row %d column %s = %q, want %q (input order and leading zeros kept)", i, header[c], row[c], cell)
+			}
+		}
+		outcomes[row[col["outcome"]]]++
+		e, ok := es[rec.Line]
+		wantOutcome, wantAmount := OutcomeUnsent, ""
+		if ok {
+			wantOutcome, wantAmount = e.State, e.PoolAmount
+		}
+		if row[col["outcome"]] != wantOutcome || row[col["poolAmount"]] != wantAmount || row[col["externalRef"]] != fx.rows[i].Ref {
+			t.Errorf("row %d: outcome %q pool %q ref %q; want %q %q %q", i, row[col["outcome"]], row[col["poolAmount"]],
+				row[col["externalRef"]], wantOutcome, wantAmount, fx.rows[i].Ref)
+		}
+		if row[col["outcome"]] == StateSuccess {
+			if row[col["data.panPlusDataV2.panStatus"]] != "VALID" || row[col["data.panPlusDataV2.userFullNameSplit"]] != `["TEST","","USER"]` {
+				t.Errorf("row %d: flattened data wrong: %q", i, row)
+			}
+			if card := row[col["data.panPlusDataV2.cardNumber"]]; card != "XXXXXXXXXXXX1111" {
+				t.Errorf("row %d: cardNumber = %q, want it masked to the last four", i, card)
+			}
+		}
+	}
+	for _, o := range []string{StateSuccess, OutcomeUnsent} {
+		if outcomes[o] == 0 {
+			t.Errorf("no %s rows in %v; the test wants every kind", o, outcomes)
+		}
+	}
+
+	xl := XLSXPath(out)
+	if err := rs.WriteXLSX(ctx, xl); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(xl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	xrows, err := f.GetRows("Results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(xrows) != len(got) || xrows[1][0] != got[1][0] || xrows[0][col["poolAmount"]] != "poolAmount" {
+		t.Errorf("xlsx rows: %d (want %d), first cell %q (want %q)", len(xrows), len(got), xrows[1][0], got[1][0])
+	}
+}
+
+func TestFlattenData(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []KV
+	}{
+		{`{"statuscode":"TXN","data":{"b":1,"a":{"y":"x","z":null},"arr":[1, 2],"t":true}}`,
+			[]KV{{"data.b", "1"}, {"data.a.y", "x"}, {"data.a.z", ""}, {"data.arr", "[1,2]"}, {"data.t", "true"}}},
+		{`{"data":[{"bankId":1}]}`, []KV{{"data", `[{"bankId":1}]`}}},
+		{`{"statuscode":"ERR"}`, nil},
+		{`{"data":{"id":12345678901234567890}}`, []KV{{"data.id", "12345678901234567890"}}},
+		{`not json`, nil},
+	}
+	for _, tt := range tests {
+		got := FlattenData([]byte(tt.in))
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("FlattenData(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestLatestRunAndRunIDs(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	if r, err := LatestRun(ctx, db, "verifyPanPlusV2", "abc"); r != nil || err != nil {
+		t.Fatalf("LatestRun on empty db = %v, %v", r, err)
+	}
+	r := &Run{ID: NewRunID(), Op: "verifyPanPlusV2", InputPath: "x", InputSHA256: "abc", TotalRows: 3,
+		Settings: Settings{Sets: Sets{"consent": "Y"}, MaxDebit: "10.50"}}
+	if err := CreateRun(ctx, db, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LatestRun(ctx, db, "verifyPanPlusV2", "abc")
+	if err != nil || got.ID != r.ID || got.Settings.Sets["consent"] != "Y" || got.Settings.MaxDebit != "10.50" || got.State != RunRunning {
+		t.Errorf("LatestRun = %+v, %v", got, err)
+	}
+	if _, err := LoadRun(ctx, db, "NOPE1"); !errors.Is(err, ErrRunNotFound) {
+		t.Errorf("LoadRun(unknown) = %v, want ErrRunNotFound", err)
+	}
+	if err := CreateRun(ctx, db, r); err == nil {
+		t.Error("CreateRun with a taken id = nil, want an error")
+	}
+}
