@@ -243,10 +243,17 @@ func (g *grid) put(role int, m mark, vals ...any) {
 		}
 		cell, _ := excelize.CoordinatesToCellName(i+1, g.row)
 		k := kText
+		r := role
+		if role == roleSection && i > 0 {
+			k = kAmount // right-aligned over the numbers
+		}
+		if role == roleCell && i == 0 {
+			r = roleLabel
+		}
 		var val any = v
 		switch x := v.(type) {
 		case nil:
-			if m == markNone && role == 0 {
+			if m == markNone && role == roleCell {
 				continue
 			}
 		case svcapi.String:
@@ -267,7 +274,7 @@ func (g *grid) put(role int, m mark, vals ...any) {
 			g.err = g.w.f.SetCellValue(g.sheet, cell, val)
 		}
 		if g.err == nil {
-			g.err = g.w.f.SetCellStyle(g.sheet, cell, cell, g.w.style(k, m, role))
+			g.err = g.w.f.SetCellStyle(g.sheet, cell, cell, g.w.style(k, m, r))
 		}
 	}
 }
@@ -282,37 +289,37 @@ func (w *writer) summarySheet(r *run, s *summary, days []day) error {
 		return err
 	}
 	g := &grid{w: w, sheet: name}
-	g.put(2, markNone, fmt.Sprintf("Reconciliation %s to %s", r.from, r.to))
+	g.put(roleTitle, markNone, fmt.Sprintf("Reconciliation %s to %s", r.from, r.to))
 	g.skip()
-	g.put(0, markNone, "Period from", dateCell(r.from))
-	g.put(0, markNone, "Period to", dateCell(r.to))
-	g.put(0, markNone, "As of", dateCell(r.asOf))
-	g.put(0, markNone, "Reconciliation run", r.id)
+	g.put(roleCell, markNone, "Period from", dateCell(r.from))
+	g.put(roleCell, markNone, "Period to", dateCell(r.to))
+	g.put(roleCell, markNone, "As of", dateCell(r.asOf))
+	g.put(roleCell, markNone, "Reconciliation run", r.id)
 	if r.finishedAt != "" {
-		g.put(0, markNone, "Finished", cellValue(kStamp, r.finishedAt))
+		g.put(roleCell, markNone, "Finished", cellValue(kStamp, r.finishedAt))
 	}
 	g.skip()
-	g.put(3, markNone, "Pool account", "Opening", "Closing", "Calls", "Debited")
+	g.put(roleSection, markNone, "Pool account", "Opening", "Closing", "Calls", "Debited")
 	for _, p := range s.Pools {
 		acct := p.Account
 		if acct == "" {
 			acct = "(unnamed)"
 		}
-		g.put(0, markNone, acct, p.Opening, p.Closing, p.Calls, p.Debited)
+		g.put(roleCell, markNone, acct, p.Opening, p.Closing, p.Calls, p.Debited)
 	}
 	g.skip()
-	g.put(3, markNone, "Calls", "Count", "Amount")
-	g.put(0, markNone, "All calls", s.Calls)
-	g.put(0, markNone, "With a pool debit", s.CallsWithDebit, s.Debited)
-	g.put(0, markNone, "Failed", s.CallsFailed)
+	g.put(roleSection, markNone, "Calls", "Count", "Amount")
+	g.put(roleCell, markNone, "All calls", s.Calls)
+	g.put(roleCell, markNone, "With a pool debit", s.CallsWithDebit, s.Debited)
+	g.put(roleCell, markNone, "Failed", s.CallsFailed)
 	pm := markNone
 	if s.CallsPending > 0 {
 		pm = markLook
 	}
-	g.put(0, pm, "Pending", s.CallsPending)
-	g.put(0, markNone, "Statement credits (CR)", nil, s.Credited)
+	g.put(roleCell, pm, "Pending", s.CallsPending)
+	g.put(roleCell, markNone, "Statement credits (CR)", nil, s.Credited)
 	g.skip()
-	g.put(3, markNone, "Outcome", "Count", "Amount")
+	g.put(roleSection, markNone, "Outcome", "Count", "Amount")
 	for _, k := range outcomeKeys {
 		o := s.Outcomes[k]
 		m := markNone
@@ -325,10 +332,10 @@ func (w *writer) summarySheet(r *run, s *summary, days []day) error {
 				m = markBreak
 			}
 		}
-		g.put(0, m, k, o.Count, o.Amount)
+		g.put(roleCell, m, k, o.Count, o.Amount)
 	}
 	g.skip()
-	g.put(3, markNone, "Break", "Count", "Delta")
+	g.put(roleSection, markNone, "Break", "Count", "Delta")
 	for _, k := range breakKeys {
 		b := s.Breaks[k]
 		m := markNone
@@ -338,42 +345,45 @@ func (w *writer) summarySheet(r *run, s *summary, days []day) error {
 				m = markLook
 			}
 		}
-		g.put(0, m, k, b.Count, b.Delta)
+		g.put(roleCell, m, k, b.Count, b.Delta)
 	}
 	g.skip()
-	g.put(3, markNone, "Reversals", "Count", "Amount", "Unlinked")
+	g.put(roleSection, markNone, "Reversals", "Count", "Amount", "Unlinked")
 	rm := markNone
 	if s.Reversals.Unlinked > 0 {
 		rm = markBreak
 	}
-	g.put(0, rm, "Reversed records", s.Reversals.Count, s.Reversals.Amount, s.Reversals.Unlinked)
+	g.put(roleCell, rm, "Reversed records", s.Reversals.Count, s.Reversals.Amount, s.Reversals.Unlinked)
 	g.skip()
-	g.put(3, markNone, "Unsettled orders, age in days", "Count", "Amount")
+	g.put(roleSection, markNone, "Unsettled orders, age in days", "Count", "Amount")
 	for _, k := range bucketKeys {
 		u := s.Unsettled[k]
 		m := markNone
 		if k == ">30" && u.Count > 0 {
 			m = markLook
 		}
-		g.put(0, m, k, u.Count, u.Amount)
+		g.put(roleCell, m, k, u.Count, u.Amount)
 	}
 	g.skip()
-	g.put(3, markNone, "Pending", "Count", "Amount")
-	g.put(0, markNone, "Pending calls", s.Pending.Count, s.Pending.Amount)
+	g.put(roleSection, markNone, "Pending", "Count", "Amount")
+	g.put(roleCell, markNone, "Pending calls", s.Pending.Count, s.Pending.Amount)
 	g.skip()
-	g.put(3, markNone, "Statement per day (txnDate)", "Debits (DR)", "Credits (CR)", "DR records", "CR records")
+	g.put(roleSection, markNone, "Statement per day (txnDate)", "Debits (DR)", "Credits (CR)", "DR records", "CR records")
 	first := g.row + 1
 	for _, d := range days {
-		g.put(0, markNone, dateCell(d.date), d.debits, d.credits, d.nDebit, d.nCredits)
+		g.put(roleCell, markNone, dateCell(d.date), d.debits, d.credits, d.nDebit, d.nCredits)
 	}
 	last := g.row
 	if g.err != nil {
 		return g.err
 	}
-	for col, wd := range map[string]float64{"A": 30, "B": 16, "C": 16, "D": 12, "E": 16} {
+	for col, wd := range map[string]float64{"A": 30, "B": 20, "C": 18, "D": 12, "E": 16} {
 		if err := w.f.SetColWidth(name, col, col, wd); err != nil {
 			return err
 		}
+	}
+	if err := w.printLandscape(name, true); err != nil {
+		return err
 	}
 	if last < first { // a period always has a day; keep the ranges valid anyway
 		last = first
@@ -386,14 +396,16 @@ func (w *writer) summarySheet(r *run, s *summary, days []day) error {
 			Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}},
 		}
 	}
+	axisFont := excelize.Font{Color: "404040", Size: 9}
 	return w.f.AddChart(name, "G2", &excelize.Chart{
 		Type:      excelize.Col,
 		Series:    []excelize.ChartSeries{ser("B", "C0504D"), ser("C", "4F81BD")},
 		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Statement debits and credits per day"}}},
 		Legend:    excelize.ChartLegend{Position: "bottom"},
 		Dimension: excelize.ChartDimension{Width: 760, Height: 380},
-		XAxis:     excelize.ChartAxis{NumFmt: excelize.ChartNumFmt{CustomNumFmt: "dd mmm"}},
-		YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "#,##0"}},
-		Format:    excelize.GraphicOptions{AltText: "Statement debits and credits per day"},
+		XAxis: excelize.ChartAxis{NumFmt: excelize.ChartNumFmt{CustomNumFmt: "dd mmm"},
+			Font: axisFont, Alignment: excelize.Alignment{TextRotation: -45}},
+		YAxis:  excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "#,##0"}, Font: axisFont},
+		Format: excelize.GraphicOptions{AltText: "Statement debits and credits per day"},
 	})
 }

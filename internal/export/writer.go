@@ -32,11 +32,13 @@ const (
 
 // Colours of the row marks (Excel's "Bad", "Neutral" cell styles).
 const (
-	fillBreak = "FFC7CE"
-	fontBreak = "9C0006"
-	fillLook  = "FFEB9C"
-	fontLook  = "9C5700"
-	fontMuted = "808080"
+	fillBreak  = "FFC7CE"
+	fontBreak  = "9C0006"
+	fillLook   = "FFEB9C"
+	fontLook   = "9C5700"
+	fontMuted  = "808080"
+	fillHeader = "DDEBF7"
+	fontFamily = "Calibri"
 )
 
 // writer writes one workbook and its CSV files.
@@ -53,8 +55,17 @@ type writer struct {
 type styleKey struct {
 	kind kind
 	mark mark
-	role int // 0 cell, 1 header, 2 title, 3 section header
+	role int
 }
+
+// Roles of a cell, for its style.
+const (
+	roleCell    = iota
+	roleHeader  // a sheet's header row
+	roleTitle   // the Summary's title
+	roleSection // a section header of the Summary
+	roleLabel   // a left-aligned label (Summary, column A)
+)
 
 func newWriter(o Options, book string) (*writer, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
@@ -92,34 +103,41 @@ func (w *writer) style(k kind, m mark, role int) int {
 		nf = fmtDelta
 	case kDate:
 		nf = fmtDate
+		st.Alignment = &excelize.Alignment{Horizontal: "left", Indent: 1}
 	case kDateTime, kStamp:
 		nf = fmtDateTime
+		st.Alignment = &excelize.Alignment{Horizontal: "left", Indent: 1}
 	case kInt:
 		st.NumFmt = 1 // 0
 	}
 	if nf != "" {
 		st.CustomNumFmt = &nf
 	}
+	font := &excelize.Font{Family: fontFamily, Size: 11}
 	switch m {
 	case markBreak:
 		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fillBreak}}
-		st.Font = &excelize.Font{Color: fontBreak}
+		font.Color = fontBreak
 	case markLook:
 		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fillLook}}
-		st.Font = &excelize.Font{Color: fontLook}
+		font.Color = fontLook
 	case markMuted:
-		st.Font = &excelize.Font{Color: fontMuted}
+		font.Color = fontMuted
 	}
 	switch role {
-	case 1:
-		st.Font = &excelize.Font{Bold: true}
-	case 2:
-		st.Font = &excelize.Font{Bold: true, Size: 14}
-	case 3:
-		st.Font = &excelize.Font{Bold: true}
-		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}
+	case roleHeader, roleSection:
+		font.Bold = true
+		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fillHeader}}
 		st.Border = []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}}
+		if k != kText {
+			st.Alignment = &excelize.Alignment{Horizontal: "right"}
+		}
+	case roleTitle:
+		font.Bold, font.Size = true, 14
+	case roleLabel:
+		st.Alignment = &excelize.Alignment{Horizontal: "left"}
 	}
+	st.Font = font
 	id, err := w.f.NewStyle(st)
 	if err != nil {
 		panic(fmt.Sprintf("export: style %+v: %v", key, err)) // the styles above are fixed
@@ -172,9 +190,9 @@ func displayWidth(k kind, s string) int {
 			return n
 		}
 	case kDate:
-		return 10
+		return 12 // with the indent
 	case kDateTime, kStamp:
-		return 19
+		return 22
 	case kBool:
 		return 5
 	}
@@ -335,6 +353,9 @@ func (x *xlsxSheet) open() error {
 		return err
 	}
 	x.sw = sw
+	if err := x.w.printLandscape(x.name, false); err != nil {
+		return err
+	}
 	for i, wd := range x.widths {
 		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
 			return err
@@ -352,9 +373,12 @@ func (x *xlsxSheet) open() error {
 			x.ptrs[i] = &x.cells[i]
 		}
 	}
-	hs := x.w.style(kText, markNone, 1)
 	for i, c := range x.s.cols {
-		x.cells[i] = excelize.Cell{StyleID: hs, Value: c.name}
+		k := kText
+		if c.kind == kAmount || c.kind == kDelta || c.kind == kInt {
+			k = kAmount // right-aligned over numbers
+		}
+		x.cells[i] = excelize.Cell{StyleID: x.w.style(k, markNone, roleHeader), Value: c.name}
 	}
 	x.row = 1
 	return sw.SetRow("A1", x.ptrs, excelize.RowOpts{StyleID: 0})
@@ -409,6 +433,21 @@ func (x *xlsxSheet) close() error {
 		return fmt.Errorf("add table: %w", err)
 	}
 	return x.sw.Flush()
+}
+
+// printLandscape sets a sheet to print landscape; fit scales it to one page
+// wide.
+func (w *writer) printLandscape(sheet string, fit bool) error {
+	landscape := "landscape"
+	lo := &excelize.PageLayoutOptions{Orientation: &landscape}
+	if fit {
+		one, auto := 1, 0
+		lo.FitToWidth, lo.FitToHeight = &one, &auto
+		if err := w.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+			return err
+		}
+	}
+	return w.f.SetPageLayout(sheet, lo)
 }
 
 // tableName makes a valid, unique Excel table name of a sheet name:
