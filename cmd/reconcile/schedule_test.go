@@ -96,7 +96,7 @@ func TestScheduleFileErrors(t *testing.T) {
 	registerFake(t)
 	dir := t.TempDir()
 	tests := []struct{ name, body, want string }{
-		{"unknown command", "jobs:\n  a:\n    cron: '@daily'\n    command: fakejobb\n", "schedules.yaml:4: job a: unknown command \"fakejobb\" (known: fakejob, history"},
+		{"unknown command", "jobs:\n  a:\n    cron: '@daily'\n    command: fakejobb\n", "schedules.yaml:4: job a: unknown command \"fakejobb\" (known: "},
 		{"bad cron", "jobs:\n  a:\n    cron: '30 25 * * *'\n    command: fakejob\n", "schedules.yaml:3: job a: cron \"30 25 * * *\""},
 		{"no schedule itself", "jobs:\n  a:\n    cron: '@daily'\n    command: schedule\n", "schedules.yaml:4: job a: unknown command \"schedule\""},
 	}

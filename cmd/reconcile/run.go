@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/export"
+	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/statement"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func init() {
+	register(command{name: "run", summary: "the nightly job: sync, import call logs, check, export (--sandbox: try it with no account)", run: runRun})
+}
+
+// runNow is the clock of run's default period (tests fix it).
+var runNow = time.Now
+
+// runShownErrors bounds the bad call-log lines printed; all are in import_errors.
+const runShownErrors = 20
+
+// Files run --sandbox writes in --out besides the reports.
+const (
+	sandboxDBName      = "sandbox.db"
+	sandboxCallLogName = "sandbox-calls.jsonl"
+)
+
+const runExamples = `  reconcile run --sandbox                     # try everything: a fresh sandbox, its history, ./reports
+  reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks   # last night (yesterday, IST)
+  reconcile run --date 2026-11-21 --calls logs/calls-2026-11-21.jsonl
+  reconcile run --from 2026-11-01 --to 2026-11-30 --as-of 2026-12-05 --calls logs/nov.jsonl.gz --out reports/nov
+A run that stopped half-way (killed, a failed day) is simply started again: days
+already synced and lines already imported are skipped, the check replaces the
+period's previous results and the reports are rewritten.
+Exit status: 0 done, 1 a step failed (its name leads the message), 2 bad flags,
+3 --fail-on-breaks and there are findings.`
+
+// stringsFlag is a repeatable flag.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, " ") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("run", "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--sandbox] [flags]\n\n"+
+		"The nightly job, step by step: sync the statement and collect orders of the period (default:\n"+
+		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n"+
+		"to --out; prints what each step did, the reconciliation summary and the report paths.\n\n"+
+		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n"+
+		"DIR/"+sandboxDBName+" (unless --db is given), imports the sandbox's client call log (written to\n"+
+		"DIR/"+sandboxCallLogName+") and reconciles the sandbox's whole history, whose planted\n"+
+		"defects show every kind of finding.", runExamples, stderr)
+	var c cli.Common
+	c.Bind(fs)
+	date := fs.String("date", "", "the one IST day to reconcile, YYYY-MM-DD (default: yesterday)")
+	from := fs.String("from", "", "first IST day of the period, YYYY-MM-DD (with --to)")
+	to := fs.String("to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
+	asOf := fs.String("as-of", "", "age unsettled orders as of this day (default: the last day)")
+	var calls stringsFlag
+	fs.Var(&calls, "calls", "a call-log file or glob (JSONL, gzip ok) to import; repeat for more")
+	out := fs.String("out", "reports", "directory of the reports (created when missing)")
+	failOnBreaks := fs.Bool("fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding")
+	concurrency := fs.Int("concurrency", 4, "days synced at once")
+	refresh := fs.Bool("refresh", false, "sync days already synced again")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	c.MarkExplicit(fs)
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	if fs.NArg() > 0 {
+		return cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", fs.Arg(0))
+	}
+	if *concurrency < 1 {
+		return cli.Usagef("run: --concurrency %d: want 1 or more", *concurrency)
+	}
+	if *out == "" {
+		return cli.Usagef("run: --out is empty: give a directory")
+	}
+
+	// The period: --date, --from/--to, the sandbox's history, or yesterday.
+	var pFrom, pTo, pAsOf time.Time
+	var err error
+	switch {
+	case *date != "" && (*from != "" || *to != ""):
+		return cli.Usagef("run: give --date or --from/--to, not both")
+	case *date != "":
+		if pFrom, err = cli.ParseDate("date", *date); err != nil {
+			return err
+		}
+		pTo = pFrom
+	case *from != "" || *to != "":
+		if pFrom, pTo, err = cli.ParsePeriod(*from, *to); err != nil {
+			return err
+		}
+	case !c.Sandbox:
+		pFrom = cli.Yesterday(runNow())
+		pTo = pFrom
+	}
+	if *asOf != "" {
+		if pAsOf, err = cli.ParseDate("as-of", *asOf); err != nil {
+			return err
+		}
+		if !pFrom.IsZero() && pAsOf.Before(pFrom) {
+			return cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+		}
+	}
+	// Expand the call-log globs now: a typo should not cost a whole sync.
+	callFiles, err := ledger.ExpandPaths(calls)
+	if err != nil {
+		return cli.Usagef("run: --calls: %v", err)
+	}
+	for _, p := range callFiles {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			return cli.Usagef("run: --calls %s: not a readable file", p)
+		}
+	}
+
+	log, err := c.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	opts := cli.Options{NeedAccount: true}
+	if c.Sandbox && !explicit["db"] {
+		// A fresh database beside the reports, so that the first command a
+		// newcomer types shows exactly the sandbox's world.
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		opts.DefaultSandboxDB = filepath.Join(*out, sandboxDBName)
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Remove(opts.DefaultSandboxDB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("run: fresh sandbox database: %w", err)
+			}
+		}
+	}
+	env, err := c.Open(ctx, log, opts)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	// The client records every call it makes in the calls table too.
+	cfg := env.Config
+	counter := &statement.CallCounter{}
+	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), ledger.NewRecorder(env.DB, log), counter)
+	client, err := svcapi.New(cfg)
+	if err != nil {
+		return err
+	}
+	if pFrom.IsZero() {
+		pFrom, pTo = env.Sandbox.Period()
+	}
+	if !pAsOf.IsZero() && pAsOf.Before(pFrom) {
+		return cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+	}
+	period := pFrom.Format(time.DateOnly) + ".." + pTo.Format(time.DateOnly)
+	log.Info("run", "period", period, "db", env.DB.Path, "out", *out, "sandbox", c.Sandbox)
+	fmt.Fprintf(stdout, "reconcile run %s, database %s\n", period, env.DB.Path)
+
+	// 1. sync
+	sum, err := statement.Sync(ctx, statement.Options{
+		DB: env.DB, Client: client, Account: env.Account, From: pFrom, To: pTo,
+		Kinds:       []string{statement.KindStatement, statement.KindOrders},
+		Concurrency: *concurrency, Refresh: *refresh, Calls: counter, Log: log, Progress: stderr,
+	})
+	for _, p := range sum.Problems {
+		fmt.Fprintln(stderr, "sync: window:", p)
+	}
+	if err != nil {
+		return fmt.Errorf("sync: %w (start the run again to resume)", err)
+	}
+	fmt.Fprintf(stdout, "  sync          statement and collect orders: %s\n", sum.Line())
+
+	// 2. import-calls
+	if c.Sandbox {
+		p := filepath.Join(*out, sandboxCallLogName)
+		if err := writeSandboxCallLog(env, p); err != nil {
+			return fmt.Errorf("import-calls: %w", err)
+		}
+		callFiles = append([]string{p}, callFiles...)
+	}
+	var isum ledger.ImportSummary
+	if len(callFiles) == 0 {
+		log.Warn("no call logs given (--calls): the check sees only calls imported before and svcrecon's own")
+		fmt.Fprintln(stdout, "  import-calls  no call logs given (--calls)")
+	} else {
+		bar := progress.New(stderr, "import-calls", 0, log)
+		isum, err = ledger.ImportFilesWith(ctx, env.DB, callFiles, ledger.ImportOptions{Log: log, Progress: bar})
+		bar.Done()
+		for i, e := range isum.Errors {
+			if i == runShownErrors {
+				fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(isum.Errors)-i)
+				break
+			}
+			fmt.Fprintln(stderr, "import-calls:", e.Error())
+		}
+		if err != nil {
+			return fmt.Errorf("import-calls: %w", err)
+		}
+		fmt.Fprintf(stdout, "  import-calls  %s\n", isum)
+	}
+
+	// 3. check
+	rep, err := ledger.Check(ctx, env.DB, ledger.CheckOptions{From: pFrom, To: pTo, AsOf: pAsOf, Log: log})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	fmt.Fprintf(stdout, "  check         run %d: %s\n", rep.RunID, findings(rep))
+
+	// 4. export
+	files, err := export.Reconciliation(ctx, env.DB, export.Options{
+		From: pFrom, To: pTo, Dir: *out, Format: export.FormatBoth, Log: log, Progress: stderr,
+	})
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(stdout, "  export        %d files in %s\n\n", len(files.Paths()), *out)
+
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "\nReports:")
+	for _, p := range files.Paths() {
+		fmt.Fprintln(stdout, "  "+p)
+	}
+	if c.Sandbox {
+		fmt.Fprintf(stdout, "  %s (the sandbox's client call log, imported above)\n", filepath.Join(*out, sandboxCallLogName))
+	}
+	fmt.Fprintf(stdout, "\nrun %s: %s; workbook %s\n", period, findings(rep), files.Workbook)
+
+	if isum.Bad > 0 {
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+			"import-calls: %d bad lines were not imported (see above and the import_errors table); the reports are written", isum.Bad)}
+	}
+	if *failOnBreaks && rep.HasFindings() {
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: findings: %s", period, findings(rep))}
+	}
+	return nil
+}
+
+// writeSandboxCallLog writes the sandbox's client call log to path.
+func writeSandboxCallLog(env *cli.Env, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := env.Sandbox.WriteCallLog(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// findings is a one-line account of what the check found.
+func findings(rep *ledger.Report) string {
+	s := rep.Summary
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(s.Breaks[ledger.BreakArithmetic].Count, "arithmetic")
+	add(s.Breaks[ledger.BreakGap].Count, "gap")
+	for _, o := range []string{ledger.AmountMismatch, ledger.DuplicateDebit, ledger.CallOnly, ledger.StatementOnly} {
+		add(s.Outcomes[o].Count, o)
+	}
+	add(s.Pending.Count, "pending")
+	add(s.Reversals.Unlinked, "reversal not found")
+	unsettled := 0
+	for _, b := range ledger.Buckets {
+		unsettled += s.Unsettled[b].Count
+	}
+	add(unsettled, "unsettled orders")
+	if len(parts) == 0 {
+		return "no findings"
+	}
+	head := "findings"
+	if !rep.HasFindings() {
+		head = "no breaks; to look at"
+	}
+	return head + ": " + strings.Join(parts, ", ")
+}
