@@ -196,7 +196,7 @@ func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, er
 			return env, err
 		}
 		lastErr = err
-		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", err.Error())
+		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", ScrubString(err.Error(), c.cfg.ClientSecret))
 	}
 	return nil, lastErr
 }

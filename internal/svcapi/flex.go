@@ -13,10 +13,13 @@ import (
 
 // String is a string field that the service sometimes sends as a number,
 // a boolean or null. Numbers keep their exact literal text (a 20-digit id
-// stays 20 digits); null and absent decode to "".
+// stays 20 digits); null and absent decode to "". An object or array, which
+// no listed field should be, keeps its compact JSON text rather than
+// failing the whole answer.
 type String string
 
-// UnmarshalJSON accepts a JSON string, number, boolean or null.
+// UnmarshalJSON accepts a JSON string, number, boolean, null, object or
+// array.
 func (s *String) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
@@ -29,7 +32,13 @@ func (s *String) UnmarshalJSON(b []byte) error {
 		}
 		*s = String(v)
 	case b[0] == '{' || b[0] == '[':
-		return fmt.Errorf("want a string, got %.20s", b)
+		// Not expected, but not worth failing a whole answer for: keep
+		// the compact JSON text.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return err
+		}
+		*s = String(buf.String())
 	default:
 		*s = String(b)
 	}
