@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/export"
+)
+
+func init() {
+	register(command{name: "export", summary: "write the reconciliation workbook and CSV files of a period", run: runExport})
+}
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("export", "reconcile export --from YYYY-MM-DD --to YYYY-MM-DD [--out DIR] [--format xlsx|csv|both] [--csv-bom] [flags]\n\n"+
+		"Writes the current reconciliation of the period (the last run of reconcile check for exactly\n"+
+		"that period) as reconciliation-FROM_TO.xlsx with the sheets Summary, Breaks, Matching,\n"+
+		"Duplicates, Reversals, Unsettled, Pending, Statement and Orders, and as one CSV file per sheet\n"+
+		"(summary.csv, breaks.csv, ...). Reads the database only; calls nothing. Prints the paths written.",
+		`  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports
+  reconcile export --from 2026-11-21 --to 2026-11-21 --format xlsx
+  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports --format csv --csv-bom   # CSV for Excel
+  SVC_DB=recon.db reconcile export --from 2026-11-01 --to 2026-11-30`, stderr)
+	var c cli.Common
+	c.Bind(fs)
+	from := fs.String("from", "", "first IST day of the period, YYYY-MM-DD")
+	to := fs.String("to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
+	out := fs.String("out", ".", "directory to write the files to (created when missing)")
+	format := fs.String("format", "both", "what to write: xlsx, csv or both")
+	bom := fs.Bool("csv-bom", false, "start CSV files with a UTF-8 byte-order mark (Excel opens them as UTF-8)")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	c.MarkExplicit(fs)
+	if fs.NArg() > 0 {
+		return cli.Usagef("export: unexpected argument %q (see reconcile export -h)", fs.Arg(0))
+	}
+	f, err := export.ParseFormat(*format)
+	if err != nil {
+		return cli.Usagef("export: --format %q: want xlsx, csv or both", *format)
+	}
+	if *out == "" {
+		return cli.Usagef("export: --out is empty: give a directory")
+	}
+	pFrom, pTo, err := cli.ParsePeriod(*from, *to)
+	if err != nil {
+		return err
+	}
+	log, err := c.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env, err := c.Open(ctx, log, cli.Options{})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	files, err := export.Reconciliation(ctx, env.DB, export.Options{
+		From: pFrom, To: pTo, Dir: *out, Format: f, BOM: *bom, Log: log, Progress: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range files.Paths() {
+		fmt.Fprintln(stdout, p)
+	}
+	return nil
+}
