@@ -7,6 +7,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -263,5 +265,28 @@ func TestRunStepErrors(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Reports:") {
 		t.Errorf("reports not written after a bad line:\n%s", stdout)
+	}
+}
+
+// TestRunSyncFails: a service that refuses every page makes the run stop
+// at its sync step, named as such, before importing or checking anything.
+func TestRunSyncFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"statuscode":"IAC","actcode":"","status":"Invalid account","data":null,"timestamp":"2026-11-22 10:00:00"}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Setenv("SVC_CLIENT_SECRET", "s3cret")
+	stdout, stderr, err := runCmd(t, "run", "--date", "2026-11-21", "--base-url", srv.URL, "--client-id", "c",
+		"--account", "0409000123456", "--endpoint-ip", "203.0.113.1", "--db", filepath.Join(dir, "r.db"), "--out", filepath.Join(dir, "out"))
+	if code := cli.Exit(err, io.Discard); code != cli.ExitFailure || !strings.HasPrefix(err.Error(), "sync: ") {
+		t.Fatalf("run: exit %d, err %v; want exit 1 and a sync: error\n%s", code, err, stderr)
+	}
+	if strings.Contains(stdout, "import-calls") || strings.Contains(stdout, "Reports:") {
+		t.Errorf("steps after the failed sync ran:\n%s", stdout)
+	}
+	if strings.Contains(stdout+stderr, "s3cret") {
+		t.Error("the client secret was printed")
 	}
 }
