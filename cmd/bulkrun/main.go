@@ -1,0 +1,99 @@
+// Command bulkrun replays any operation of the service for every row of a
+// CSV file — thousands of PAN checks, litigation searches, company look-ups —
+// calling each row at most once, resumable after a kill.
+//
+// Columns name request fields (dotted names for nested objects); every row
+// is validated before the first call; each row is journaled in SQLite before
+// and after its call; a killed or stopped run resumes where it stopped, and
+// rows whose call was cut off are pending, resolved by the transaction-status
+// look-up (bulkrun recheck), never sent again.
+//
+// Exit status of run, resume and recheck: 0 every row sent and none pending;
+// 1 the run stopped before every row was sent (Ctrl-C, --max-debit, an
+// error) — resume it; 2 bad flags or bad input, nothing sent; 3 every row
+// sent but some are pending — recheck them later.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+)
+
+// command is one subcommand of bulkrun.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+func register(c command) { commands[c.name] = c }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return cli.Usagef("name a subcommand, e.g. bulkrun ops")
+		}
+		return nil
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		return cli.Usagef("unknown subcommand %q (see bulkrun -h)", args[0])
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: bulkrun SUBCOMMAND [flags]   (bulkrun SUBCOMMAND -h for its flags and examples)")
+	fmt.Fprintln(w, "\nSubcommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, `
+Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
+2 bad flags or input, nothing sent; 3 all rows sent, some pending (recheck later).
+
+Examples:
+  bulkrun ops verifyPanPlusV2
+  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59 --concurrency 16
+  bulkrun status 7KQ2M
+  bulkrun recheck 7KQ2M --min-wait 5m`)
+}
+
+// parseArgs parses flags that may come before or after the positional
+// arguments (bulkrun resume 7KQ2M --db ops.db) and returns the positionals.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := cli.Parse(fs, args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// binary is the bulkrun command built once for this test binary.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bulkrun-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "bulkrun")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build bulkrun: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// writeInput writes a verifyPanPlusV2 input of n rows and returns its path.
+func writeInput(tb testing.TB, dir string, n int) string {
+	tb.Helper()
+	var sb strings.Builder
+	sb.WriteString("pan,latitude\r\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "ABCDE%04dF,012.%d\r\n", i, i)
+	}
+	path := filepath.Join(dir, "pans.csv")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// runCLI runs bulkrun in-process with the fake's environment and returns
+// its exit code, stdout and stderr.
+func runCLI(tb testing.TB, srv *bulktest.Server, args ...string) (int, string, string) {
+	tb.Helper()
+	for _, kv := range srv.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		tb.Setenv(k, v)
+	}
+	var out, errOut bytes.Buffer
+	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// results reads a results CSV into maps keyed by column.
+func results(tb testing.TB, path string) []map[string]string {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func journalCount(path string) int {
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var n int
+	db.QueryRow(`SELECT count(*) FROM bulk_rows`).Scan(&n)
+	return n
+}
+
+func runID(tb testing.TB, dbPath string) string {
+	tb.Helper()
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	runs, err := bulk.Runs(context.Background(), db, 10)
+	if err != nil || len(runs) != 1 {
+		tb.Fatalf("runs = %v, %v; want exactly one", runs, err)
+	}
+	return runs[0].ID
+}
+
+// TestKilledRunsCallEveryRowAtMostOnce kills the bulkrun process (SIGKILL)
+// at random points, resumes it several times (by running the same command
+// again and by bulkrun resume), finishes it and rechecks the pending rows.
+// Every row must reach the service at most once, and the journal must agree
+// with what the service saw.
+func TestKilledRunsCallEveryRowAtMostOnce(t *testing.T) {
+	const n = 400
+	srv := bulktest.Start(bulktest.Options{Latency: 2 * time.Millisecond, Drop: 0.03, Pending: 0.03, Fail: 0.03})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeInput(t, dir, n)
+	dbPath := filepath.Join(dir, "bulk.db")
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 1))
+	t.Logf("seed %d", seed)
+	runArgs := []string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "8",
+		"--set", "longitude=77.59", "--set", "consent=Y", "--log-level", "error"}
+	command := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), srv.Environ()...)
+		return cmd
+	}
+	kills := 0
+	for i := range 5 {
+		args := runArgs
+		if i%2 == 1 {
+			args = []string{"resume", runID(t, dbPath), "--db", dbPath, "--log-level", "error"}
+		}
+		target := journalCount(dbPath) + 10 + rng.IntN(70)
+		cmd := command(args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		deadline := time.After(30 * time.Second)
+	wait:
+		for {
+			select {
+			case err := <-exited:
+				t.Logf("round %d: exited before the kill: %v %s", i, err, stderr.String())
+				break wait
+			case <-deadline:
+				cmd.Process.Kill()
+				t.Fatalf("round %d: journal never reached %d rows", i, target)
+			case <-time.After(time.Duration(rng.IntN(3000)) * time.Microsecond):
+				if journalCount(dbPath) >= target {
+					cmd.Process.Signal(syscall.SIGKILL)
+					<-exited
+					kills++
+					t.Logf("round %d: killed with %d journal rows", i, journalCount(dbPath))
+					break wait
+				}
+			}
+		}
+	}
+	if kills < 3 {
+		t.Fatalf("only %d kills happened; the test wants several", kills)
+	}
+	// Finish: the same command again completes the run.
+	out, err := command(runArgs...).CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == cli.ExitFindings) {
+		t.Fatalf("final run: %v\n%s", err, out)
+	}
+	id := runID(t, dbPath)
+	out, err = command("recheck", id, "--min-wait", "0", "--db", dbPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("recheck: %v\n%s", err, out)
+	}
+	t.Logf("recheck: %s", out)
+
+	rows := results(t, in+".results.csv")
+	if len(rows) != n {
+		t.Fatalf("%d result rows, want %d", len(rows), n)
+	}
+	never := 0
+	for i, r := range rows {
+		ref := r["externalRef"]
+		calls := srv.CallCount(ref)
+		if want := fmt.Sprintf("ABCDE%04dF", i); r["pan"] != want {
+			t.Errorf("result row %d: pan %q, want %q (input order)", i, r["pan"], want)
+		}
+		switch {
+		case calls > 1:
+			t.Errorf("row %d (%s) reached the service %d times", i, ref, calls)
+		case calls == 0:
+			// Killed after its journal row committed, before the request
+			// left: never seen, so txnStatus finds nothing and it failed.
+			never++
+			if r["outcome"] != bulk.StateFailed || r["statuscode"] != svcapi.TxnNotFound {
+				t.Errorf("row %d (%s) never reached the service but ended %s %s", i, ref, r["outcome"], r["statuscode"])
+			}
+		case srv.Fault(ref) == bulktest.FaultFail:
+			if r["outcome"] != bulk.StateFailed {
+				t.Errorf("row %d (%s) answered IAN but ended %s", i, ref, r["outcome"])
+			}
+		default:
+			if r["outcome"] != bulk.StateSuccess || r["poolAmount"] != bulktest.Amount(ref).StringFixed(2) {
+				t.Errorf("row %d (%s, fault %q): outcome %s pool %q, want success %s", i, ref, srv.Fault(ref),
+					r["outcome"], r["poolAmount"], bulktest.Amount(ref).StringFixed(2))
+			}
+		}
+	}
+	t.Logf("%d kills; %d rows were journaled but never reached the service", kills, never)
+	if srv.Requests() != n-never {
+		t.Errorf("service saw %d requests, want %d", srv.Requests(), n-never)
+	}
+}
+
+func TestValidationSendsNothing(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bad.csv")
+	os.WriteFile(in, []byte("\uFEFFpan,latitude,longitude,consent,externalRef\n"+
+		"ABCDE0001F,1,2,Y,R1\n"+
+		"ABCDE0002F,1,2,N,R2\n"+
+		",1,2,Y,R3\n"+
+		"ABCDE0004F,1,2,Y,R1\n"+
+		"ABCDE0005F,1,2,Y,R 5\n"+
+		"ABCDE0006F,1,2\n"+
+		"ABCDE0007F,1,2,Y,R7\n"), 0o600)
+	dbPath := filepath.Join(dir, "bulk.db")
+	code, _, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath)
+	if code != cli.ExitUsage {
+		t.Errorf("exit %d, want %d", code, cli.ExitUsage)
+	}
+	for _, want := range []string{
+		in + `:3: consent: "N" is not one of Y`,
+		in + ":4: pan: missing mandatory field",
+		in + `:5: externalRef: "R1" already used on line 2`,
+		in + `:6: externalRef: "R 5" is not alphanumeric`,
+		in + ":7: has 3 columns, the header has 5",
+	} {
+		if !strings.Contains(stderr, want+"\n") {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, ":2:") || strings.Contains(stderr, ":8:") {
+		t.Errorf("valid lines reported:\n%s", stderr)
+	}
+	if srv.Requests() != 0 {
+		t.Errorf("service saw %d requests, want none", srv.Requests())
+	}
+	if _, err := os.Stat(dbPath); err == nil && journalCount(dbPath) != 0 {
+		t.Error("journal rows written for an invalid file")
+	}
+}
+
+func TestMaxDebitStopsAndResumeContinues(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{Latency: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeInput(t, dir, 60)
+	dbPath := filepath.Join(dir, "bulk.db")
+	code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
+		"--set", "longitude=1", "--set", "consent=Y", "--max-debit", "15", "--log-level", "error")
+	if code != cli.ExitFailure || !strings.Contains(stderr, "reached --max-debit 15") {
+		t.Fatalf("exit %d, want %d with a max-debit message:\n%s%s", code, cli.ExitFailure, stdout, stderr)
+	}
+	max := decimal.RequireFromString("15").Add(decimal.RequireFromString("2.99").Mul(decimal.New(4, 0)))
+	if d := srv.Debited(); d.LessThan(decimal.New(15, 0)) || d.GreaterThan(max) {
+		t.Errorf("debited %s, want between 15 and %s", d, max)
+	}
+	first := srv.Requests()
+	id := runID(t, dbPath)
+	code, stdout, stderr = runCLI(t, srv, "resume", id, "--db", dbPath, "--max-debit", "", "--xlsx", "--log-level", "error")
+	if code != cli.ExitOK {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if srv.Requests() != 60 {
+		t.Errorf("service saw %d requests (%d before resume), want 60", srv.Requests(), first)
+	}
+	rows := results(t, in+".results.csv")
+	if len(rows) != 60 || rows[5]["latitude"] != "012.5" || rows[5]["outcome"] != "success" {
+		t.Errorf("results: %d rows, row 5 = %v", len(rows), rows[5])
+	}
+	if _, err := os.Stat(strings.TrimSuffix(in+".results.csv", ".csv") + ".xlsx"); err != nil {
+		t.Errorf("no xlsx: %v", err)
+	}
+	// A completed file is not run again without --again.
+	code, _, stderr = runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath,
+		"--set", "longitude=1", "--set", "consent=Y")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "--again") || srv.Requests() != 60 {
+		t.Errorf("re-run of a done file: exit %d, %d requests:\n%s", code, srv.Requests(), stderr)
+	}
+	code, stdout, _ = runCLI(t, srv, "status", id, "--db", dbPath)
+	if code != 0 || !strings.Contains(stdout, "success") || !strings.Contains(stdout, "60") {
+		t.Errorf("status: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestResultsKeepIDsAndLeadingZeros(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "ids.csv")
+	os.WriteFile(in, []byte("externalRef,pan,latitude,longitude,consent\n"+
+		"00000000000000000001,0ABCD1234F,\"012,97\",077.5,Y\n"+
+		"12345678901234567890,ABCDE1234F,1,2,Y\n"), 0o600)
+	out := filepath.Join(dir, "out.csv")
+	code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", filepath.Join(dir, "b.db"), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	rows := results(t, out)
+	if len(rows) != 2 || rows[0]["externalRef"] != "00000000000000000001" || rows[0]["latitude"] != "012,97" ||
+		rows[0]["pan"] != "0ABCD1234F" || rows[1]["externalRef"] != "12345678901234567890" {
+		t.Errorf("results = %v", rows)
+	}
+	if srv.CallCount("00000000000000000001") != 1 || srv.CallCount("12345678901234567890") != 1 {
+		t.Error("the file's externalRefs were not sent as given")
+	}
+	if rows[0]["data.panPlusDataV2.panNumber"] != "0ABCD1234F" {
+		t.Errorf("data.panPlusDataV2.panNumber = %q", rows[0]["data.panPlusDataV2.panNumber"])
+	}
+}
+
+func TestHelpAndUsage(t *testing.T) {
+	for _, args := range [][]string{{"run", "-h"}, {"resume", "-h"}, {"recheck", "-h"}, {"status", "-h"}, {"ops", "-h"}, {"-h"}} {
+		var out, errOut bytes.Buffer
+		if code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut); code != 0 || !strings.Contains(errOut.String(), "bulkrun") {
+			t.Errorf("%v: exit %d\n%s", args, code, errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := cli.Exit(run(context.Background(), []string{"run", "--op", "nosuch", "--in", "x.csv"}, &out, &errOut), &errOut); code != cli.ExitUsage {
+		t.Errorf("unknown op: exit %d", code)
+	}
+	if code := cli.Exit(run(context.Background(), []string{"ops", "litigation"}, &out, &errOut), &errOut); code != 0 ||
+		!strings.Contains(out.String(), "fatherName") || !strings.Contains(out.String(), "when searchType is Individual") {
+		t.Errorf("ops litigation: exit %d\n%s", code, out.String())
+	}
+}

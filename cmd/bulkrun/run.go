@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func init() {
+	register(command{name: "run", summary: "call an operation for every row of a CSV file (continues an unfinished run of the same file)", run: runRun})
+	register(command{name: "resume", summary: "continue a stopped or killed run", run: runResume})
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ", ") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// execFlags are the flags run and resume share.
+type execFlags struct {
+	common      cli.Common
+	out         string
+	xlsx        bool
+	concurrency int
+	maxDebit    string
+}
+
+func (f *execFlags) bind(fs *flag.FlagSet) {
+	f.common.Bind(fs)
+	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
+	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
+	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
+	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit)")
+}
+
+// apply overrides s with the flags given on the command line.
+func (f *execFlags) apply(fs *flag.FlagSet, s *bulk.Settings) error {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if f.concurrency < 1 || f.concurrency > 1024 {
+		return cli.Usagef("--concurrency %d: want 1 to 1024", f.concurrency)
+	}
+	if set["concurrency"] || s.Concurrency == 0 {
+		s.Concurrency = f.concurrency
+	}
+	if set["rate"] {
+		if f.common.Rate < 0 {
+			return cli.Usagef("--rate %v: want 0 (no limit) or more", f.common.Rate)
+		}
+		s.Rate = f.common.Rate
+	}
+	if set["max-debit"] {
+		if f.maxDebit != "" {
+			d, err := decimal.NewFromString(f.maxDebit)
+			if err != nil || !d.IsPositive() {
+				return cli.Usagef("--max-debit %q: want an amount above zero, e.g. 5000.00", f.maxDebit)
+			}
+			s.MaxDebit = d.String()
+		} else {
+			s.MaxDebit = ""
+		}
+	}
+	if set["out"] {
+		abs, err := filepath.Abs(f.out)
+		if err != nil {
+			return cli.Usagef("--out %q: %v", f.out, err)
+		}
+		s.Out = abs
+	}
+	if set["xlsx"] {
+		s.XLSX = f.xlsx
+	}
+	return nil
+}
+
+const runExamples = `  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
+  bulkrun run --op litigation --in cases.csv --concurrency 32 --rate 50 --max-debit 5000 --xlsx
+  bulkrun run --op companyLookup --in cins.csv --dry-run
+  bulkrun run --sandbox --db /tmp/try.db --op verifyPanPlusV2 --in pans.csv --set consent=Y
+
+Columns name request fields (bulkrun ops NAME shows them; dotted names for nested objects).
+A non-empty cell wins over --set; --set fills empty cells and missing columns.
+Running the same command on the same file again continues its unfinished run.`
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("run", "bulkrun run --op NAME --in FILE.csv [flags]", runExamples, stderr)
+	var f execFlags
+	f.bind(fs)
+	opName := fs.String("op", "", "operation to call for each row (see bulkrun ops)")
+	in := fs.String("in", "", "input CSV file; its header names the request fields")
+	var sets multi
+	fs.Var(&sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
+	dryRun := fs.Bool("dry-run", false, "validate every row and show the first request bodies; send nothing")
+	again := fs.Bool("again", false, "run a file that was already run completely once more (new run, new derived externalRefs)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	f.common.MarkExplicit(fs)
+	if len(pos) > 0 {
+		return cli.Usagef("run: unexpected argument %q (see bulkrun run -h)", pos[0])
+	}
+	if *opName == "" || *in == "" {
+		return cli.Usagef("run needs --op NAME and --in FILE.csv (see bulkrun run -h)")
+	}
+	op, ok := svcapi.Lookup(*opName)
+	if !ok {
+		return cli.Usagef("--op %q: no such operation (bulkrun ops lists them)", *opName)
+	}
+	setValues, err := bulk.ParseSets(op, sets)
+	if err != nil {
+		return &cli.UsageError{Msg: err.Error()}
+	}
+	var settings bulk.Settings
+	if err := f.apply(fs, &settings); err != nil {
+		return err
+	}
+	settings.Sets = setValues
+	input, err := filepath.Abs(*in)
+	if err != nil {
+		return cli.Usagef("--in %q: %v", *in, err)
+	}
+	table, err := bulk.ReadTable(input)
+	if err != nil {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	table.Path = *in // messages name the file as the user typed it
+	// Every row is checked before anything else (credentials included); the
+	// rows are built again below with the run's id for derived externalRefs.
+	if _, err := buildRows(op, table, setValues, bulk.NewRunID(), stderr); err != nil {
+		return err
+	}
+
+	log, err := f.common.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env, err := f.common.Open(ctx, log, cli.Options{NeedClient: !*dryRun})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	if op.Headers == svcapi.H5 && env.Config.OutletID == "" && !*dryRun {
+		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
+	}
+
+	prev, err := bulk.LatestRun(ctx, env.DB, op.Name, table.SHA256)
+	if err != nil {
+		return err
+	}
+	var run *bulk.Run
+	switch {
+	case prev != nil && prev.State != bulk.RunDone:
+		if !maps.Equal(prev.Settings.Sets, setValues) {
+			return cli.Usagef("run %s of this file is unfinished with --set %s; continue it with bulkrun resume %s",
+				prev.ID, showSets(prev.Settings.Sets), prev.ID)
+		}
+		run = prev
+		if err := f.apply(fs, &run.Settings); err != nil {
+			return err
+		}
+	case prev != nil && !*again:
+		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf(
+			"%s was already run completely as run %s (%s): see bulkrun status %s; add --again to send every row again",
+			*in, prev.ID, prev.CreatedAt.Format("2006-01-02 15:04 MST"), prev.ID)}
+	}
+	runID := ""
+	if run != nil {
+		runID = run.ID
+	} else if runID, err = bulk.UniqueRunID(ctx, env.DB); err != nil {
+		return err
+	}
+	rows, err := buildRows(op, table, setValues, runID, stderr)
+	if err != nil {
+		return err
+	}
+	if *dryRun {
+		return showDryRun(stdout, rows, runID, run != nil)
+	}
+	if run == nil {
+		run = &bulk.Run{ID: runID, Op: op.Name, InputPath: input, InputSHA256: table.SHA256, Settings: settings, TotalRows: len(rows)}
+		if err := bulk.CreateRun(ctx, env.DB, run); err != nil {
+			return err
+		}
+	} else if err := bulk.UpdateSettings(ctx, env.DB, run.ID, run.Settings); err != nil {
+		return err
+	}
+	return execute(ctx, env, run, op, table, rows, stdout, stderr)
+}
+
+const resumeExamples = `  bulkrun resume 7KQ2M
+  bulkrun resume 7KQ2M --max-debit 10000 --concurrency 16
+
+Rows already sent are skipped; rows that were being sent when the run died become pending
+(resolve them with bulkrun recheck), never sent again. The --set values of the run are kept.`
+
+func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("resume", "bulkrun resume RUN [flags]", resumeExamples, stderr)
+	var f execFlags
+	f.bind(fs)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	f.common.MarkExplicit(fs)
+	if len(pos) != 1 {
+		return cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
+	}
+	log, err := f.common.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env, err := f.common.Open(ctx, log, cli.Options{NeedClient: true})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	run, err := bulk.LoadRun(ctx, env.DB, strings.ToUpper(pos[0]))
+	if errors.Is(err, bulk.ErrRunNotFound) {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if err := f.apply(fs, &run.Settings); err != nil {
+		return err
+	}
+	op, ok := svcapi.Lookup(run.Op)
+	if !ok {
+		return fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
+	}
+	if op.Headers == svcapi.H5 && env.Config.OutletID == "" {
+		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
+	}
+	table, err := inputOf(run)
+	if err != nil {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
+	if err != nil {
+		return err
+	}
+	if err := bulk.UpdateSettings(ctx, env.DB, run.ID, run.Settings); err != nil {
+		return err
+	}
+	return execute(ctx, env, run, op, table, rows, stdout, stderr)
+}
+
+// inputOf reads a run's input file and checks it is the file the run
+// started with.
+func inputOf(run *bulk.Run) (*bulk.Table, error) {
+	table, err := bulk.ReadTable(run.InputPath)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", run.ID, err)
+	}
+	if table.SHA256 != run.InputSHA256 {
+		return nil, fmt.Errorf("run %s: %s changed since the run started (sha256 %.12s…, was %.12s…); its rows cannot be matched to the journal",
+			run.ID, run.InputPath, table.SHA256, run.InputSHA256)
+	}
+	return table, nil
+}
+
+// buildRows validates every row; problems go to stderr, one per line.
+func buildRows(op *svcapi.Operation, table *bulk.Table, sets bulk.Sets, runID string, stderr io.Writer) ([]bulk.Row, error) {
+	rows, err := bulk.Build(op, table, sets, runID)
+	var ie *bulk.InvalidError
+	if errors.As(err, &ie) {
+		for _, l := range ie.Lines() {
+			fmt.Fprintln(stderr, l)
+		}
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("%s: no data rows below the header", table.Path)}
+	}
+	return rows, nil
+}
+
+func showSets(s bulk.Sets) string {
+	if len(s) == 0 {
+		return "(none)"
+	}
+	var parts []string
+	for k, v := range s {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// dryRunBodies is how many request bodies --dry-run shows.
+const dryRunBodies = 3
+
+func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error {
+	for i, r := range rows {
+		if i == dryRunBodies {
+			break
+		}
+		b, err := json.Marshal(r.Body)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		json.Indent(&out, svcapi.Redact(b), "", "  ")
+		fmt.Fprintf(w, "line %d:\n%s\n", r.Line, out.String())
+	}
+	note := "derived externalRefs shown use a provisional run id " + runID
+	if existing {
+		note = "derived externalRefs are those of unfinished run " + runID
+	}
+	fmt.Fprintf(w, "%d rows valid; nothing sent (dry run; %s)\n", len(rows), note)
+	return nil
+}
+
+// execute sends the rows, writes the results and reports.
+func execute(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, stderr io.Writer) error {
+	s := run.Settings
+	runner := &bulk.Runner{DB: env.DB, Client: env.Client, Log: env.Log, Concurrency: s.Concurrency, Rate: s.Rate,
+		Progress: stderr, Secret: env.Config.ClientSecret}
+	if s.MaxDebit != "" {
+		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
+	}
+	before, err := bulk.CountRows(ctx, env.DB, run)
+	if err != nil {
+		return err
+	}
+	note := ""
+	if j := before.Journaled(); j > 0 {
+		note = fmt.Sprintf(" (continuing: %d already sent)", j)
+		if run.State == bulk.RunRunning {
+			note += "; it was marked running: a process died or is still working on it — no row is sent twice either way"
+		}
+	}
+	fmt.Fprintf(stdout, "run %s: %d rows of %s from %s%s\n", run.ID, len(rows), op.Name, run.InputPath, note)
+	sum, runErr := runner.Execute(ctx, run, rows)
+	if sum.Recovered > 0 {
+		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again\n", sum.Recovered)
+	}
+	// The results are written whatever happened, from the journal.
+	paths, werr := writeResults(context.WithoutCancel(ctx), env, run, op, table)
+	report(stdout, run, sum.Counts, paths)
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("run %s stopped (bulkrun resume %s continues it): %w", run.ID, run.ID, errors.Join(runErr, werr))
+	case werr != nil:
+		return werr
+	case sum.Stop == bulk.StopMaxDebit:
+		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, sum.Debit, s.MaxDebit, sum.Unsent, run.ID)
+	case sum.Stop != "":
+		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun resume %s continues)", run.ID, sum.Stop, sum.Unsent, run.ID)
+	case sum.Pending > 0:
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows pending: resolve them with bulkrun recheck %s in a few minutes",
+			run.ID, sum.Pending, run.ID)}
+	}
+	return nil
+}
+
+// writeResults (re)writes the run's results CSV (and xlsx) and returns the
+// paths written.
+func writeResults(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operation, table *bulk.Table) ([]string, error) {
+	out := run.Settings.Out
+	if out == "" {
+		out = bulk.DefaultResultsPath(run.InputPath)
+	}
+	rs := &bulk.Results{DB: env.DB, Run: run, Table: table, Op: op, Secret: env.Config.ClientSecret}
+	if err := rs.WriteCSV(ctx, out); err != nil {
+		return nil, err
+	}
+	paths := []string{out}
+	if run.Settings.XLSX {
+		x := bulk.XLSXPath(out)
+		if err := rs.WriteXLSX(ctx, x); err != nil {
+			return paths, err
+		}
+		paths = append(paths, x)
+	}
+	return paths, nil
+}
+
+func report(w io.Writer, run *bulk.Run, c bulk.Counts, paths []string) {
+	fmt.Fprintf(w, "run %s %s: %d rows: %d success, %d failed, %d pending, %d unsent; pool debits %s\n",
+		run.ID, run.State, c.Total, c.Success, c.Failed, c.Pending+c.Sending, c.Unsent, c.Debit.StringFixed(2))
+	for _, p := range paths {
+		fmt.Fprintf(w, "results: %s\n", p)
+	}
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func init() {
+	register(command{name: "status", summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)", run: runStatus})
+	register(command{name: "recheck", summary: "resolve a run's pending rows with the transaction-status look-up", run: runRecheck})
+}
+
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("status", "bulkrun status [RUN]", "  bulkrun status\n  bulkrun status 7KQ2M --db ops.db", stderr)
+	var common cli.Common
+	common.Bind(fs)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	common.MarkExplicit(fs)
+	if len(pos) > 1 {
+		return cli.Usagef("status takes at most one run id (see bulkrun status -h)")
+	}
+	log, err := common.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env, err := common.Open(ctx, log, cli.Options{})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	if len(pos) == 0 {
+		runs, err := bulk.Runs(ctx, env.DB, 20)
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			fmt.Fprintln(stdout, "no bulk runs in", env.DB.Path)
+			return nil
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
+		for _, r := range runs {
+			c, err := bulk.CountRows(ctx, env.DB, r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(svcapi.IST).Format("2006-01-02 15:04"),
+				r.Op, r.State, c.Total, c.Success, c.Failed, c.Pending+c.Sending, c.Unsent, c.Debit.StringFixed(2), r.InputPath)
+		}
+		return tw.Flush()
+	}
+	run, err := loadRun(ctx, env, pos[0])
+	if err != nil {
+		return err
+	}
+	c, err := bulk.CountRows(ctx, env.DB, run)
+	if err != nil {
+		return err
+	}
+	s := run.Settings
+	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
+	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(svcapi.IST).Format(time.DateTime), run.UpdatedAt.In(svcapi.IST).Format(time.DateTime))
+	fmt.Fprintf(stdout, "settings: concurrency %d, rate %v/s, max-debit %s, set %s\n", s.Concurrency, s.Rate, orNone(s.MaxDebit), showSets(s.Sets))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "rows\t%d\t\n", c.Total)
+	fmt.Fprintf(tw, "success\t%d\t\n", c.Success)
+	fmt.Fprintf(tw, "failed\t%d\t\n", c.Failed)
+	fmt.Fprintf(tw, "pending\t%d\t\n", c.Pending)
+	if c.Sending > 0 {
+		fmt.Fprintf(tw, "sending\t%d\t(in flight, or the process died: pending on resume)\n", c.Sending)
+	}
+	fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
+	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case run.State != bulk.RunDone:
+		fmt.Fprintf(stdout, "continue it: bulkrun resume %s\n", run.ID)
+	case c.Pending > 0:
+		fmt.Fprintf(stdout, "resolve pending rows: bulkrun recheck %s\n", run.ID)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func loadRun(ctx context.Context, env *cli.Env, id string) (*bulk.Run, error) {
+	run, err := bulk.LoadRun(ctx, env.DB, strings.ToUpper(id))
+	if errors.Is(err, bulk.ErrRunNotFound) {
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("%w in %s (bulkrun status lists runs)", err, env.DB.Path)}
+	}
+	return run, err
+}
+
+const recheckExamples = `  bulkrun recheck 7KQ2M
+  bulkrun recheck 7KQ2M --min-wait 10m
+
+Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
+TUP → still pending, anything else (not found included) → failed. Rows sent less than
+--min-wait ago are left for later. The results file is rewritten.`
+
+func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("recheck", "bulkrun recheck RUN [--min-wait 2m]", recheckExamples, stderr)
+	var common cli.Common
+	common.Bind(fs)
+	minWait := fs.Duration("min-wait", 2*time.Minute, "leave rows sent less than this long ago for later")
+	concurrency := fs.Int("concurrency", 4, "look-ups in flight at once")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	common.MarkExplicit(fs)
+	if len(pos) != 1 {
+		return cli.Usagef("recheck needs one run id, e.g. bulkrun recheck 7KQ2M")
+	}
+	if *minWait < 0 || *concurrency < 1 {
+		return cli.Usagef("recheck: --min-wait must be 0 or more and --concurrency 1 or more")
+	}
+	log, err := common.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	env, err := common.Open(ctx, log, cli.Options{NeedClient: true})
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	run, err := loadRun(ctx, env, pos[0])
+	if err != nil {
+		return err
+	}
+	rc := &bulk.Rechecker{DB: env.DB, Client: env.Client, Log: log, MinWait: *minWait, Concurrency: *concurrency}
+	s, rerr := rc.Recheck(ctx, run)
+	fmt.Fprintf(stdout, "run %s: %d pending rows; looked up %d: %d success, %d failed, %d still pending; %d look-ups failed; %d sent less than %s ago",
+		run.ID, s.Pending, s.Checked, s.Success, s.Failed, s.StillPending, s.LookupErrors, s.TooYoung, *minWait)
+	if s.NoRef > 0 {
+		fmt.Fprintf(stdout, "; %d cannot be looked up (%s has no externalRef)", s.NoRef, run.Op)
+	}
+	fmt.Fprintln(stdout)
+	var paths []string
+	var werr error
+	if op, ok := svcapi.Lookup(run.Op); ok {
+		if table, err := inputOf(run); err != nil {
+			log.Warn("results not rewritten", "error", err.Error())
+		} else {
+			paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
+		}
+	}
+	c, err := bulk.CountRows(context.WithoutCancel(ctx), env.DB, run)
+	if err != nil {
+		return err
+	}
+	report(stdout, run, c, paths)
+	switch {
+	case rerr != nil:
+		return errors.Join(rerr, werr)
+	case werr != nil:
+		return werr
+	case c.Pending > 0:
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows still pending", run.ID, c.Pending)}
+	}
+	return nil
+}
