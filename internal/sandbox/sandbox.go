@@ -12,28 +12,69 @@
 // = the externalRef, txnChargedValue = the pool amount, closingBalance the
 // running balance. A reversed record carries reversalSvcOrderId; its reversal
 // record is a CR record of the same amount and clientOrderId, later the same
-// day. Collect orders live in the collect-order statement; some have an empty
-// settlementSvcOrderId (unsettled), spread over every aging bucket.
+// day, strictly between two calls (so the chain shows an explainedGap with a
+// negative delta). Some calls share a second with the call before them (and
+// are sometimes logged before it); some failed calls (ERR, SPE, SPD, ISE,
+// DTX: no pool, no record) are logged too. The history holds only
+// pool-debiting operations.
+//
+// Collect orders live in the collect-order statement; they start 15 days
+// before the period (OrdersPeriod) so that, with the default 30 days, the
+// >30 aging bucket is populated by orders synced from OrdersPeriod. Some have
+// an empty settlementSvcOrderId (unsettled): at least one in every aging bucket
+// 0-1, 2-3, 4-7, 8-30, >30 relative to the period's last day.
 //
 // Planted defects (Planted) and what a correct reconciliation of the whole
 // history period finds for each — and nothing else besides the linked
 // reversals (outcome reversed, reversal found, explainedGap with a negative
-// delta):
+// delta). Each sits on its own day (when Days ≥ 8), away from reversals and
+// same-second pairs:
 //
 //	unloggedDebit     a DR record with no call line     -> statementOnly + explainedGap(explainedBy the record)
-//	amountMismatch    call amount != txnChargedValue     -> amountMismatch (chain intact)
-//	duplicateDebit    one externalRef debited twice      -> duplicateDebit (two calls, two DR records)
-//	arithmetic        opening − amount != closing        -> arithmetic break with Delta (next opening = logged closing)
+//	amountMismatch    call amount != txnChargedValue     -> amountMismatch (chain intact), Delta = call − statement = 1.18
+//	duplicateDebit    one externalRef debited twice      -> duplicateDebit (two calls, two DR records); SvcOrderID is the second
+//	arithmetic        opening − amount != closing        -> arithmetic break with Delta 10.00 (next opening = logged closing)
 //	pending           call logged TUP, no pool; record   -> pending + explainedGap(explainedBy the record)
-//	callOnly          call debited, no statement record  -> callOnly (chain intact)
-//	gap               pool dropped with no call/record   -> gap break with Delta
+//	callOnly          call debited, no statement record  -> callOnly (chain intact); SvcOrderID is the call's orderid
+//	gap               pool dropped with no call/record   -> gap break with Delta 25.50 at the call after the drop
 //	reversalUnlinked  reversal record after the period   -> reversal not found; the call's outcome reversed
+//
+// The unlinked reversal record is dated the day after the period (00:05:00)
+// and is served by the statement for that day.
+//
+// # Live calls
+//
+// Live billable calls debit the pool balance left by the history; each
+// debit becomes a DR record dated now (Options.Now) with svcOrderId
+// SO<yymmdd>9xxxxxxx. Charges (rupees): verifyPanPlusV2 1.50, mobileNameLookup
+// 2.36, mobilePanLookup 3.54, panDin 2.95, nameAbbreviations 0.59, litigation
+// 25.00, creditReport 35.40, companyLookup 11.80, corporateEmpCheck 5.90,
+// balanceInquiry 1.18, fundTransfer transferAmount + 5.90 (IMPS), 2.95 (NEFT)
+// or 23.60 (RTGS), brandOrder the denomination. addPaymentMethod,
+// initiateUserRegistration and okycQr debit nothing.
+//
+// Failures answer an envelope with orderid null and environment SANDBOX:
+// IAC (auth code not 1) and UAD (client id or secret wrong) with HTTP 401;
+// IAN (no endpoint IP), OUI (outlet id missing or wrong on H5 operations),
+// RPI (a field missing or invalid, named in status), IAB (pool too low), DTX
+// (externalRef already used by a successful call, live or in the history:
+// nothing is debited again) and ERR (unknown account number) with HTTP 200.
+// txnStatus answers TXN with data.transactionStatusCode TXN (orderid, pool),
+// a failure code, or SNA (svcapi.TxnNotFound) for a ref never executed on
+// that transactionDate.
+//
+// Report pages honour recordsPerPage up to 1000 (capped above, with
+// meta.notice); every third page (2, 5, 8 …) writes its meta numbers as
+// strings. Records are ordered by txnDateTime, then svcOrderId.
 package sandbox
 
 import (
-	"errors"
-	"io"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -105,56 +146,178 @@ type Counts struct {
 	Orders    int // collect-order records
 	Billers   int
 	Calls     int // lines of the call log
+	// OrdersAll counts the collect orders of OrdersPeriod: the period plus
+	// the ordersLead (15) days before it, where the >30 aging bucket lives.
+	OrdersAll int
 }
 
-// Sandbox is the fake service. Create it with New.
-type Sandbox struct{}
+// Sandbox is the fake service. Create it with New. It is safe for
+// concurrent use.
+type Sandbox struct {
+	w     *world
+	opts  Options
+	creds Credentials
+	now   func() time.Time
 
-// ErrNotImplemented is returned until the sandbox is built.
-var ErrNotImplemented = errors.New("sandbox: not implemented yet")
+	mu       sync.Mutex
+	bal      int64               // live pool balance, paise
+	live     map[int][]liveRec   // live statement records by day number
+	txns     map[string]*liveTxn // live transactions by externalRef
+	calls    map[string]int      // billable requests by externalRef
+	seq      int                 // live svcOrderId sequence
+	uuids    uint64              // svc_uuid sequence
+	faults   Faults
+	dice     *rand.Rand
+	revealed map[revealKey]bool // page drift: days whose first page was served
+}
 
-// New generates the world for opts.
-func New(opts Options) (*Sandbox, error) { return nil, ErrNotImplemented }
-
-// ServeHTTP serves every operation of the registry.
-func (s *Sandbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	http.Error(w, "not implemented", 501)
+// New generates the world for opts. It fails only for options that leave
+// no room for the planted defects.
+func New(opts Options) (*Sandbox, error) {
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Days <= 0 {
+		opts.Days = 30
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.End.IsZero() {
+		opts.End = opts.Now().In(svcapi.IST).AddDate(0, 0, -1)
+	}
+	y, m, d := opts.End.In(svcapi.IST).Date()
+	opts.End = time.Date(y, m, d, 0, 0, 0, 0, svcapi.IST)
+	if opts.CallsPerDay <= 0 {
+		opts.CallsPerDay = 40
+	}
+	if opts.OrdersPerDay <= 0 {
+		opts.OrdersPerDay = 10
+	}
+	if opts.Billers <= 0 {
+		opts.Billers = 300
+	}
+	if opts.TotalRecords < 0 {
+		return nil, fmt.Errorf("sandbox: TotalRecords %d is negative", opts.TotalRecords)
+	}
+	c, def := &opts.Credentials, DefaultCredentials
+	for _, f := range []struct {
+		dst *string
+		def string
+	}{
+		{&c.ClientID, def.ClientID}, {&c.ClientSecret, def.ClientSecret}, {&c.OutletID, def.OutletID},
+		{&c.EndpointIP, def.EndpointIP}, {&c.Account, def.Account},
+	} {
+		if *f.dst == "" {
+			*f.dst = f.def
+		}
+	}
+	w, err := newWorld(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{w: w, opts: opts, creds: opts.Credentials, now: opts.Now,
+		bal: w.dayOpen[opts.Days+1], live: map[int][]liveRec{}, txns: map[string]*liveTxn{},
+		calls: map[string]int{}, revealed: map[revealKey]bool{}}
+	s.SetFaults(opts.Faults)
+	return s, nil
 }
 
 // Credentials returns what clients must send.
-func (s *Sandbox) Credentials() Credentials { return DefaultCredentials }
+func (s *Sandbox) Credentials() Credentials { return s.creds }
 
 // Period returns the first and last day of the history (IST dates).
-func (s *Sandbox) Period() (from, to time.Time) { return }
+func (s *Sandbox) Period() (from, to time.Time) {
+	return dayTime(s.w.startDN), dayTime(s.w.endDN())
+}
+
+// OrdersPeriod returns the days that hold collect orders: the period and
+// the 15 days before it (so unsettled orders older than 30 days exist).
+func (s *Sandbox) OrdersPeriod() (from, to time.Time) {
+	return dayTime(s.w.ordStart), dayTime(s.w.endDN())
+}
+
+// OpeningBalance is the pool balance before the first day of the history.
+func (s *Sandbox) OpeningBalance() decimal.Decimal { return decimal.New(s.w.opening, -2) }
+
+// Balance is the pool balance now (after the history and the live calls).
+func (s *Sandbox) Balance() decimal.Decimal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return decimal.New(s.bal, -2)
+}
 
 // Counts returns the sizes of the generated world.
-func (s *Sandbox) Counts() Counts { return Counts{} }
+func (s *Sandbox) Counts() Counts { return s.w.counts }
 
-// Planted returns the defects planted in the call log and statement.
-func (s *Sandbox) Planted() []Defect { return nil }
-
-// WriteCallLog streams the client's call log of the history (JSONL, the
-// design's format) to w.
-func (s *Sandbox) WriteCallLog(w io.Writer) error { return ErrNotImplemented }
+// Planted returns the defects planted in the call log and statement, in
+// time order. It is empty with NoDefects.
+func (s *Sandbox) Planted() []Defect {
+	out := make([]Defect, len(s.w.planted))
+	copy(out, s.w.planted)
+	return out
+}
 
 // CallCount says how many requests of billable operations carrying this
 // externalRef reached the sandbox (whatever it answered).
-func (s *Sandbox) CallCount(externalRef string) int { return 0 }
+func (s *Sandbox) CallCount(externalRef string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[externalRef]
+}
 
-// SetFaults changes the injected faults.
-func (s *Sandbox) SetFaults(f Faults) {}
+// SetFaults changes the injected faults and restarts their dice from
+// f.Seed (default Options.Seed), so a sequence of requests meets the same
+// faults every time.
+func (s *Sandbox) SetFaults(f Faults) {
+	if f.Seed == 0 {
+		f.Seed = s.opts.Seed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+	s.dice = rand.New(rand.NewPCG(uint64(f.Seed), 0xfa17))
+}
 
 // Server is a sandbox listening on a loopback port.
 type Server struct {
 	*Sandbox
 	URL string
+	srv *http.Server
+	ln  net.Listener
 }
 
 // Start generates the world and serves it on 127.0.0.1 (a free port).
-func Start(opts Options) (*Server, error) { return nil, ErrNotImplemented }
+func Start(opts Options) (*Server, error) { return Listen("127.0.0.1:0", opts) }
+
+// Listen is Start on a given loopback address.
+func Listen(addr string, opts Options) (*Server, error) {
+	sb, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listen: %w", err)
+	}
+	srv := &http.Server{Handler: sb, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed on Close
+	return &Server{Sandbox: sb, URL: "http://" + ln.Addr().String(), srv: srv, ln: ln}, nil
+}
 
 // Config returns a client configuration pointing at the server.
-func (s *Server) Config() svcapi.Config { return svcapi.Config{} }
+func (s *Server) Config() svcapi.Config {
+	c := s.creds
+	return svcapi.Config{BaseURL: s.URL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
+		OutletID: c.OutletID, EndpointIP: c.EndpointIP}
+}
 
 // Close stops the server.
-func (s *Server) Close() error { return nil }
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		return s.srv.Close()
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+// Command svcsandbox serves the sandbox (an in-process fake of the whole
+// service with a generated history) on a loopback address, so that every
+// command can be tried by hand without an account. It prints the settings to
+// paste into a shell, optionally writes the history's call log, and serves
+// until interrupted.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+const synopsis = "svcsandbox [--addr 127.0.0.1:8089] [--seed N] [--days N] [--end YYYY-MM-DD] [--calls FILE] [fault flags]"
+
+const examples = `  # serve the default world, write its call log; paste the export line into another shell
+  go run ./cmd/svcsandbox --calls calls.jsonl
+
+  # or run it in the background and source the settings it prints
+  go run ./cmd/svcsandbox --calls calls.jsonl > sandbox.env & sleep 3; . ./sandbox.env
+
+  # a 1,000,000-record statement for benchmarks, on another port
+  svcsandbox --addr 127.0.0.1:9000 --total-records 1000000
+
+  # an unreliable service: 10% HTTP 5xx, 5% dropped connections, 5% TUP, page drift
+  svcsandbox --5xx 0.1 --drop 0.05 --tup 0.05 --drift --latency 50ms
+
+  # a fixed history ending on a given day, without planted defects
+  svcsandbox --seed 42 --days 60 --end 2026-11-20 --no-defects`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// ready, when set (tests), receives the server once it listens.
+var ready func(*sandbox.Server)
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("svcsandbox", synopsis, examples, stderr)
+	var (
+		o        sandbox.Options
+		addr     = fs.String("addr", "127.0.0.1:8089", "loopback address to listen on (host:port; port 0 picks a free one)")
+		end      = fs.String("end", "", "last day of the history, YYYY-MM-DD (default yesterday, IST)")
+		calls    = fs.String("calls", "", "write the history's call log (JSONL) to this file")
+		f        sandbox.Faults
+		opening  = fs.String("opening-balance", "", "pool balance before the history (default 1000000.00, more for big histories)")
+		logLevel = fs.String("log-level", "info", "log level (the sandbox logs only its start)")
+	)
+	fs.Int64Var(&o.Seed, "seed", 1, "seed of the generated world; one seed, one world")
+	fs.IntVar(&o.Days, "days", 30, "days of statement history")
+	fs.IntVar(&o.CallsPerDay, "calls-per-day", 40, "billable calls a day in the history")
+	fs.IntVar(&o.TotalRecords, "total-records", 0, "generate this many statement records over --days instead (benchmarks: 1000000)")
+	fs.IntVar(&o.OrdersPerDay, "orders-per-day", 10, "collect orders a day")
+	fs.IntVar(&o.Billers, "billers", 300, "billers in the biller list")
+	fs.BoolVar(&o.NoDefects, "no-defects", false, "plant no defects in the call log and statement")
+	fs.DurationVar(&f.Latency, "latency", 0, "added to every answer, e.g. 50ms")
+	fs.Float64Var(&f.ServerError, "5xx", 0, "share of answers that are HTTP 500/502/503 (0..1)")
+	fs.Float64Var(&f.Drop, "drop", 0, "share of connections closed after the request was read (0..1)")
+	fs.Float64Var(&f.Pending, "tup", 0, "share of billable calls executed but answered TUP (0..1)")
+	fs.BoolVar(&f.PageDrift, "drift", false, "page drift: some records of a day appear only after its first page was served")
+	fs.Int64Var(&f.Seed, "fault-seed", 0, "seed of the fault dice (default --seed)")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q (see svcsandbox -h)", fs.Arg(0))
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8089", *addr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return cli.Usagef("--addr %q: the sandbox serves on loopback only (127.0.0.1, ::1 or localhost)", *addr)
+	}
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{{"5xx", f.ServerError}, {"drop", f.Drop}, {"tup", f.Pending}} {
+		if s.v < 0 || s.v > 1 {
+			return cli.Usagef("--%s %v: want a share between 0 and 1", s.name, s.v)
+		}
+	}
+	if *end != "" {
+		if o.End, err = cli.ParseDate("end", *end); err != nil {
+			return err
+		}
+	}
+	if *opening != "" {
+		d, err := svcapi.ParseAmount(*opening)
+		if err != nil || d.Sign() <= 0 {
+			return cli.Usagef("--opening-balance %q: want a positive amount", *opening)
+		}
+		o.OpeningBalance = d
+	}
+	if o.Days <= 0 || o.CallsPerDay <= 0 || o.TotalRecords < 0 || o.OrdersPerDay <= 0 || o.Billers <= 0 {
+		return cli.Usagef("--days, --calls-per-day, --orders-per-day and --billers must be positive, --total-records not negative")
+	}
+	o.Faults = f
+	c := cli.Common{LogLevel: *logLevel, LogFormat: "text"}
+	log, err := c.Logger(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	srv, err := sandbox.Listen(*addr, o)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if *calls != "" {
+		if err := writeCalls(srv.Sandbox, *calls); err != nil {
+			return err
+		}
+	}
+	cfg, cr := srv.Config(), srv.Credentials()
+	from, to := srv.Period()
+	ofrom, _ := srv.OrdersPeriod()
+	cnt := srv.Counts()
+	fmt.Fprintf(stdout, "export SVC_BASE_URL=%s SVC_CLIENT_ID=%s SVC_CLIENT_SECRET=%s SVC_OUTLET_ID=%s SVC_ENDPOINT_IP=%s SVC_ACCOUNT=%s\n",
+		cfg.BaseURL, cr.ClientID, cr.ClientSecret, cr.OutletID, cr.EndpointIP, cr.Account)
+	fmt.Fprintf(stdout, "# period %s to %s (collect orders from %s); %d statement records, %d collect orders, %d billers, %d call-log lines, %d planted defects\n",
+		from.Format(time.DateOnly), to.Format(time.DateOnly), ofrom.Format(time.DateOnly), cnt.Statement, cnt.OrdersAll, cnt.Billers, cnt.Calls, len(srv.Planted()))
+	fmt.Fprintf(stdout, "# e.g. reconcile run --from %s --to %s\n", from.Format(time.DateOnly), to.Format(time.DateOnly))
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		f.Sync() //nolint:errcheck // a pipe cannot sync
+	}
+	log.Info("sandbox serving", "url", cfg.BaseURL, "seed", o.Seed, "took", time.Since(started).Round(time.Millisecond).String())
+	if ready != nil {
+		ready(srv)
+	}
+	<-ctx.Done()
+	log.Info("sandbox stopping")
+	return nil
+}
+
+func writeCalls(sb *sandbox.Sandbox, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--calls: %w", err)
+	}
+	if err := sb.WriteCallLog(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--calls %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--calls %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// WriteCallLog streams the client's call log of the history (JSONL, the
+// design's format) to w: one line per billable call of the period, in the
+// order the calls were made ("at"), with the planted defects. Requests and
+// responses are redacted as the client would have written them.
+func (s *Sandbox) WriteCallLog(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	for d := 0; d < s.w.days; d++ {
+		dd := s.w.genDay(d, s.w.dayOpen[d])
+		if err := s.w.writeDayCalls(bw, dd, s.creds.Account); err != nil {
+			return fmt.Errorf("write call log, day %s: %w", dd.ds.date, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write call log: %w", err)
+	}
+	return nil
+}
+
+// logLine is one call line of a day before it is rendered.
+type logLine struct {
+	at     int64 // unix milliseconds of the request
+	slot   int32
+	failed bool // the failed attempt logged before the slot
+}
+
+func (w *world) writeDayCalls(bw *bufio.Writer, dd *dayData, account string) error {
+	base := dayTime(dd.dn).UnixMilli()
+	var lines []logLine
+	for i := range dd.slots {
+		s := &dd.slots[i]
+		resp := base + int64(s.sec)*1000 + int64(s.ms)
+		if s.kind.hasPoolCall() || s.kind == sPending {
+			lines = append(lines, logLine{at: resp - int64(s.lat), slot: int32(i)})
+		}
+		if s.flags&flagFailedBefore != 0 {
+			back := 2000 + int64(mix(w.seed, uint64(dd.dn), uint64(i), 5)%18000)
+			lines = append(lines, logLine{at: resp - back, slot: int32(i), failed: true})
+		}
+	}
+	sort.SliceStable(lines, func(a, b int) bool { return lines[a].at < lines[b].at })
+	for _, l := range lines {
+		b, err := w.renderCall(dd, l, account)
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderCall renders one call line.
+func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, error) {
+	s := &dd.slots[l.slot]
+	prod := s.prod
+	ref := w.ref(dd, s.refOf)
+	h := mix(w.seed, uint64(dd.dn), uint64(l.slot), 0xca11)
+	lat := int64(s.lat)
+	if l.failed {
+		ref = "RF" + dd.ds.compact + string(appendPad(nil, int64(l.slot), 8))
+		if s.fail == failDTX {
+			prev := &dd.slots[l.slot-1]
+			ref, prod = w.ref(dd, prev.refOf), prev.prod
+		}
+		lat = 150 + int64(h%900)
+	}
+	op, _ := svcapi.Lookup(products[prod].op)
+	at := time.UnixMilli(l.at).In(svcapi.IST)
+	respAt := at.Add(time.Duration(lat) * time.Millisecond)
+	stamp := respAt.Format(svcapi.TimestampLayout)
+	uuid := uuidFrom(mix(w.seed, uint64(dd.dn), uint64(l.slot), 3, b2u(l.failed)), mix(w.seed, uint64(dd.dn), uint64(l.slot), 4))
+	req := genRequest(prod, ref, h, s.extra, s.sub)
+	var env []byte
+	switch {
+	case l.failed:
+		fc := failCodes[s.fail]
+		env = buildEnvelope(fc.code, fc.status, nil, "", stamp, uuid)
+	case s.kind == sPending:
+		env = buildEnvelope(svcapi.StatusPending, "Transaction under process", nil, "", stamp, uuid)
+	default:
+		t := &txn{prod: prod, ref: ref, orderID: w.orderID(dd, l.slot), open: s.open, close: s.close, amount: s.amount,
+			extra: s.extra, sub: s.sub, noAccount: s.flags&flagNoAccount != 0, number: s.flags&flagNumber != 0,
+			h: h, req: req, at: respAt}
+		if s.kind == sMismatch {
+			t.extra = 0
+		}
+		data, err := json.Marshal(payload(t, account))
+		if err != nil {
+			return nil, err
+		}
+		env = buildEnvelope(svcapi.StatusSuccess, "Transaction Successful", data, t.orderID, stamp, uuid)
+	}
+	rq, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if prod == prodBrandOrder || products[prod].op == svcapi.OpBalanceInquiry {
+		rq, env = svcapi.Redact(rq), svcapi.Redact(env)
+	}
+	return json.Marshal(&svcapi.CallRecord{At: at, Operation: op.Name, Method: op.Method, Path: op.Path,
+		ExternalRef: ref, Request: rq, HTTPStatus: 200, LatencyMs: lat, Response: env})
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,431 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// rawCall sends a request with the right headers (overridden by hdr; an
+// empty value removes a header) and decodes the envelope.
+func rawCall(tb testing.TB, srv *sandbox.Server, path, method string, body []byte, hdr map[string]string) *svcapi.Envelope {
+	tb.Helper()
+	req, err := http.NewRequest(method, srv.URL+path, bytes.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := srv.Credentials()
+	for k, v := range map[string]string{svcapi.HeaderAuthCode: "1", svcapi.HeaderClientID: c.ClientID,
+		svcapi.HeaderClientSecret: c.ClientSecret, svcapi.HeaderEndpointIP: c.EndpointIP, svcapi.HeaderOutletID: c.OutletID} {
+		req.Header.Set(k, v)
+	}
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	env, err := svcapi.DecodeEnvelope(raw)
+	if err != nil {
+		tb.Fatalf("%s %s: %v: %s", method, path, err, raw)
+	}
+	return env
+}
+
+// walk fetches every record of a statement (or collect-order) range.
+func walk(tb testing.TB, cl *svcapi.Client, acct string, from, to time.Time, orders bool, per int) []svcapi.StatementRecord {
+	tb.Helper()
+	var out []svcapi.StatementRecord
+	for page := 1; ; page++ {
+		req := svcapi.StatementRequest{BankProfileID: "7", AccountNumber: acct, ExternalRef: "W1",
+			Pagination: svcapi.Pagination{PageNumber: itoa(page), RecordsPerPage: itoa(per)},
+			Filters:    svcapi.StatementFilters{TxnDateFrom: from.Format(time.DateOnly), TxnDateTo: to.Format(time.DateOnly)}, IsOrder: orders}
+		if orders {
+			req.BankProfileID = "0"
+		}
+		p, err := cl.Statement(context.Background(), req)
+		if err != nil {
+			tb.Fatalf("statement page %d: %v", page, err)
+		}
+		out = append(out, p.Records...)
+		if int(p.Meta.CurrentPage) >= int(p.Meta.TotalPages) {
+			if int(p.Meta.TotalRecords) != len(out) {
+				tb.Fatalf("walked %d records, meta.totalRecords %d", len(out), p.Meta.TotalRecords)
+			}
+			return out
+		}
+	}
+}
+
+func itoa(n int) string { return decimal.NewFromInt(int64(n)).String() }
+
+// logCall is one line of the call log as the checker sees it.
+type logCall struct {
+	line    int
+	ts      string
+	ref     string
+	orderID string
+	code    string
+	hasPool bool
+	pool    svcapi.Pool
+}
+
+func readCallLog(tb testing.TB, r io.Reader) []logCall {
+	tb.Helper()
+	var out []logCall
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		var line struct {
+			At          string          `json:"at"`
+			ExternalRef string          `json:"externalRef"`
+			Response    json.RawMessage `json:"response"`
+			Request     json.RawMessage `json:"request"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			tb.Fatalf("call log line %d: %v", n, err)
+		}
+		for _, secret := range []string{sandbox.DefaultCredentials.ClientSecret, "v-pidData", "v-hmac"} {
+			if bytes.Contains(sc.Bytes(), []byte(secret)) {
+				tb.Fatalf("call log line %d holds a secret", n)
+			}
+		}
+		env, err := svcapi.DecodeEnvelope(line.Response)
+		if err != nil {
+			tb.Fatalf("call log line %d: %v", n, err)
+		}
+		c := logCall{line: n, ts: string(env.Timestamp), ref: line.ExternalRef, orderID: string(env.OrderID), code: string(env.StatusCode)}
+		if env.OK() {
+			p, err := svcapi.ExtractPool(env)
+			if err != nil {
+				tb.Fatalf("call log line %d: %v", n, err)
+			}
+			c.hasPool, c.pool = true, p
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// finding is one result of the independent checker.
+type finding struct {
+	kind  string // arithmetic, gap, explainedGap, or a matching outcome, or reversalNotFound
+	ref   string
+	id    string // svcOrderId (explained gaps: the explaining ids)
+	delta string
+}
+
+// check is a small independent implementation of the reconciliation rules
+// (recon-contract.md) over a call log and the statement of the period.
+func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
+	var out []finding
+	var pool []logCall
+	poolOrder, poolRef := map[string]bool{}, map[string]int{}
+	anyRef := map[string]bool{}
+	for _, c := range calls {
+		if c.code != "TXN" && c.code != "TUP" {
+			continue // failed: ignored
+		}
+		anyRef[c.ref] = true
+		if c.hasPool {
+			pool = append(pool, c)
+			poolOrder[c.orderID] = true
+			poolRef[c.ref]++
+			if d := c.pool.Delta(); !d.IsZero() {
+				out = append(out, finding{"arithmetic", c.ref, c.orderID, d.String()})
+			}
+		}
+	}
+	linked := func(r svcapi.StatementRecord) bool {
+		return r.TxnMode == "DR" && (poolOrder[string(r.SvcOrderID)] || poolRef[string(r.ClientOrderID)] > 0)
+	}
+	sort.SliceStable(pool, func(i, j int) bool { return pool[i].ts < pool[j].ts })
+	// Within one second, order so the chain links (greedy).
+	for i := 1; i < len(pool); i++ {
+		for j := i; j < len(pool) && pool[j].ts == pool[i].ts; j++ {
+			if pool[j].pool.Opening.Equal(pool[i-1].pool.Closing) {
+				pool[i], pool[j] = pool[j], pool[i]
+				break
+			}
+		}
+	}
+	for i := 1; i < len(pool); i++ {
+		p, c := pool[i-1], pool[i]
+		delta := p.pool.Closing.Sub(c.pool.Opening)
+		if delta.IsZero() {
+			continue
+		}
+		sum := decimal.Zero
+		var ids []string
+		for _, r := range recs {
+			if ts := string(r.TxnDateTime); ts >= p.ts && ts <= c.ts && !linked(r) {
+				if r.TxnMode == "CR" {
+					sum = sum.Sub(r.TxnChargedValue.Decimal)
+				} else {
+					sum = sum.Add(r.TxnChargedValue.Decimal)
+				}
+				ids = append(ids, string(r.SvcOrderID))
+			}
+		}
+		kind := "gap"
+		if sum.Equal(delta) {
+			kind = "explainedGap"
+		}
+		out = append(out, finding{kind, c.ref, strings.Join(ids, ","), delta.String()})
+	}
+	byOrder, byRef := map[string]svcapi.StatementRecord{}, map[string][]svcapi.StatementRecord{}
+	ids := map[string]bool{}
+	for _, r := range recs {
+		ids[string(r.SvcOrderID)] = true
+		if r.TxnMode == "DR" {
+			byOrder[string(r.SvcOrderID)] = r
+			byRef[string(r.ClientOrderID)] = append(byRef[string(r.ClientOrderID)], r)
+		}
+	}
+	for _, c := range calls {
+		if c.code == "TUP" {
+			out = append(out, finding{"pending", c.ref, "", ""})
+		}
+		if !c.hasPool {
+			continue
+		}
+		r, ok := byOrder[c.orderID]
+		if !ok && len(byRef[c.ref]) > 0 {
+			r, ok = byRef[c.ref][0], true
+		}
+		switch {
+		case poolRef[c.ref] > 1 || len(byRef[c.ref]) > 1:
+			out = append(out, finding{"duplicateDebit", c.ref, c.orderID, ""})
+		case !ok:
+			out = append(out, finding{"callOnly", c.ref, c.orderID, ""})
+		case !r.TxnChargedValue.Decimal.Equal(c.pool.Amount):
+			out = append(out, finding{"amountMismatch", c.ref, c.orderID, c.pool.Amount.Sub(r.TxnChargedValue.Decimal).String()})
+		case r.ReversalSvcOrderID != "":
+			out = append(out, finding{"reversed", c.ref, c.orderID, ""})
+		default:
+			out = append(out, finding{"matched", c.ref, c.orderID, ""})
+		}
+	}
+	for _, r := range recs {
+		if r.TxnMode == "DR" && !poolOrder[string(r.SvcOrderID)] && !anyRef[string(r.ClientOrderID)] {
+			out = append(out, finding{"statementOnly", string(r.ClientOrderID), string(r.SvcOrderID), ""})
+		}
+		if r.ReversalSvcOrderID != "" && !ids[string(r.ReversalSvcOrderID)] {
+			out = append(out, finding{"reversalNotFound", string(r.ClientOrderID), string(r.SvcOrderID), ""})
+		}
+	}
+	return out
+}
+
+// TestHistoryChain replays the generated call log and statement through the
+// independent checker: exactly the planted defects and the linked reversals
+// are found.
+func TestHistoryChain(t *testing.T) {
+	for _, o := range []sandbox.Options{{}, {Seed: 7, Days: 12, CallsPerDay: 80}, {Seed: 3, NoDefects: true}} {
+		t.Run(fmtOpts(o), func(t *testing.T) {
+			srv, cl := start(t, o)
+			var log bytes.Buffer
+			if err := srv.WriteCallLog(&log); err != nil {
+				t.Fatal(err)
+			}
+			calls := readCallLog(t, &log)
+			from, to := srv.Period()
+			recs := walk(t, cl, srv.Credentials().Account, from, to, false, 1000)
+			cnt := srv.Counts()
+			if len(recs) != cnt.Statement || len(calls) != cnt.Calls {
+				t.Errorf("walked %d records and %d call lines; Counts says %d and %d", len(recs), len(calls), cnt.Statement, cnt.Calls)
+			}
+			got := map[string][]finding{}
+			for _, f := range check(calls, recs) {
+				got[f.kind] = append(got[f.kind], f)
+			}
+			planted := map[string]sandbox.Defect{}
+			for _, d := range srv.Planted() {
+				planted[d.Kind] = d
+			}
+			if o.NoDefects && len(planted) > 0 {
+				t.Fatalf("NoDefects planted %v", planted)
+			}
+			var credits []string
+			for _, r := range recs {
+				if r.TxnMode == "CR" {
+					credits = append(credits, string(r.SvcOrderID))
+				}
+			}
+			if len(credits) == 0 {
+				t.Errorf("no reversal credits in the history")
+			}
+			// Expected findings, kind by kind.
+			expect := func(kind string, n int) []finding {
+				t.Helper()
+				if len(got[kind]) != n {
+					t.Errorf("%s: found %d %v, want %d", kind, len(got[kind]), got[kind], n)
+					return nil
+				}
+				return got[kind]
+			}
+			n := func(kind string) int {
+				if _, ok := planted[kind]; ok {
+					return 1
+				}
+				return 0
+			}
+			if fs := expect("arithmetic", n(sandbox.DefectArithmetic)); len(fs) == 1 {
+				d := planted[sandbox.DefectArithmetic]
+				if fs[0].ref != d.ExternalRef || fs[0].delta != d.Delta.String() {
+					t.Errorf("arithmetic %v, planted %+v", fs[0], d)
+				}
+			}
+			if fs := expect("gap", n(sandbox.DefectGap)); len(fs) == 1 {
+				d := planted[sandbox.DefectGap]
+				if fs[0].ref != d.ExternalRef || fs[0].delta != d.Delta.String() {
+					t.Errorf("gap %v, planted %+v", fs[0], d)
+				}
+			}
+			explained := expect("explainedGap", len(credits)+n(sandbox.DefectUnloggedDebit)+n(sandbox.DefectPending))
+			var pos []string
+			for _, f := range explained {
+				if strings.HasPrefix(f.delta, "-") {
+					continue
+				}
+				pos = append(pos, f.id)
+			}
+			var wantPos []string
+			for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectPending} {
+				if d, ok := planted[k]; ok {
+					wantPos = append(wantPos, d.SvcOrderID)
+				}
+			}
+			if strings.Join(pos, ";") != strings.Join(wantPos, ";") {
+				t.Errorf("positive explained gaps explained by %v, want %v", pos, wantPos)
+			}
+			if fs := expect("amountMismatch", n(sandbox.DefectAmountMismatch)); len(fs) == 1 {
+				d := planted[sandbox.DefectAmountMismatch]
+				if fs[0].ref != d.ExternalRef || fs[0].delta != d.Delta.String() {
+					t.Errorf("amountMismatch %v, planted %+v", fs[0], d)
+				}
+			}
+			if fs := expect("callOnly", n(sandbox.DefectCallOnly)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectCallOnly].ExternalRef {
+				t.Errorf("callOnly %v, planted %+v", fs[0], planted[sandbox.DefectCallOnly])
+			}
+			if fs := expect("duplicateDebit", 2*n(sandbox.DefectDuplicateDebit)); len(fs) == 2 {
+				d := planted[sandbox.DefectDuplicateDebit]
+				if fs[0].ref != d.ExternalRef || fs[1].ref != d.ExternalRef || fs[1].id != d.SvcOrderID {
+					t.Errorf("duplicateDebit %v, planted %+v", fs, d)
+				}
+			}
+			if fs := expect("pending", n(sandbox.DefectPending)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectPending].ExternalRef {
+				t.Errorf("pending %v, planted %+v", fs[0], planted[sandbox.DefectPending])
+			}
+			if fs := expect("statementOnly", n(sandbox.DefectUnloggedDebit)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectUnloggedDebit].SvcOrderID {
+				t.Errorf("statementOnly %v, planted %+v", fs[0], planted[sandbox.DefectUnloggedDebit])
+			}
+			if fs := expect("reversalNotFound", n(sandbox.DefectReversalUnlinked)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectReversalUnlinked].SvcOrderID {
+				t.Errorf("reversalNotFound %v, planted %+v", fs[0], planted[sandbox.DefectReversalUnlinked])
+			}
+			expect("reversed", len(credits)+n(sandbox.DefectReversalUnlinked))
+			matched := len(got["matched"])
+			if matched < cnt.Statement*8/10 {
+				t.Errorf("only %d calls matched of %d records", matched, cnt.Statement)
+			}
+			// Same-second pairs exist, and some are logged out of chain order.
+			if o.Seed == 0 {
+				sameSecond, swapped := 0, 0
+				lineOf := map[string]int{}
+				for _, c := range calls {
+					if c.hasPool {
+						lineOf[c.orderID] = c.line
+					}
+				}
+				for i := 1; i < len(recs); i++ {
+					a, b := recs[i-1], recs[i]
+					if a.TxnDateTime == b.TxnDateTime && a.TxnMode == "DR" && b.TxnMode == "DR" && lineOf[string(a.SvcOrderID)] > 0 && lineOf[string(b.SvcOrderID)] > 0 {
+						sameSecond++
+						if lineOf[string(a.SvcOrderID)] > lineOf[string(b.SvcOrderID)] {
+							swapped++
+						}
+					}
+				}
+				if sameSecond < 3 || swapped < 1 {
+					t.Errorf("%d same-second pairs, %d logged in reverse; want at least 3 and 1", sameSecond, swapped)
+				}
+			}
+		})
+	}
+}
+
+func fmtOpts(o sandbox.Options) string {
+	if o.Seed == 0 {
+		return "default"
+	}
+	b, _ := json.Marshal(struct {
+		Seed, Days, CallsPerDay int64
+		NoDefects               bool
+	}{o.Seed, int64(o.Days), int64(o.CallsPerDay), o.NoDefects})
+	return string(b)
+}
+
+// TestUnsettledBuckets: unsettled collect orders fall in every aging bucket
+// relative to the period's last day.
+func TestUnsettledBuckets(t *testing.T) {
+	srv, cl := start(t, sandbox.Options{})
+	from, to := srv.OrdersPeriod()
+	pfrom, _ := srv.Period()
+	recs := walk(t, cl, srv.Credentials().Account, from, to, true, 137)
+	if len(recs) != srv.Counts().OrdersAll {
+		t.Errorf("walked %d orders, Counts().OrdersAll = %d", len(recs), srv.Counts().OrdersAll)
+	}
+	inPeriod := 0
+	buckets := map[string]int{}
+	for _, r := range recs {
+		tm, err := r.Time()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tm.Before(pfrom) {
+			inPeriod++
+		}
+		if r.SettlementSvcOrderID != "" {
+			continue
+		}
+		age := int(to.Sub(time.Date(tm.Year(), tm.Month(), tm.Day(), 0, 0, 0, 0, svcapi.IST)).Hours() / 24)
+		switch {
+		case age <= 1:
+			buckets["0-1"]++
+		case age <= 3:
+			buckets["2-3"]++
+		case age <= 7:
+			buckets["4-7"]++
+		case age <= 30:
+			buckets["8-30"]++
+		default:
+			buckets[">30"]++
+		}
+	}
+	if inPeriod != srv.Counts().Orders {
+		t.Errorf("%d orders in the period, Counts().Orders = %d", inPeriod, srv.Counts().Orders)
+	}
+	for _, b := range []string{"0-1", "2-3", "4-7", "8-30", ">30"} {
+		if buckets[b] == 0 {
+			t.Errorf("no unsettled orders in bucket %s (%v)", b, buckets)
+		}
+	}
+}

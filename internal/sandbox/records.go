@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"strconv"
+)
+
+// stmtRec is one plain-statement record ready to be written.
+type stmtRec struct {
+	date        string
+	sec         int32
+	orderID     string
+	ref         string
+	txnID       string
+	prod        uint8
+	credit      bool
+	charged     int64
+	orderValue  int64
+	fee         int64
+	closing     int64
+	reversal    string
+	number      bool // orderValue and convenienceFee as JSON numbers
+	nullSubName bool
+	narration   string
+}
+
+// liveRec is a statement record made by a live call.
+type liveRec struct {
+	stmtRec
+	seq int
+}
+
+// slotRecord renders slot i of a generated day as a statement record.
+func (w *world) slotRecord(dd *dayData, i int32) stmtRec {
+	s := &dd.slots[i]
+	p := &products[s.prod]
+	r := stmtRec{date: dd.ds.date, sec: s.sec, orderID: w.orderID(dd, i), prod: s.prod,
+		charged: s.amount, orderValue: s.amount, closing: s.close, number: s.flags&flagNumber != 0,
+		txnID: w.txnID(dd.dn, i), narration: p.subCode}
+	if s.kind == sCR {
+		r.credit = true
+		r.narration = "REVERSAL"
+		if dd.d == w.days {
+			r.ref = w.postRef
+		} else {
+			r.ref = w.ref(dd, s.refOf)
+		}
+	} else {
+		r.ref = w.ref(dd, s.refOf)
+	}
+	switch s.prod {
+	case prodFundTransfer:
+		r.orderValue = s.extra
+		r.fee = s.amount - s.extra
+	case prodBrandOrder:
+		r.orderValue = s.extra
+	}
+	if s.kind == sMismatch {
+		r.charged, r.orderValue = s.extra, s.extra
+	}
+	if s.flags&flagReversed != 0 {
+		if s.link < 0 {
+			r.reversal = w.orderID(&dayData{ds: newDayStrings(w.startDN + w.days)}, 0)
+		} else {
+			r.reversal = w.orderID(dd, s.link)
+		}
+	}
+	return r
+}
+
+func (w *world) txnID(dn int, i int32) string {
+	b := make([]byte, 0, 16)
+	b = append(b, "TX"...)
+	return string(appendPad(b, int64(mix(w.seed, uint64(dn), uint64(i), 7)%1_000_000_000_000), 12))
+}
+
+// appendStr appends a JSON string; the sandbox's own texts need no escaping
+// beyond quotes and backslashes, but live echoes might, so escape properly.
+func appendStr(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendKey(b []byte, k string) []byte {
+	b = append(b, '"')
+	b = append(b, k...)
+	return append(b, '"', ':')
+}
+
+func appendAmount(b []byte, p int64, number bool) []byte {
+	if number {
+		return appendMoney(b, p)
+	}
+	b = append(b, '"')
+	b = appendMoney(b, p)
+	return append(b, '"')
+}
+
+const zeroAmounts = `"txnSurcharge":"0.00","txnCashback":"0.00","txnTds":"0.00",`
+
+// appendStatementRecord writes r as a plain-statement record.
+func appendStatementRecord(b []byte, r *stmtRec) []byte {
+	p := &products[r.prod]
+	b = append(b, `{"status":"SUCCESS","txnDateTime":"`...)
+	b = appendTimestamp(b, r.date, r.sec)
+	b = append(b, `","svcOrderId":`...)
+	b = appendStr(b, r.orderID)
+	b = append(b, `,"clientOrderId":`...)
+	b = appendStr(b, r.ref)
+	b = append(b, `,"transactionId":`...)
+	b = appendStr(b, r.txnID)
+	b = append(b, `,"productCode":`...)
+	b = appendStr(b, p.code)
+	b = append(b, `,"productName":`...)
+	b = appendStr(b, p.name)
+	b = append(b, `,"subProductCode":`...)
+	b = appendStr(b, p.subCode)
+	b = append(b, `,"subProductName":`...)
+	if p.subName == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendStr(b, p.subName)
+	}
+	if r.credit {
+		b = append(b, `,"txnMode":"CR","txnChargedValue":`...)
+	} else {
+		b = append(b, `,"txnMode":"DR","txnChargedValue":`...)
+	}
+	b = appendAmount(b, r.charged, false)
+	b = append(b, `,"orderValue":`...)
+	b = appendAmount(b, r.orderValue, r.number)
+	b = append(b, `,"convenienceFee":`...)
+	b = appendAmount(b, r.fee, r.number)
+	b = append(b, ',')
+	b = append(b, zeroAmounts...)
+	b = append(b, `"narrationValue0":`...)
+	b = appendStr(b, r.narration)
+	b = append(b, `,"narrationValue1":`...)
+	b = appendStr(b, r.ref)
+	b = append(b, `,"narrationValue2":"","narrationValue3":"","narrationValue4":"","narrationValue5":"","narrationValue6":"","narrationValue7":"","narrationValue8":"","narrationValue9":"","responseCode":"00","responseMsg":"Transaction Successful","reversalSvcOrderId":`...)
+	b = appendStr(b, r.reversal)
+	b = append(b, `,"closingBalance":`...)
+	b = appendAmount(b, r.closing, false)
+	return append(b, '}')
+}
