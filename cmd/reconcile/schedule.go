@@ -274,13 +274,21 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 			fmt.Fprintf(&b, "%s %s", label, t.Format("Mon 2006-01-02 15:04 MST"))
 			if k == 0 {
-				fmt.Fprintf(&b, " (in %s)", t.Sub(now).Truncate(time.Minute))
+				fmt.Fprintf(&b, " (in %s)", untilText(t.Sub(now)))
 			}
 			b.WriteString("\n")
 		}
 	}
 	_, err = stdout.Write(b.Bytes())
 	return err
+}
+
+// untilText is a wait in whole minutes: "9h36m", "<1m".
+func untilText(d time.Duration) string {
+	if d < time.Minute {
+		return "<1m"
+	}
+	return strings.TrimSuffix(d.Truncate(time.Minute).String(), "0s")
 }
 
 // shellJoin quotes args the way a shell user would type them.

@@ -79,12 +79,12 @@ func TestScheduleList(t *testing.T) {
 	}
 	want := `nightly  "30 2 * * *" in Asia/Kolkata
   runs: reconcile fakejob --n 7
-  next: Mon 2026-11-23 02:30 IST (in 9h36m0s)
+  next: Mon 2026-11-23 02:30 IST (in 9h36m)
         Tue 2026-11-24 02:30 IST
 
 broken  "0 3 * * 1-5" in UTC
   runs: reconcile fakejob --n -1
-  next: Mon 2026-11-23 03:00 UTC (in 15h36m0s)
+  next: Mon 2026-11-23 03:00 UTC (in 15h36m)
         Tue 2026-11-24 03:00 UTC
 `
 	if out.String() != want {

@@ -204,7 +204,11 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 	r.mu.Lock()
 	if id, busy := r.running[name]; busy {
 		r.mu.Unlock()
-		return r.skip(ctx, job, trigger, fmt.Sprintf("skipped (previous run %d still going)", id))
+		reason := "skipped (previous run still starting)"
+		if id != 0 {
+			reason = fmt.Sprintf("skipped (previous run %d still going)", id)
+		}
+		return r.skip(ctx, job, trigger, reason)
 	}
 	r.running[name] = 0
 	r.mu.Unlock()
