@@ -400,7 +400,9 @@ func (c *checker) readCalls(ctx context.Context) error {
 
 // flushGroup chains the debits of one second, per pool account, ordered so
 // that the chain links: greedily the lowest call id whose opening is the
-// running closing, else the lowest call id.
+// running closing; when none is, the call whose opening is no other
+// remaining call's closing (the head of the second's own chain), else the
+// lowest call id.
 func (c *checker) flushGroup(group []chainItem) {
 	if len(group) == 0 {
 		return
@@ -451,7 +453,7 @@ func (c *checker) flushGroup(group []chainItem) {
 		}
 		rest := byAcct[a]
 		for len(rest) > 0 {
-			pick := 0
+			pick := -1
 			if st.have {
 				for i, it := range rest {
 					if it.opening.Equal(st.prevClosing) {
@@ -459,7 +461,10 @@ func (c *checker) flushGroup(group []chainItem) {
 						break
 					}
 				}
-			} else {
+			}
+			if pick < 0 {
+				// Nothing links (a gap before this second): start with
+				// the call that no other call of the second leads to.
 				pick = chainHead(rest)
 			}
 			it := rest[pick]

@@ -140,6 +140,16 @@ func TestChain(t *testing.T) {
 				{svc: "OB", client: "B", ts: "2026-11-21 10:02:00", amount: "10"},
 			},
 			want: []want{{BreakExplainedGap, "10.00", []string{"OP"}}}},
+		{name: "a reversal credit before a same-second pair logged out of order",
+			calls: []tcall{
+				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
+				{ts: "2026-11-21 10:00:09", ref: "C", orderID: "OC", opening: "90.36", amount: "5", closing: "85.36"},
+				{ts: "2026-11-21 10:00:09", ref: "B", orderID: "OB", opening: "92.36", amount: "2", closing: "90.36"},
+			},
+			recs: []trec{
+				{svc: "RV", client: "Z", ts: "2026-11-21 10:00:05", amount: "2.36", mode: "CR"},
+			},
+			want: []want{{BreakExplainedGap, "-2.36", []string{"RV"}}}},
 		{name: "unexplained gap",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},

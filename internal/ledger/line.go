@@ -51,19 +51,54 @@ type callRow struct {
 }
 
 // lineWire accepts a call-log record (the design's JSONL format) and tells a
-// bare response envelope apart by its statuscode.
+// bare response envelope apart by its statuscode. Fields are decoded one by
+// one (fields) so that an error names the field and never quotes the line.
 type lineWire struct {
-	At          svcapi.String   `json:"at"`
-	Operation   svcapi.String   `json:"operation"`
-	Method      svcapi.String   `json:"method"`
-	Path        svcapi.String   `json:"path"`
-	ExternalRef svcapi.String   `json:"externalRef"`
+	At          json.RawMessage `json:"at"`
+	Operation   json.RawMessage `json:"operation"`
+	Method      json.RawMessage `json:"method"`
+	Path        json.RawMessage `json:"path"`
+	ExternalRef json.RawMessage `json:"externalRef"`
 	Request     json.RawMessage `json:"request"`
-	HTTPStatus  svcapi.Int      `json:"httpStatus"`
-	LatencyMs   svcapi.Int      `json:"latencyMs"`
+	HTTPStatus  json.RawMessage `json:"httpStatus"`
+	LatencyMs   json.RawMessage `json:"latencyMs"`
 	Response    json.RawMessage `json:"response"`
-	Error       svcapi.String   `json:"error"`
+	Error       json.RawMessage `json:"error"`
 	StatusCode  json.RawMessage `json:"statuscode"`
+}
+
+// fields decodes the record's scalar fields into r.
+func (w *lineWire) fields(r *callRow) error {
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  *string
+	}{{"at", w.At, &r.at}, {"operation", w.Operation, &r.operation}, {"method", w.Method, &r.method},
+		{"path", w.Path, &r.path}, {"externalRef", w.ExternalRef, &r.externalRef}, {"error", w.Error, &r.errText}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		var s svcapi.String
+		if err := json.Unmarshal(f.raw, &s); err != nil {
+			return fmt.Errorf("field %s: want a string", f.name)
+		}
+		*f.dst = string(s)
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  *int64
+	}{{"httpStatus", w.HTTPStatus, &r.httpStatus}, {"latencyMs", w.LatencyMs, &r.latencyMs}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		var n svcapi.Int
+		if err := json.Unmarshal(f.raw, &n); err != nil {
+			return fmt.Errorf("field %s: want a whole number", f.name)
+		}
+		*f.dst = int64(n)
+	}
+	return nil
 }
 
 // lineHash is the dedup key of a line: the SHA-256 (hex) of its bytes
@@ -104,17 +139,12 @@ func parseLine(line []byte) (callRow, error) {
 		env = e
 		r.response = redact(line)
 	} else {
-		if w.Operation == "" && w.At == "" && len(w.Response) == 0 && w.Error == "" {
+		if err := w.fields(&r); err != nil {
+			return r, err
+		}
+		if r.operation == "" && r.at == "" && len(w.Response) == 0 && r.errText == "" {
 			return r, errors.New("no statuscode: neither a call record nor a response envelope")
 		}
-		r.at = string(w.At)
-		r.operation = string(w.Operation)
-		r.method = string(w.Method)
-		r.path = string(w.Path)
-		r.externalRef = string(w.ExternalRef)
-		r.httpStatus = int64(w.HTTPStatus)
-		r.latencyMs = int64(w.LatencyMs)
-		r.errText = string(w.Error)
 		if o, ok := svcapi.Lookup(r.operation); ok {
 			op = o
 		}

@@ -1,0 +1,239 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/statement"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// startSandbox starts the sandbox, or skips while it is not built yet.
+func startSandbox(tb testing.TB, opts sandbox.Options) *sandbox.Server {
+	tb.Helper()
+	srv, err := sandbox.Start(opts)
+	if err != nil {
+		if strings.Contains(err.Error(), "not implemented") {
+			tb.Skipf("sandbox: %v", err)
+		}
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// syncSandbox walks the sandbox's statement (the history period) and its
+// collect orders into db.
+func syncSandbox(tb testing.TB, db *store.DB, srv *sandbox.Server) {
+	tb.Helper()
+	cl, err := svcapi.New(srv.Config())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	from, to := srv.Period()
+	ctx := context.Background()
+	if _, err := statement.Sync(ctx, statement.Options{DB: db, Client: cl, Account: srv.Credentials().Account,
+		From: from, To: to, Kinds: []string{statement.KindStatement}, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		tb.Fatalf("sync statement: %v", err)
+	}
+	// Collect orders start before the period (the >30 days bucket).
+	ofrom, oto := from.AddDate(0, 0, -45), to
+	if op, ok := any(srv.Sandbox).(interface{ OrdersPeriod() (time.Time, time.Time) }); ok {
+		ofrom, oto = op.OrdersPeriod()
+	}
+	if _, err := statement.Sync(ctx, statement.Options{DB: db, Client: cl, Account: srv.Credentials().Account,
+		From: ofrom, To: oto, Kinds: []string{statement.KindOrders}, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		tb.Fatalf("sync orders: %v", err)
+	}
+}
+
+func importCallLog(tb testing.TB, db *store.DB, sb *sandbox.Sandbox) ImportSummary {
+	tb.Helper()
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(sb.WriteCallLog(pw)) }()
+	sum, err := Import(context.Background(), db, "sandbox-calls.jsonl", pr)
+	if err != nil {
+		tb.Fatalf("import the sandbox's call log: %v", err)
+	}
+	return sum
+}
+
+func TestEndToEndSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: -short")
+	}
+	for _, seed := range []int64{7, 2026} {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { endToEnd(t, seed) })
+	}
+}
+
+func endToEnd(t *testing.T, seed int64) {
+	srv := startSandbox(t, sandbox.Options{Seed: seed, Days: 20, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	db := openDB(t)
+	syncSandbox(t, db, srv)
+	sum := importCallLog(t, db, srv.Sandbox)
+	if sum.Bad != 0 || sum.Imported != srv.Counts().Calls {
+		t.Fatalf("import = %+v (errors %v), want all %d lines imported", sum, sum.Errors, srv.Counts().Calls)
+	}
+	// Importing it again adds nothing.
+	if again := importCallLog(t, db, srv.Sandbox); again.Imported != 0 {
+		t.Errorf("re-import imported %d lines", again.Imported)
+	}
+	from, to := srv.Period()
+	rep, err := Check(context.Background(), db, CheckOptions{From: from, To: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := srv.Planted()
+	if len(planted) == 0 {
+		t.Fatal("the sandbox planted nothing")
+	}
+	compareFindings(t, db, rep, planted)
+	if !rep.HasFindings() {
+		t.Error("HasFindings = false")
+	}
+}
+
+// compareFindings checks that the run found exactly the planted defects.
+func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.Defect) {
+	t.Helper()
+	byKind := map[string][]sandbox.Defect{}
+	for _, d := range planted {
+		byKind[d.Kind] = append(byKind[d.Kind], d)
+	}
+	refs := func(kind string) []string {
+		var out []string
+		for _, d := range byKind[kind] {
+			out = append(out, d.ExternalRef)
+		}
+		sort.Strings(out)
+		return slices.Compact(out)
+	}
+	svcs := func(kind string) []string {
+		var out []string
+		for _, d := range byKind[kind] {
+			out = append(out, d.SvcOrderID)
+		}
+		sort.Strings(out)
+		return out
+	}
+	matchRefs := func(outcome string) []string {
+		var out []string
+		for _, m := range rep.Exceptions {
+			if m.Outcome == outcome {
+				out = append(out, m.ExternalRef)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	// Breaks: arithmetic and gap exactly as planted, with their deltas.
+	breakKey := func(ref string, d decimal.Decimal) string { return ref + " " + Money(d) }
+	for _, kind := range []string{BreakArithmetic, BreakGap} {
+		var got, want []string
+		for _, b := range breaksOf(rep, kind) {
+			if kind == BreakGap {
+				got = append(got, Money(b.Delta))
+			} else {
+				got = append(got, breakKey(b.ExternalRef, b.Delta))
+			}
+		}
+		for _, d := range byKind[kind] {
+			if kind == BreakGap {
+				want = append(want, Money(d.Delta))
+			} else {
+				want = append(want, breakKey(d.ExternalRef, d.Delta))
+			}
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s breaks = %v, want %v", kind, got, want)
+		}
+	}
+	// Matching outcomes.
+	if got, want := matchRefs(CallOnly), refs(sandbox.DefectCallOnly); !slices.Equal(got, want) {
+		t.Errorf("callOnly = %v, want %v", got, want)
+	}
+	if got, want := matchRefs(Pending), refs(sandbox.DefectPending); !slices.Equal(got, want) {
+		t.Errorf("pending = %v, want %v", got, want)
+	}
+	if got, want := matchRefs(AmountMismatch), refs(sandbox.DefectAmountMismatch); !slices.Equal(got, want) {
+		t.Errorf("amountMismatch = %v, want %v", got, want)
+	}
+	for _, d := range byKind[sandbox.DefectAmountMismatch] {
+		for _, m := range rep.Exceptions {
+			if m.Outcome == AmountMismatch && m.ExternalRef == d.ExternalRef && m.Delta != Money(d.Delta) {
+				t.Errorf("amountMismatch %s delta = %s, want %s", d.ExternalRef, m.Delta, Money(d.Delta))
+			}
+		}
+	}
+	dups := slices.Compact(matchRefs(DuplicateDebit))
+	if want := refs(sandbox.DefectDuplicateDebit); !slices.Equal(dups, want) {
+		t.Errorf("duplicateDebit refs = %v, want %v", dups, want)
+	}
+	if got, want := rep.Summary.Outcomes[DuplicateDebit].Count, 2*len(refs(sandbox.DefectDuplicateDebit)); got != want {
+		t.Errorf("duplicateDebit rows = %d, want %d (one per debit)", got, want)
+	}
+	var stmtOnly []string
+	for _, m := range rep.Exceptions {
+		if m.Outcome == StatementOnly {
+			stmtOnly = append(stmtOnly, m.SvcOrderID)
+		}
+	}
+	sort.Strings(stmtOnly)
+	if want := svcs(sandbox.DefectUnloggedDebit); !slices.Equal(stmtOnly, want) {
+		t.Errorf("statementOnly = %v, want %v", stmtOnly, want)
+	}
+	// Reversals: every reversed record found except the planted ones.
+	var reversed, reversals int
+	db.QueryRow(`SELECT count(*) FROM records WHERE kind = 'statement' AND reversal_svc_order_id <> ''`).Scan(&reversed)
+	reversals = rep.Summary.Reversals.Count
+	if reversals != reversed || rep.Summary.Reversals.Unlinked != len(byKind[sandbox.DefectReversalUnlinked]) {
+		t.Errorf("reversals = %+v, want %d with %d unlinked", rep.Summary.Reversals, reversed, len(byKind[sandbox.DefectReversalUnlinked]))
+	}
+	if got := rep.Summary.Outcomes[Reversed].Count; got != reversed {
+		t.Errorf("reversed outcomes = %d, want %d", got, reversed)
+	}
+	// Explained gaps: exactly the unlogged debits, the pending calls' records
+	// and the reversal credits found.
+	var explained []string
+	for _, b := range breaksOf(rep, BreakExplainedGap) {
+		explained = append(explained, b.ExplainedBy...)
+	}
+	sort.Strings(explained)
+	var want []string
+	want = append(want, svcs(sandbox.DefectUnloggedDebit)...)
+	for _, m := range rep.Exceptions {
+		if m.Outcome == Pending && m.SvcOrderID != "" {
+			want = append(want, m.SvcOrderID)
+		}
+	}
+	rows, err := db.Query(`SELECT reversal_svc_order_id FROM recon_reversals WHERE run_id = ? AND reversal_found = 1`, rep.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		want = append(want, s)
+	}
+	rows.Close()
+	sort.Strings(want)
+	if !slices.Equal(explained, want) {
+		t.Errorf("explainedGap records = %v, want %v", explained, want)
+	}
+	if n := len(byKind[sandbox.DefectPending]); len(matchRefs(Pending)) != n {
+		t.Errorf("pending rows %d, want %d", len(matchRefs(Pending)), n)
+	}
+}

@@ -1,0 +1,347 @@
+package ledger
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+const ts1 = "2026-11-21 10:00:00"
+
+func goodLine(ref, orderID, ts string) string {
+	return line(svcapi.OpVerifyPanPlusV2, ref, ts, orderID, map[string]any{"externalRef": ref, "pool": poolA("100.00", "10.00", "90.00")})
+}
+
+func writeFile(tb testing.TB, name, content string) string {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func countRows(tb testing.TB, db interface {
+	QueryRow(string, ...any) *sql.Row
+}, q string, args ...any) int {
+	tb.Helper()
+	var n int
+	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+func TestImportDedup(t *testing.T) {
+	db := openDB(t)
+	p := writeFile(t, "calls.jsonl", lines(goodLine("A", "OA", ts1), goodLine("B", "OB", "2026-11-21 10:00:01"), "", "  "+goodLine("A", "OA", ts1)+"\r"))
+	sum, err := ImportFiles(context.Background(), db, []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Files != 1 || sum.Lines != 3 || sum.Imported != 2 || sum.Duplicates != 1 || sum.Bad != 0 {
+		t.Errorf("first import = %+v, want 3 lines, 2 imported, 1 duplicate (same bytes after trimming)", sum)
+	}
+	sum, err = ImportFiles(context.Background(), db, []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 0 || sum.Duplicates != 3 {
+		t.Errorf("re-import = %+v, want nothing imported", sum)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM calls`); n != 2 {
+		t.Errorf("calls = %d, want 2", n)
+	}
+}
+
+func TestImportGzipAndGlob(t *testing.T) {
+	db := openDB(t)
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(lines(goodLine("A", "OA", ts1), goodLine("B", "OB", ts1))))
+	zw.Close()
+	// The name does not say gzip: the magic bytes do.
+	os.WriteFile(filepath.Join(dir, "calls-1.log"), buf.Bytes(), 0o600)
+	os.WriteFile(filepath.Join(dir, "calls-2.log"), []byte(lines(goodLine("C", "OC", ts1))), 0o600)
+	sum, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "calls-*.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Files != 2 || sum.Imported != 3 || sum.Bad != 0 {
+		t.Errorf("import = %+v, want 2 files, 3 imported", sum)
+	}
+	if _, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "nothing-*.log")}); err == nil {
+		t.Error("a pattern matching nothing: no error")
+	}
+	if _, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "missing.log")}); err == nil {
+		t.Error("a missing file: no error")
+	}
+}
+
+func TestImportBareEnvelope(t *testing.T) {
+	db := openDB(t)
+	env := `{"statuscode":"TXN","actcode":null,"status":"ok","timestamp":"2026-11-21 10:00:00","svc_uuid":"U1","orderid":"OA",` +
+		`"data":{"externalRef":"REF-A","pool":{"openingBal":100,"amount":"2.5","closingBal":"97.5"}}}`
+	tup := `{"statuscode":"TUP","status":"pending","timestamp":"2026-11-21 10:00:02","orderid":null,"data":{"externalRef":"REF-P"}}`
+	sum, err := Import(context.Background(), db, "-", strings.NewReader(lines(env, tup)))
+	if err != nil || sum.Imported != 2 {
+		t.Fatalf("Import = %+v, %v", sum, err)
+	}
+	var op, ref, outcome, shape, amount, source, orderID string
+	db.QueryRow(`SELECT operation, external_ref, outcome, pool_shape, pool_amount, source, orderid FROM calls WHERE svc_uuid = 'U1'`).
+		Scan(&op, &ref, &outcome, &shape, &amount, &source, &orderID)
+	if op != "" || ref != "REF-A" || outcome != OutcomeSuccess || shape != "A" || amount != "2.50" || source != "-" || orderID != "OA" {
+		t.Errorf("bare envelope row = op %q ref %q outcome %q shape %q amount %q source %q orderid %q", op, ref, outcome, shape, amount, source, orderID)
+	}
+	db.QueryRow(`SELECT outcome, orderid FROM calls WHERE external_ref = 'REF-P'`).Scan(&outcome, &orderID)
+	if outcome != OutcomePending || orderID != "" {
+		t.Errorf("TUP envelope: outcome %q orderid %q, want pending and no orderid", outcome, orderID)
+	}
+}
+
+func TestImportOutcomesAndTime(t *testing.T) {
+	rec := func(op string, env any, errText, at string) string {
+		m := map[string]any{"at": at, "operation": op, "method": "POST", "externalRef": "R-" + op + errText,
+			"httpStatus": 200, "latencyMs": 1, "error": errText}
+		if env != nil {
+			m["response"] = env
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	failedEnv := map[string]any{"statuscode": "ERR", "status": "bad", "timestamp": "2026-11-21 10:00:00"}
+	tests := []struct {
+		name, line, outcome, ts string
+	}{
+		{"ERR answer", rec(svcapi.OpLitigation, failedEnv, "litigation: ERR: bad", "2026-11-21T04:30:00Z"), OutcomeFailed, "2026-11-21 10:00:00"},
+		{"no answer, billable", rec(svcapi.OpFundTransfer, nil, "fundTransfer: pending: no answer", "2026-11-21T04:30:00Z"), OutcomePending, "2026-11-21 10:00:00"},
+		{"no answer, read-only", rec(svcapi.OpStatement, nil, "statement: timeout", "2026-11-21T10:00:07.5+05:30"), OutcomeFailed, "2026-11-21 10:00:07"},
+		{"no answer, unknown operation", rec("someNewOp", nil, "timeout", "2026-11-21T10:00:00+05:30"), OutcomePending, "2026-11-21 10:00:00"},
+		{"body not JSON, logged as a string", rec(svcapi.OpPanDin, "<html>502</html>", "panDin: pending: unreadable answer", "2026-11-21T10:00:00+05:30"), OutcomePending, "2026-11-21 10:00:00"},
+		{"envelope timestamp wins over at", rec(svcapi.OpLitigation, map[string]any{"statuscode": "TUP", "timestamp": "2026-11-21 10:00:09"}, "", "2026-11-21T09:00:00+05:30"), OutcomePending, "2026-11-21 10:00:09"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openDB(t)
+			sum, err := Import(context.Background(), db, "x", strings.NewReader(tt.line))
+			if err != nil || sum.Imported != 1 {
+				t.Fatalf("Import = %+v, %v", sum, err)
+			}
+			var outcome, ts string
+			db.QueryRow(`SELECT outcome, ts FROM calls`).Scan(&outcome, &ts)
+			if outcome != tt.outcome || ts != tt.ts {
+				t.Errorf("outcome %q ts %q, want %q %q", outcome, ts, tt.outcome, tt.ts)
+			}
+		})
+	}
+}
+
+func TestImportBadLines(t *testing.T) {
+	db := openDB(t)
+	withPool := func(pool map[string]any) string {
+		return line(svcapi.OpVerifyPanPlusV2, "X", ts1, "OX", map[string]any{"pool": pool})
+	}
+	secretish := `{"statuscode":"TXN","timestamp":"21/11/2026 10:00","data":{"cardPin":"9876"}}`
+	bad := []struct {
+		line   string
+		reason string
+	}{
+		{"this is not json", "not JSON"},
+		{`{"statuscode":"TXN","timestamp":"2026-11-21 10:00:00","data":{"pool":{"openingBal":"1"`, "truncated"},
+		{`{"status":"ok","timestamp":"2026-11-21 10:00:00"}`, "no statuscode"},
+		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","response":{"status":"ok"},"error":""}`, "no statuscode"},
+		{withPool(poolA("100", "abc", "90")), `pool.amount "abc" is not an amount`},
+		{withPool(poolA("100", true, "90")), "amount"},
+		{secretish, "timestamp"},
+		{`{"operation":"litigation","at":"yesterday","error":"timeout"}`, "unknown timestamp format"},
+		{line(svcapi.OpVerifyPanPlusV2, "X", ts1, "OX", map[string]any{"externalRef": "X"}), "envelope without pool"},
+		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","httpStatus":{}}`, "httpStatus"},
+	}
+	var content []string
+	content = append(content, goodLine("G1", "OG1", ts1))
+	for _, b := range bad {
+		content = append(content, b.line)
+	}
+	content = append(content, goodLine("G2", "OG2", "2026-11-21 10:00:01"))
+	p := writeFile(t, "mixed.jsonl", lines(content...))
+	sum, err := ImportFiles(context.Background(), db, []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 2 || sum.Bad != len(bad) || len(sum.Errors) != len(bad) {
+		t.Fatalf("import = %+v, want 2 imported and %d bad", sum, len(bad))
+	}
+	for i, b := range bad {
+		e := sum.Errors[i]
+		if e.File != p || e.Line != i+2 || !strings.Contains(e.Reason, b.reason) {
+			t.Errorf("error %d = %q, want %s:%d: …%s…", i, e.Error(), p, i+2, b.reason)
+		}
+		if !strings.HasPrefix(e.Error(), p+":") {
+			t.Errorf("error %q does not start with file:line", e.Error())
+		}
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM import_errors WHERE source = ?`, p); n != len(bad) {
+		t.Errorf("import_errors = %d, want %d", n, len(bad))
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM import_errors WHERE reason LIKE '%9876%' OR reason LIKE '%this is not%'`); n != 0 {
+		t.Errorf("import_errors quote the line: %d rows", n)
+	}
+	// Importing again neither adds calls nor repeats the errors.
+	if _, err := ImportFiles(context.Background(), db, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM import_errors`); n != len(bad) {
+		t.Errorf("import_errors after re-import = %d, want %d", n, len(bad))
+	}
+}
+
+func TestImportEmptyFile(t *testing.T) {
+	db := openDB(t)
+	for _, content := range []string{"", "\n\n  \n"} {
+		p := writeFile(t, "empty.jsonl", content)
+		sum, err := ImportFiles(context.Background(), db, []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Bad != 1 || len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error(), p+":0: empty file") {
+			t.Errorf("import of %q = %+v, want one empty-file error", content, sum)
+		}
+	}
+}
+
+func TestImportLongLine(t *testing.T) {
+	db := openDB(t)
+	big := strings.Repeat("x", 3<<20)
+	l := line(svcapi.OpLitigation, "L", ts1, "OL", map[string]any{"pool": poolA("10", "1", "9"), "blob": big})
+	sum, err := Import(context.Background(), db, "big", strings.NewReader(lines(l, goodLine("A", "OA", ts1))))
+	if err != nil || sum.Imported != 2 || sum.Bad != 0 {
+		t.Fatalf("Import = %+v, %v", sum, err)
+	}
+}
+
+func TestImportTruncatedGzip(t *testing.T) {
+	db := openDB(t)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for i := range 2000 {
+		zw.Write([]byte(goodLine("R"+string(rune('a'+i%26))+time.Duration(i).String(), "", ts1) + "\n"))
+	}
+	zw.Close()
+	cut := buf.Bytes()[:buf.Len()*2/3]
+	sum, err := Import(context.Background(), db, "cut.gz", bytes.NewReader(cut))
+	if err == nil {
+		t.Fatal("truncated gzip: no error")
+	}
+	if !strings.Contains(err.Error(), "cut.gz") {
+		t.Errorf("error %q does not name the file", err)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM calls`); n != sum.Imported || n == 0 {
+		t.Errorf("calls = %d, summary imported %d: the lines before the damage must be kept", n, sum.Imported)
+	}
+}
+
+func TestImportRedacts(t *testing.T) {
+	db := openDB(t)
+	secrets := []string{"ENC-AADHAAR-SECRET", "PID-DATA-SECRET", "SESSION-KEY-SECRET", "HMAC-SECRET", "4321PIN", "123456789012", "4111111111111111"}
+	req := map[string]any{"externalRef": "B1", "biometricData": map[string]any{"encryptedAadhaar": secrets[0], "pidData": secrets[1],
+		"sessionKey": secrets[2], "hmac": secrets[3]}, "aadhaarNumber": secrets[5]}
+	env := map[string]any{"statuscode": "TXN", "timestamp": ts1, "orderid": "OB1",
+		"data": map[string]any{"externalRef": "B1", "pool": poolA("100", "10", "90"),
+			"receiver": map[string]any{"cardNumber": secrets[6], "cardPin": secrets[4]}}}
+	b, _ := json.Marshal(map[string]any{"at": "2026-11-21T10:00:00+05:30", "operation": svcapi.OpBrandOrder,
+		"externalRef": "B1", "request": req, "response": env, "error": ""})
+	bare, _ := json.Marshal(env)
+	sum, err := Import(context.Background(), db, "s", strings.NewReader(lines(string(b), string(bare))))
+	if err != nil || sum.Imported != 2 {
+		t.Fatalf("Import = %+v, %v", sum, err)
+	}
+	rows, _ := db.Query(`SELECT coalesce(request, ''), coalesce(response, '') FROM calls`)
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var rq, rs string
+		rows.Scan(&rq, &rs)
+		for _, s := range secrets {
+			if strings.Contains(rq+rs, s) {
+				t.Errorf("stored call holds %q: %s %s", s, rq, rs)
+			}
+		}
+		if !strings.Contains(rs, "XXXXXXXXXXXX1111") {
+			t.Errorf("card number not masked to its last four: %s", rs)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d rows", n)
+	}
+}
+
+func TestRecorderMatchesJSONLImport(t *testing.T) {
+	db := openDB(t)
+	r := NewRecorder(db, nil)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 21, 4, 30, 0, 123e6, time.UTC)
+	env, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "orderid": "O1",
+		"data": map[string]any{"externalRef": "R1", "pool": poolA("100", "10", "90")}})
+	page, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "orderid": nil,
+		"data": map[string]any{"meta": map[string]any{"totalPages": 1}, "records": []any{map[string]any{"svcOrderId": "S1"}}}})
+	recs := []*svcapi.CallRecord{
+		{At: at, Operation: svcapi.OpVerifyPanPlusV2, Method: "POST", Path: "/identity/verifyPanPlusV2", ExternalRef: "R1",
+			Request: json.RawMessage(`{"externalRef":"R1","pan":"ABCDE1234F"}`), HTTPStatus: 200, LatencyMs: 50, Response: env},
+		{At: at, Operation: svcapi.OpStatement, Method: "POST", Path: "/reports/statement", ExternalRef: "S-1",
+			Request: json.RawMessage(`{"externalRef":"S-1"}`), HTTPStatus: 200, LatencyMs: 80, Response: page},
+		{At: at, Operation: svcapi.OpFundTransfer, Method: "POST", Path: "/x", ExternalRef: "F1",
+			Request: json.RawMessage(`{"externalRef":"F1"}`), Error: "fundTransfer: pending: no answer"},
+	}
+	var log bytes.Buffer
+	jl := svcapi.NewJSONLRecorder(&log)
+	for _, rec := range recs {
+		if err := r.Record(ctx, rec); err != nil {
+			t.Fatalf("Record: %v", err)
+		}
+		jl.Record(ctx, rec)
+	}
+	sum, err := Import(ctx, db, "own.jsonl", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 0 || sum.Duplicates != 3 {
+		t.Errorf("importing svcrecon's own call log = %+v, want 3 duplicates and nothing new", sum)
+	}
+	var source, outcome, shape, resp string
+	db.QueryRow(`SELECT source, outcome, pool_shape FROM calls WHERE external_ref = 'R1'`).Scan(&source, &outcome, &shape)
+	if source != SourceSvcrecon || outcome != OutcomeSuccess || shape != "A" {
+		t.Errorf("recorded call: source %q outcome %q shape %q", source, outcome, shape)
+	}
+	db.QueryRow(`SELECT response FROM calls WHERE external_ref = 'S-1'`).Scan(&resp)
+	if strings.Contains(resp, "records") || !strings.Contains(resp, `"statuscode":"TXN"`) {
+		t.Errorf("statement page stored with its data: %s", resp)
+	}
+	db.QueryRow(`SELECT outcome FROM calls WHERE external_ref = 'F1'`).Scan(&outcome)
+	if outcome != OutcomePending {
+		t.Errorf("unanswered fund transfer outcome = %q, want pending", outcome)
+	}
+}
+
+func TestRecorderBadRecord(t *testing.T) {
+	db := openDB(t)
+	r := NewRecorder(db, nil)
+	env, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "data": map[string]any{"externalRef": "R1"}})
+	err := r.Record(context.Background(), &svcapi.CallRecord{At: time.Now(), Operation: svcapi.OpLitigation, ExternalRef: "R1", Response: env})
+	if err == nil {
+		t.Fatal("a pool operation's answer without pool: no error")
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM import_errors WHERE source = 'svcrecon' AND reason LIKE '%envelope without pool%'`); n != 1 {
+		t.Errorf("import_errors rows = %d, want 1", n)
+	}
+}
