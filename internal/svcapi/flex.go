@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -38,7 +39,7 @@ func (s *String) UnmarshalJSON(b []byte) error {
 		if err := json.Compact(&buf, b); err != nil {
 			return err
 		}
-		*s = String(buf.String())
+		*s = String(validUTF8(buf.String()))
 	default:
 		*s = String(b)
 	}
@@ -53,6 +54,25 @@ func notAvailable(s string) bool {
 		return true
 	}
 	return false
+}
+
+// validUTF8 replaces each byte of s that is not UTF-8 with U+FFFD, as
+// encoding/json does when it decodes a string.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // Int is an integer field sent as a number or a numeric string.
