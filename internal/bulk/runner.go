@@ -137,6 +137,12 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	ex.bar = progress.New(r.Progress, "run "+run.ID, int64(len(rows)), log)
 	ex.bar.Add(int64(len(rows) - len(todo)))
 
+	ex.jq = make(chan journalOp)
+	journalDone := make(chan struct{})
+	go func() {
+		defer close(journalDone)
+		ex.journalLoop(context.WithoutCancel(ctx))
+	}()
 	jobs := make(chan Row)
 	var wg sync.WaitGroup
 	for range conc {
@@ -162,6 +168,8 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
+	close(ex.jq)
+	<-journalDone
 	ex.bar.Done()
 
 	// The journal is written whatever happened to ctx.
@@ -193,6 +201,7 @@ type execution struct {
 	log     *slog.Logger
 	limiter *rate.Limiter
 	bar     *progress.Bar
+	jq      chan journalOp
 
 	mu     sync.Mutex
 	debit  decimal.Decimal
@@ -328,9 +337,58 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error) (res Entry, notSen
 	return res, false
 }
 
+// journalOp is one journal write, committed in a batch with others.
+type journalOp struct {
+	fn   func(ctx context.Context, tx *sql.Tx) error
+	done chan error
+}
+
+// maxBatch bounds the journal writes committed in one transaction.
+const maxBatch = 256
+
+// journalLoop commits journal writes in batches (group commit): each writer
+// waits until the transaction holding its write is committed, so a row is
+// still 'sending' in the database before its call, but 32 workers share a
+// commit instead of queueing for one each.
+func (ex *execution) journalLoop(ctx context.Context) {
+	for op := range ex.jq {
+		batch := []journalOp{op}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case o, ok := <-ex.jq:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, o)
+			default:
+				break drain
+			}
+		}
+		err := ex.DB.Write(ctx, func(tx *sql.Tx) error {
+			for _, o := range batch {
+				if err := o.fn(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		for _, o := range batch {
+			o.done <- err
+		}
+	}
+}
+
+// write runs fn in a committed journal transaction.
+func (ex *execution) write(fn func(ctx context.Context, tx *sql.Tx) error) error {
+	done := make(chan error, 1)
+	ex.jq <- journalOp{fn: fn, done: done}
+	return <-done
+}
+
 func (ex *execution) claim(ctx context.Context, row Row) (bool, error) {
 	var n int64
-	err := ex.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := ex.write(func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at)
 			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, ex.run.ID, row.Line, row.Ref, StateSending, store.FormatTime(ex.now()))
 		if err != nil {
@@ -346,7 +404,7 @@ func (ex *execution) claim(ctx context.Context, row Row) (bool, error) {
 }
 
 func (ex *execution) unclaim(ctx context.Context, row Row) error {
-	return ex.DB.Write(ctx, func(tx *sql.Tx) error {
+	return ex.write(func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_rows WHERE run_id = ? AND line = ? AND state = ?`, ex.run.ID, row.Line, StateSending)
 		return err
 	})
@@ -357,7 +415,7 @@ func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
 	if res.Response != nil {
 		resp = string(res.Response)
 	}
-	err := ex.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := ex.write(func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
 			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`,
 			res.State, res.StatusCode, res.Status, res.OrderID, res.PoolAmount, resp, res.Error, store.FormatTime(ex.now()),

@@ -1,0 +1,58 @@
+package bulk
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+)
+
+// BenchmarkRun50ms measures rows per second against a service that answers
+// every call after 50 ms: concurrency 32 (ideal 32 / 0.05 s = 640 rows/s)
+// and one row at a time, as newman would (ideal 20 rows/s). Each iteration
+// is a whole run with its journal in a fresh SQLite file. Sizes:
+// BULK_BENCH_ROWS (default 10000) and BULK_BENCH_SEQ_ROWS (default 500).
+//
+//	go test ./internal/bulk/ -run '^$' -bench Run50ms -benchtime 1x
+func BenchmarkRun50ms(b *testing.B) {
+	rows := envInt("BULK_BENCH_ROWS", 10000)
+	seqRows := envInt("BULK_BENCH_SEQ_ROWS", 500)
+	for _, bc := range []struct {
+		name       string
+		rows, conc int
+	}{
+		{"concurrency32", rows, 32},
+		{"sequential", seqRows, 1},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var total time.Duration
+			for range b.N {
+				b.StopTimer()
+				fx := newFixture(b, bc.rows, bulktest.Options{Latency: 50 * time.Millisecond})
+				r := fx.runner(bc.conc)
+				b.StartTimer()
+				start := time.Now()
+				sum, err := r.Execute(context.Background(), fx.run, fx.rows)
+				total += time.Since(start)
+				if err != nil || sum.Success != bc.rows {
+					b.Fatalf("Execute = %+v, %v", sum.Counts, err)
+				}
+			}
+			rate := float64(bc.rows*b.N) / total.Seconds()
+			ideal := float64(bc.conc) / 0.05
+			b.ReportMetric(rate, "rows/s")
+			b.ReportMetric(100*rate/ideal, "%ideal")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
