@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +71,39 @@ func TestSyncSandbox(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "records: 0 new, 0 updated") || !strings.Contains(out.String(), "6 skipped") {
 		t.Errorf("second summary = %q, want nothing new and 6 windows skipped", out.String())
+	}
+}
+
+func TestSyncWindowFailsExit1(t *testing.T) {
+	// The service answers every statement page with a record without a
+	// date; collect orders are fine.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			IsOrder bool `json:"isOrder"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		rec := `{"svcOrderId":"S1","txnChargedValue":"5.00"}`
+		if req.IsOrder {
+			rec = `{"svcOrderId":"O1","txnDateTime":"2026-11-01 10:00:00","txnChargedValue":"5.00"}`
+		}
+		fmt.Fprintf(w, `{"statuscode":"TXN","status":"ok","data":{"meta":{"totalPages":1,"currentPage":1,"totalRecords":1,"recordsOnCurrentPage":1},"records":[%s]}}`, rec)
+	}))
+	defer srv.Close()
+	t.Setenv("SVC_BASE_URL", srv.URL)
+	t.Setenv("SVC_CLIENT_ID", "id")
+	t.Setenv("SVC_CLIENT_SECRET", "secret")
+	t.Setenv("SVC_ENDPOINT_IP", "203.0.113.1")
+	t.Setenv("SVC_ACCOUNT", "0409000123456")
+	db := filepath.Join(t.TempDir(), "f.db")
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"sync", "--db", db, "--from", "2026-11-01", "--to", "2026-11-01"}, &out, &errb)
+	if code := cli.Exit(err, io.Discard); code != cli.ExitFailure {
+		t.Fatalf("exit = %d (%v), want 1", code, err)
+	}
+	if !strings.Contains(out.String(), "records: 1 new") || !strings.Contains(out.String(), "windows: 1 ok, 1 failed") {
+		t.Errorf("summary = %q, want the orders record stored and one window failed", out.String())
+	}
+	if !strings.Contains(errb.String(), "statement window 2026-11-01 failed at page 1") || !strings.Contains(errb.String(), "txnDateTime missing") {
+		t.Errorf("stderr = %q, want the window, page and field", errb.String())
 	}
 }
