@@ -201,6 +201,15 @@ func Reconciliation(ctx context.Context, db *store.DB, o Options) (Files, error)
 			return Files{}, err
 		}
 	}
+	// The sheets were read in separate queries: make sure a check of the
+	// same period did not replace the run (and delete its rows) meanwhile.
+	var superseded sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT superseded_by FROM recon_runs WHERE id = ?`, r.id).Scan(&superseded); err != nil {
+		return Files{}, fmt.Errorf("export run %d: recheck: %w", r.id, err)
+	}
+	if superseded.Valid {
+		return Files{}, fmt.Errorf("export %s..%s: run %d was replaced by run %d during the export; export again", from, to, r.id, superseded.Int64)
+	}
 	return w.finish()
 }
 

@@ -522,7 +522,8 @@ func (w *writer) finish() (Files, error) {
 			return files, err
 		}
 		w.outs = append([]*output{out}, w.outs...)
-		w.f.SetActiveSheet(0)
+		// The first sheet (Summary) is active by default. Never call
+		// SetActiveSheet: it parses every streamed sheet back into memory.
 		if err := w.f.Write(out.f); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}
