@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -12,13 +11,7 @@ import (
 
 func billersDB(tb testing.TB) *store.DB {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "svcrecon.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	stmts := []string{
+	return testDB(tb,
 		`INSERT INTO billers (biller_id, biller_name, category_key, type, category_name, coverage_city, coverage_state,
 			coverage_pincode, updated_date, biller_status, is_available, removed, removed_at, first_seen_at, last_seen_at) VALUES
 			('B1', 'Power Co', 'C01', 'ONUS', 'Electricity', 'Pune', 'MH', '041101', '2026-11-01', 'ACTIVE', 1, 0, NULL, '2026-10-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'),
@@ -32,19 +25,7 @@ func billersDB(tb testing.TB) *store.DB {
 			(1, 'B1', 'added', '', '2026-11-19T00:00:10.000Z'),
 			(2, 'B1', 'changed', '{"billerName":["Power Corp","Power Co"],"isAvailable":[false,true]}', '2026-11-20T00:00:10.000Z'),
 			(2, 'B3', 'removed', '', '2026-11-20T00:00:20.000Z')`,
-	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		for _, s := range stmts {
-			if _, err := tx.ExecContext(ctx, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return db
+	)
 }
 
 func TestBillers(t *testing.T) {

@@ -35,14 +35,8 @@ const fixSummary = `{"from":"2026-11-01","to":"2026-11-03","asOf":"2026-11-03",
 // current run (id 2) with result rows, and a failed newer run.
 func fixtureDB(tb testing.TB) *store.DB {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "svcrecon.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
 	synced := "2026-11-04T01:02:03.000Z"
-	stmts := []string{
+	return testDB(tb,
 		// statement records: S0 is before the period.
 		rec("statement", "S0", "2026-10-31 23:59:59", "DR", "9.99", "", "", "", ""),
 		rec("statement", "S1", "2026-11-01 10:00:00", "DR", "100.00", "R1", "card 4111111111111111 paid", "", "1000000.00"),
@@ -58,12 +52,12 @@ func fixtureDB(tb testing.TB) *store.DB {
 		`UPDATE records SET settlement_svc_order_id = 'SET3' WHERE svc_order_id = 'O3'`,
 		`INSERT INTO calls (id, line_hash, source, ts, operation, external_ref, orderid, statuscode, outcome,
 			pool_shape, pool_opening, pool_amount, pool_closing, request, imported_at) VALUES
-			(1, 'h1', 'calls.jsonl', '2026-11-01 10:00:00', 'verifyPanPlusV2', 'R1', 'S1', 'TXN', 'success', 'A', '1000000.00', '100.00', '999900.00', '{"secret":"hunter2"}', '` + synced + `'),
-			(2, 'h2', 'calls.jsonl', '2026-11-01 11:00:00', 'verifyPanPlusV2', 'R2', 'S2', 'TXN', 'success', 'A', '999900.00', '51.00', '999850.00', '{}', '` + synced + `'),
-			(3, 'h3', 'calls.jsonl', '2026-11-02 13:00:00', 'mobileLookup', 'R9', '', 'TUP', 'pending', '', '', '', '', '{}', '` + synced + `')`,
+			(1, 'h1', 'calls.jsonl', '2026-11-01 10:00:00', 'verifyPanPlusV2', 'R1', 'S1', 'TXN', 'success', 'A', '1000000.00', '100.00', '999900.00', '{"secret":"hunter2"}', '`+synced+`'),
+			(2, 'h2', 'calls.jsonl', '2026-11-01 11:00:00', 'verifyPanPlusV2', 'R2', 'S2', 'TXN', 'success', 'A', '999900.00', '51.00', '999850.00', '{}', '`+synced+`'),
+			(3, 'h3', 'calls.jsonl', '2026-11-02 13:00:00', 'mobileLookup', 'R9', '', 'TUP', 'pending', '', '', '', '', '{}', '`+synced+`')`,
 		`INSERT INTO recon_runs (id, period_from, period_to, as_of, started_at, finished_at, state, superseded_by, summary) VALUES
 			(1, '2026-11-01', '2026-11-03', '2026-11-03', '2026-11-04T00:00:00.000Z', '2026-11-04T00:01:00.000Z', 'ok', 2, '{}'),
-			(2, '2026-11-01', '2026-11-03', '2026-11-03', '2026-11-04T01:00:00.000Z', '2026-11-04T01:00:30.000Z', 'ok', NULL, '` + fixSummary + `'),
+			(2, '2026-11-01', '2026-11-03', '2026-11-03', '2026-11-04T01:00:00.000Z', '2026-11-04T01:00:30.000Z', 'ok', NULL, '`+fixSummary+`'),
 			(3, '2026-11-01', '2026-11-03', '2026-11-03', '2026-11-04T02:00:00.000Z', NULL, 'failed', NULL, '{}'),
 			(4, '2026-11-02', '2026-11-03', '2026-11-03', '2026-11-04T02:00:00.000Z', '2026-11-04T02:00:01.000Z', 'ok', NULL, '{}')`,
 		`INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id, ts, external_ref, expected, actual, delta, explained_by, note) VALUES
@@ -86,7 +80,19 @@ func fixtureDB(tb testing.TB) *store.DB {
 		`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days, age_bucket) VALUES
 			(2, 'O1', 'C1', '2026-11-01 08:00:00', '200.00', 2, '2-3'),
 			(2, 'O2', 'C2', '2026-11-02 08:00:00', '300.00', 1, '0-1')`,
+	)
+}
+
+// testDB opens a fresh database in tb.TempDir() and runs stmts in one
+// transaction.
+func testDB(tb testing.TB, stmts ...string) *store.DB {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "svcrecon.db"))
+	if err != nil {
+		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { db.Close() })
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		for _, s := range stmts {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
