@@ -128,11 +128,69 @@ func (p *Pool) UnmarshalJSON(b []byte) error {
 	case w.OpeningBal.Raw != "" || w.ClosingBal.Raw != "":
 		p.Shape = PoolA
 		return p.set(w, w.OpeningBal, "openingBal", w.Amount, "amount", w.ClosingBal, "closingBal")
+	case (w.OpeningBalance.Raw != "" || w.ClosingBalance.Raw != "") && w.PaymentAmount.Raw == "" && w.PayableValue.Raw != "":
+		// The data-level balances, as MarshalJSON writes a PoolData pool.
+		p.Shape = PoolData
+		return p.set(w, w.OpeningBalance, "openingBalance", w.PayableValue, "payableValue", w.ClosingBalance, "closingBalance")
 	case w.OpeningBalance.Raw != "" || w.ClosingBalance.Raw != "":
 		p.Shape = PoolB
 		return p.set(w, w.OpeningBalance, "openingBalance", w.PaymentAmount, "paymentAmount", w.ClosingBalance, "closingBalance")
 	}
 	return errors.New("pool object has neither openingBal nor openingBalance")
+}
+
+// MarshalJSON writes the pool in its wire shape (A: openingBal, amount,
+// closingBal; B: openingBalance, paymentAmount, closingBalance; data-level:
+// openingBalance, payableValue, closingBalance) with exact decimal strings,
+// so that UnmarshalJSON reads it back.
+func (p Pool) MarshalJSON() ([]byte, error) {
+	type kv struct {
+		k string
+		v string
+	}
+	var fields []kv
+	add := func(k, v string, always bool) {
+		if always || v != "" {
+			fields = append(fields, kv{k, v})
+		}
+	}
+	switch p.Shape {
+	case PoolB:
+		add("referenceId", p.ReferenceID, false)
+		add("openingBalance", p.Opening.String(), true)
+		add("paymentAmount", p.Amount.String(), true)
+		add("mode", p.Mode, false)
+		add("closingBalance", p.Closing.String(), true)
+	case PoolData:
+		add("openingBalance", p.Opening.String(), true)
+		add("payableValue", p.Amount.String(), true)
+		add("mode", p.Mode, false)
+		add("closingBalance", p.Closing.String(), true)
+	default:
+		add("account", p.Account, false)
+		add("referenceId", p.ReferenceID, false)
+		add("openingBal", p.Opening.String(), true)
+		add("mode", p.Mode, false)
+		add("amount", p.Amount.String(), true)
+		add("closingBal", p.Closing.String(), true)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.k)
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 func (p *Pool) set(w poolWire, open Amount, on string, amt Amount, an string, cl Amount, cn string) error {

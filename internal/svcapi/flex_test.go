@@ -182,6 +182,7 @@ func TestPoolShapes(t *testing.T) {
 				p.Closing.String() != tc.closing || p.ReferenceID != tc.id {
 				t.Errorf("Pool(%s) = %+v", tc.in, p)
 			}
+			checkPoolRoundTrip(t, p)
 		})
 	}
 	var holder struct{ Pool *svcapi.Pool }
@@ -197,6 +198,45 @@ func TestPoolShapes(t *testing.T) {
 	json.Unmarshal([]byte(`{"openingBal":"100","amount":"1","closingBal":"98"}`), &p)
 	if p.Delta().String() != "1" {
 		t.Errorf("Delta = %s, want 1", p.Delta())
+	}
+}
+
+// checkPoolRoundTrip: a pool marshals to its wire shape and reads back
+// equal.
+func checkPoolRoundTrip(tb testing.TB, p svcapi.Pool) {
+	tb.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		tb.Fatalf("marshal %+v: %v", p, err)
+	}
+	var q svcapi.Pool
+	if err := json.Unmarshal(b, &q); err != nil {
+		tb.Fatalf("unmarshal %s: %v", b, err)
+	}
+	if q.Shape != p.Shape || q.Account != p.Account || q.ReferenceID != p.ReferenceID || q.Mode != p.Mode ||
+		!q.Opening.Equal(p.Opening) || !q.Amount.Equal(p.Amount) || !q.Closing.Equal(p.Closing) {
+		tb.Errorf("pool round trip %+v -> %s -> %+v", p, b, q)
+	}
+}
+
+func TestPoolDataRoundTrip(t *testing.T) {
+	env, err := svcapi.DecodeEnvelope(fixture(t, "nameAbbreviations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := svcapi.ExtractPool(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPoolRoundTrip(t, p)
+	b, _ := json.Marshal(p)
+	if string(b) != `{"openingBalance":"3478.73","payableValue":"0.59","mode":"DR","closingBalance":"3478.14"}` {
+		t.Errorf("data-level pool marshals as %s", b)
+	}
+	var a svcapi.Pool
+	json.Unmarshal([]byte(`{"account":"P1","openingBal":"100.00","mode":"DR","amount":"1.18","closingBal":"98.82"}`), &a)
+	if b, _ := json.Marshal(a); string(b) != `{"account":"P1","openingBal":"100","mode":"DR","amount":"1.18","closingBal":"98.82"}` {
+		t.Errorf("shape A pool marshals as %s", b)
 	}
 }
 
