@@ -260,6 +260,53 @@ func TestKilledRunsCallEveryRowAtMostOnce(t *testing.T) {
 	}
 }
 
+// TestInterruptFinishesInFlightCalls sends SIGINT (Ctrl-C) to a running
+// bulkrun: it exits 1, every call it started is journaled with its outcome
+// (none left sending), nothing new started, and the run is stopped.
+func TestInterruptFinishesInFlightCalls(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{Latency: 30 * time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeInput(t, dir, 300)
+	dbPath := filepath.Join(dir, "bulk.db")
+	cmd := exec.Command(binary, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "8",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error")
+	cmd.Env = append(os.Environ(), srv.Environ()...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for journalCount(dbPath) < 20 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitFailure || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("interrupted run: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	run, err := bulk.LoadRun(context.Background(), db, runID(t, dbPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bulk.CountRows(context.Background(), db, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.State != bulk.RunStopped || c.Sending != 0 || c.Pending != 0 || c.Unsent == 0 || c.Success != c.Journaled() {
+		t.Errorf("after Ctrl-C: state %s, counts %+v; want stopped, every started call journaled success, rows unsent", run.State, c)
+	}
+	if srv.Requests() != c.Journaled() {
+		t.Errorf("service saw %d requests, journal has %d rows", srv.Requests(), c.Journaled())
+	}
+}
+
 func TestValidationSendsNothing(t *testing.T) {
 	srv := bulktest.Start(bulktest.Options{})
 	defer srv.Close()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -149,11 +150,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	env, err := f.common.Open(ctx, log, cli.Options{NeedClient: !*dryRun})
+	env, err := f.common.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if !*dryRun {
+		if err := openClient(env); err != nil {
+			return err
+		}
+	}
 	if op.Headers == svcapi.H5 && env.Config.OutletID == "" && !*dryRun {
 		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
 	}
@@ -224,11 +230,14 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	env, err := f.common.Open(ctx, log, cli.Options{NeedClient: true})
+	env, err := f.common.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if err := openClient(env); err != nil {
+		return err
+	}
 	run, err := bulk.LoadRun(ctx, env.DB, strings.ToUpper(pos[0]))
 	if errors.Is(err, bulk.ErrRunNotFound) {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
@@ -258,6 +267,20 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return execute(ctx, env, run, op, table, rows, stdout, stderr)
+}
+
+// openClient builds env.Client with a recorder storing every call in the
+// calls table (besides --call-log), so the night's reconciliation sees the
+// bulk calls.
+func openClient(env *cli.Env) error {
+	cfg := env.Config
+	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), ledger.NewRecorder(env.DB, env.Log))
+	client, err := svcapi.New(cfg)
+	if err != nil {
+		return err
+	}
+	env.Client = client
+	return nil
 }
 
 // inputOf reads a run's input file and checks it is the file the run

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -63,6 +66,24 @@ func TestSandboxDropsAndTUPEndPendingAndRecheckResolves(t *testing.T) {
 		"--concurrency", "6", "--set", "longitude=77.59", "--set", "consent=Y", "--call-log", filepath.Join(dir, "calls.jsonl"))
 	if code != cli.ExitFindings || !strings.Contains(stderr, "pending") {
 		t.Fatalf("run: exit %d, want %d (pending rows)\n%s%s", code, cli.ExitFindings, stdout, stderr)
+	}
+	// Every call is in the call log and in the calls table.
+	logged, err := os.ReadFile(filepath.Join(dir, "calls.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(logged), `"operation":"verifyPanPlusV2"`); n != 120 {
+		t.Errorf("call log has %d verifyPanPlusV2 lines, want 120", n)
+	}
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored int
+	db.QueryRow(`SELECT count(DISTINCT external_ref) FROM calls WHERE operation = 'verifyPanPlusV2'`).Scan(&stored)
+	db.Close()
+	if stored != 120 {
+		t.Errorf("calls table holds %d verifyPanPlusV2 refs, want 120", stored)
 	}
 	before := results(t, in+".results.csv")
 	pending := 0

@@ -138,11 +138,14 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	env, err := common.Open(ctx, log, cli.Options{NeedClient: true})
+	env, err := common.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	if err := openClient(env); err != nil {
+		return err
+	}
 	run, err := loadRun(ctx, env, pos[0])
 	if err != nil {
 		return err

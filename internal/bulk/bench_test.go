@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
 )
 
-// BenchmarkRun50ms measures rows per second against a service that answers
-// every call after 50 ms: concurrency 32 (ideal 32 / 0.05 s = 640 rows/s)
+// BenchmarkRun50ms measures rows per second against the sandbox answering
+// every call after 50 ms (Faults.Latency): concurrency 32 (ideal 32 / 0.05 s = 640 rows/s)
 // and one row at a time, as newman would (ideal 20 rows/s). Each iteration
 // is a whole run with its journal in a fresh SQLite file. Sizes:
 // BULK_BENCH_ROWS (default 10000) and BULK_BENCH_SEQ_ROWS (default 500).
@@ -31,12 +31,18 @@ func BenchmarkRun50ms(b *testing.B) {
 			var total time.Duration
 			for range b.N {
 				b.StopTimer()
-				fx := newFixture(b, bc.rows, bulktest.Options{Latency: 50 * time.Millisecond})
+				srv, err := sandbox.Start(sandbox.Options{Days: 2, NoDefects: true, Faults: sandbox.Faults{Latency: 50 * time.Millisecond}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				fx := newFixtureFor(b, bc.rows, srv.Config())
 				r := fx.runner(bc.conc)
+				r.Secret = srv.Config().ClientSecret
 				b.StartTimer()
 				start := time.Now()
 				sum, err := r.Execute(context.Background(), fx.run, fx.rows)
 				total += time.Since(start)
+				srv.Close()
 				if err != nil || sum.Success != bc.rows {
 					b.Fatalf("Execute = %+v, %v", sum.Counts, err)
 				}

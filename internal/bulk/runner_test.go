@@ -61,10 +61,20 @@ type fixture struct {
 
 func newFixture(tb testing.TB, n int, opts bulktest.Options) *fixture {
 	tb.Helper()
-	fx := &fixture{db: openDB(tb), srv: bulktest.Start(opts)}
-	tb.Cleanup(fx.srv.Close)
+	srv := bulktest.Start(opts)
+	tb.Cleanup(srv.Close)
+	fx := newFixtureFor(tb, n, srv.Config())
+	fx.srv = srv
+	return fx
+}
+
+// newFixtureFor prepares a run of n verifyPanPlusV2 rows against the
+// service cfg points at.
+func newFixtureFor(tb testing.TB, n int, cfg svcapi.Config) *fixture {
+	tb.Helper()
+	fx := &fixture{db: openDB(tb)}
 	var err error
-	if fx.client, err = svcapi.New(fx.srv.Config()); err != nil {
+	if fx.client, err = svcapi.New(cfg); err != nil {
 		tb.Fatal(err)
 	}
 	if fx.table, err = ReadTable(panCSV(tb, n)); err != nil {
