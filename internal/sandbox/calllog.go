@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -112,8 +113,26 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 	if prod == prodBrandOrder || products[prod].op == svcapi.OpBalanceInquiry {
 		rq, env = svcapi.Redact(rq), svcapi.Redact(env)
 	}
-	return json.Marshal(&svcapi.CallRecord{At: at, Operation: op.Name, Method: op.Method, Path: op.Path,
-		ExternalRef: ref, Request: rq, HTTPStatus: 200, LatencyMs: lat, Response: env})
+	// The line svcapi.CallRecord would marshal, written directly (same field
+	// order and formats) because the call log of a big history is long.
+	b := make([]byte, 0, len(rq)+len(env)+256)
+	b = append(b, `{"at":"`...)
+	b = at.AppendFormat(b, svcapi.CallTimeLayout)
+	b = append(b, `","operation":`...)
+	b = appendStr(b, op.Name)
+	b = append(b, `,"method":`...)
+	b = appendStr(b, op.Method)
+	b = append(b, `,"path":`...)
+	b = appendStr(b, op.Path)
+	b = append(b, `,"externalRef":`...)
+	b = appendStr(b, ref)
+	b = append(b, `,"request":`...)
+	b = append(b, rq...)
+	b = append(b, `,"httpStatus":200,"latencyMs":`...)
+	b = strconv.AppendInt(b, lat, 10)
+	b = append(b, `,"response":`...)
+	b = append(b, env...)
+	return append(b, `,"error":""}`...), nil
 }
 
 func b2u(b bool) uint64 {

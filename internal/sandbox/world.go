@@ -184,6 +184,11 @@ func newWorld(o Options) (*world, error) {
 		}
 		w.defects[last] = append(w.defects[last], defectPlace{kind: sRevUnlinked})
 		for d, ps := range w.defects {
+			for _, df := range ps {
+				if df.kind == sCallOnly && o.TotalRecords > 0 {
+					w.nDR[d]++ // its record is missing: keep the total
+				}
+			}
 			if w.nDR[d] < 2*defectSpacing {
 				w.nDR[d] = 2 * defectSpacing
 			}

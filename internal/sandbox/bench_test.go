@@ -1,0 +1,79 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+var (
+	bigOnce sync.Once
+	big     *sandbox.Sandbox
+	bigTook time.Duration
+)
+
+func bigWorld(b *testing.B) *sandbox.Sandbox {
+	bigOnce.Do(func() {
+		t0 := time.Now()
+		sb, err := sandbox.New(sandbox.Options{TotalRecords: 1_000_000, End: end})
+		if err != nil {
+			b.Fatal(err)
+		}
+		big, bigTook = sb, time.Since(t0)
+	})
+	return big
+}
+
+// BenchmarkStatementPage serves 1000-record statement pages of a 1,000,000
+// record history, walking the whole period page by page.
+func BenchmarkStatementPage(b *testing.B) {
+	sb := bigWorld(b)
+	b.Logf("generating the 1,000,000-record world took %s", bigTook)
+	from, to := sb.Period()
+	cr := sb.Credentials()
+	pages := sb.Counts().Statement / 1000
+	b.ReportAllocs()
+	b.ResetTimer()
+	var bytesOut int64
+	for i := 0; i < b.N; i++ {
+		body := fmt.Sprintf(`{"bankProfileId":"7","accountNumber":%q,"externalRef":"B","pagination":{"pageNumber":"%d","recordsPerPage":"1000"},"filters":{"txnDateFrom":%q,"txnDateTo":%q}}`,
+			cr.Account, 1+i%pages, from.Format(time.DateOnly), to.Format(time.DateOnly))
+		req := httptest.NewRequest(http.MethodPost, "/reports/statement", bytes.NewReader([]byte(body)))
+		req.Header.Set(svcapi.HeaderAuthCode, "1")
+		req.Header.Set(svcapi.HeaderClientID, cr.ClientID)
+		req.Header.Set(svcapi.HeaderClientSecret, cr.ClientSecret)
+		req.Header.Set(svcapi.HeaderEndpointIP, cr.EndpointIP)
+		rec := httptest.NewRecorder()
+		sb.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("page: %d %s", rec.Code, rec.Body.String()[:200])
+		}
+		bytesOut += int64(rec.Body.Len())
+	}
+	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "records/s")
+	b.SetBytes(bytesOut / int64(b.N))
+}
+
+// BenchmarkCallLog writes the call log of a 100,000-record history.
+func BenchmarkCallLog(b *testing.B) {
+	sb, err := sandbox.New(sandbox.Options{TotalRecords: 100_000, Days: 3, End: end})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := sb.WriteCallLog(&buf); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(buf.Len()))
+	}
+	b.ReportMetric(float64(b.N)*float64(sb.Counts().Calls)/b.Elapsed().Seconds(), "lines/s")
+}
