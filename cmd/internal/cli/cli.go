@@ -297,10 +297,12 @@ func NewFlagSet(name, synopsis, examples string, stderr io.Writer) *flag.FlagSet
 // Parse parses args. -h prints the usage and returns flag.ErrHelp (exit 0);
 // a mistake returns a one-line *UsageError that says where to look.
 func Parse(fs *flag.FlagSet, args []string) error {
-	out := fs.Output()
+	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // the flag package calls Usage itself on -h and on errors
 	err := fs.Parse(args)
 	fs.SetOutput(out)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
 		fs.Usage()
 		return err
