@@ -281,8 +281,23 @@ func TestHistoryChain(t *testing.T) {
 					credits = append(credits, string(r.SvcOrderID))
 				}
 			}
-			if len(credits) == 0 {
-				t.Errorf("no reversal credits in the history")
+			if len(credits) == 0 || len(credits) != cnt.Credits {
+				t.Errorf("%d reversal credits in the history, Counts says %d", len(credits), cnt.Credits)
+			}
+			var withDebit, failed, pending int
+			for _, c := range calls {
+				switch {
+				case c.hasPool:
+					withDebit++
+				case c.code == "TUP":
+					pending++
+				default:
+					failed++
+				}
+			}
+			if withDebit != cnt.CallsWithDebit || failed != cnt.CallsFailed || pending != cnt.CallsPending || failed == 0 {
+				t.Errorf("call log: %d with debit, %d failed, %d pending; Counts says %d, %d, %d",
+					withDebit, failed, pending, cnt.CallsWithDebit, cnt.CallsFailed, cnt.CallsPending)
 			}
 			// Expected findings, kind by kind.
 			expect := func(kind string, n int) []finding {
@@ -418,17 +433,11 @@ func TestUnsettledBuckets(t *testing.T) {
 			continue
 		}
 		age := int(to.Sub(time.Date(tm.Year(), tm.Month(), tm.Day(), 0, 0, 0, 0, svcapi.IST)).Hours() / 24)
-		switch {
-		case age <= 1:
-			buckets["0-1"]++
-		case age <= 3:
-			buckets["2-3"]++
-		case age <= 7:
-			buckets["4-7"]++
-		case age <= 30:
-			buckets["8-30"]++
-		default:
-			buckets[">30"]++
+		buckets[sandbox.AgingBucket(age)]++
+	}
+	for k, v := range srv.Counts().Unsettled {
+		if buckets[k] != v {
+			t.Errorf("bucket %s: walked %d unsettled, Counts says %d", k, buckets[k], v)
 		}
 	}
 	if inPeriod != srv.Counts().Orders {

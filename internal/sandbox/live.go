@@ -44,7 +44,7 @@ func (s *Sandbox) serveBillable(w http.ResponseWriter, req *request, pending boo
 		t.amount = p + transferFee(mode)
 		for i, m := range transferModes {
 			if m == mode {
-				t.sub = uint8(i / 3)
+				t.sub = uint8(i)
 			}
 		}
 	case svcapi.OpBrandOrder:

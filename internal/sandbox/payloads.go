@@ -408,7 +408,7 @@ func genRequest(prod uint8, ref string, h uint64, extra int64, sub uint8) map[st
 		bio["fType"], bio["iCount"], bio["pType"], bio["qScore"], bio["nmPoints"] = "2", "0", "0", fmt.Sprint(60+h%40), fmt.Sprint(30+h%30)
 		req["biometricData"] = bio
 	case svcapi.OpFundTransfer:
-		req["remitterMobile"], req["beneficiaryId"], req["transferMode"] = p.mobile, fmt.Sprintf("BEN%07d", h%10_000_000), transferModes[sub*3]
+		req["remitterMobile"], req["beneficiaryId"], req["transferMode"] = p.mobile, fmt.Sprintf("BEN%07d", h%10_000_000), transferModes[sub]
 		req["transferAmount"] = money(extra)
 	case svcapi.OpBrandOrder:
 		req["productKey"], req["denomination"] = "AMAZON", json.Number(fmt.Sprint(extra/100))

@@ -71,7 +71,8 @@ func transferFee(mode string) int64 {
 	return 590
 }
 
-var transferModes = []string{"IMPS", "IMPS", "IMPS", "NEFT", "RTGS"}
+// transferModes are indexed by slot.sub.
+var transferModes = []string{"IMPS", "NEFT", "RTGS"}
 
 // pickProduct chooses a product by weight from a uniform number in [0, weightTotal).
 func pickProduct(n int) uint8 {

@@ -143,12 +143,23 @@ type Defect struct {
 // Counts are the sizes of the generated world, for tests of the walkers.
 type Counts struct {
 	Statement int // statement records in the history period (DR and CR)
-	Orders    int // collect-order records
+	Orders    int // collect-order records dated in the period
 	Billers   int
 	Calls     int // lines of the call log
 	// OrdersAll counts the collect orders of OrdersPeriod: the period plus
-	// the ordersLead (15) days before it, where the >30 aging bucket lives.
+	// the 15 days before it, where the >30 aging bucket lives.
 	OrdersAll int
+	// Credits counts the CR reversal records in the period (each a linked
+	// reversal and an explainedGap with a negative delta).
+	Credits int
+	// CallsFailed counts call-log lines with a failure statuscode (no pool,
+	// no record); CallsPending the TUP lines (the planted pending call).
+	CallsFailed, CallsPending int
+	// CallsWithDebit counts call-log lines with a pool debit.
+	CallsWithDebit int
+	// Unsettled counts the unsettled collect orders of OrdersPeriod by aging
+	// bucket (0-1, 2-3, 4-7, 8-30, >30) relative to the period's last day.
+	Unsettled map[string]int
 }
 
 // Sandbox is the fake service. Create it with New. It is safe for
@@ -248,7 +259,14 @@ func (s *Sandbox) Balance() decimal.Decimal {
 }
 
 // Counts returns the sizes of the generated world.
-func (s *Sandbox) Counts() Counts { return s.w.counts }
+func (s *Sandbox) Counts() Counts {
+	c := s.w.counts
+	c.Unsettled = make(map[string]int, len(s.w.counts.Unsettled))
+	for k, v := range s.w.counts.Unsettled {
+		c.Unsettled[k] = v
+	}
+	return c
+}
 
 // Planted returns the defects planted in the call log and statement, in
 // time order. It is empty with NoDefects.

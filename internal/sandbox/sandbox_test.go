@@ -302,3 +302,67 @@ func TestFailureCodes(t *testing.T) {
 		}
 	})
 }
+
+func TestBillerFilters(t *testing.T) {
+	srv, cl := start(t, sandbox.Options{})
+	ctx := context.Background()
+	all := func(f svcapi.BillerFilters, per int) []svcapi.Biller {
+		t.Helper()
+		var out []svcapi.Biller
+		for page := 1; ; page++ {
+			p, err := cl.Billers(ctx, svcapi.BillersRequest{Pagination: svcapi.Pagination{PageNumber: itoa(page), RecordsPerPage: itoa(per)}, Filters: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int(p.Meta.RecordsOnCurrentPage) != len(p.Records) {
+				t.Fatalf("page %d: recordsOnCurrentPage %d, %d records", page, p.Meta.RecordsOnCurrentPage, len(p.Records))
+			}
+			out = append(out, p.Records...)
+			if int(p.Meta.CurrentPage) >= int(p.Meta.TotalPages) {
+				return out
+			}
+		}
+	}
+	every := all(svcapi.BillerFilters{}, 70)
+	if len(every) != srv.Counts().Billers {
+		t.Fatalf("%d billers, Counts says %d", len(every), srv.Counts().Billers)
+	}
+	cats := map[string]int{}
+	after := "2026-09-01"
+	newer := 0
+	for _, b := range every {
+		cats[string(b.CategoryKey)]++
+		if string(b.UpdatedDate) > after {
+			newer++
+		}
+	}
+	if len(cats) < 8 {
+		t.Errorf("billers in %d categories, want a spread", len(cats))
+	}
+	if got := all(svcapi.BillerFilters{UpdatedAfterDate: after}, 1000); len(got) != newer || newer == 0 {
+		t.Errorf("updatedAfterDate %s: %d billers, want %d", after, len(got), newer)
+	}
+	// Strictly after: the day of the newest biller excludes it.
+	if got := all(svcapi.BillerFilters{UpdatedAfterDate: "2026-11-20"}, 1000); len(got) != 0 {
+		t.Errorf("updatedAfterDate = the last day gave %d billers, want 0", len(got))
+	}
+	for k, n := range cats {
+		got := all(svcapi.BillerFilters{CategoryKey: k}, 1000)
+		if len(got) != n {
+			t.Errorf("categoryKey %s: %d billers, want %d", k, len(got), n)
+		}
+		break
+	}
+	// Unknown account and a too-large page.
+	_, err := cl.Statement(ctx, svcapi.StatementRequest{BankProfileID: "7", AccountNumber: "999", ExternalRef: "X",
+		Pagination: svcapi.Pagination{PageNumber: "1", RecordsPerPage: "10"}, Filters: svcapi.StatementFilters{TxnDateFrom: "2026-11-01", TxnDateTo: "2026-11-02"}})
+	var e *svcapi.Error
+	if !errors.As(err, &e) || e.StatusCode != "ERR" {
+		t.Errorf("statement of an unlinked account: %v, want ERR", err)
+	}
+	p, err := cl.Statement(ctx, svcapi.StatementRequest{BankProfileID: "7", AccountNumber: srv.Credentials().Account, ExternalRef: "X",
+		Pagination: svcapi.Pagination{PageNumber: "1", RecordsPerPage: "5000"}, Filters: svcapi.StatementFilters{TxnDateFrom: "2026-10-01", TxnDateTo: "2026-11-30"}})
+	if err != nil || len(p.Records) != 1000 || int(p.Meta.RecordTo) != 1000 || int(p.Meta.TotalPages) != (srv.Counts().Statement+1+999)/1000 {
+		t.Errorf("recordsPerPage 5000: %v, %d records, meta %+v", err, len(p.Records), p.Meta)
+	}
+}

@@ -222,6 +222,20 @@ func newWorld(o Options) (*world, error) {
 		if d < o.Days {
 			w.counts.Statement += len(dd.recs)
 			w.counts.Calls += dd.calls
+			for i := range dd.slots {
+				sl := &dd.slots[i]
+				switch {
+				case sl.kind == sCR:
+					w.counts.Credits++
+				case sl.kind == sPending:
+					w.counts.CallsPending++
+				case sl.kind.hasPoolCall():
+					w.counts.CallsWithDebit++
+				}
+				if sl.flags&flagFailedBefore != 0 {
+					w.counts.CallsFailed++
+				}
+			}
 		}
 		w.notePlanted(dd)
 	}
@@ -239,6 +253,14 @@ func newWorld(o Options) (*world, error) {
 	sort.Slice(w.planted, func(i, j int) bool { return w.planted[i].At < w.planted[j].At })
 	w.counts.Orders = w.ordersIn(w.startDN, w.startDN+o.Days-1)
 	w.counts.OrdersAll = w.ordersIn(w.ordStart, w.startDN+o.Days-1)
+	w.counts.Unsettled = map[string]int{"0-1": 0, "2-3": 0, "4-7": 0, "8-30": 0, ">30": 0}
+	for dn := w.ordStart; dn <= w.endDN(); dn++ {
+		for _, od := range w.genOrders(dn) {
+			if od.unsettled {
+				w.counts.Unsettled[AgingBucket(w.endDN()-dn)]++
+			}
+		}
+	}
 	w.genBillers()
 	w.genBanks()
 	w.counts.Billers = len(w.billers)
@@ -338,12 +360,12 @@ func (w *world) genDay(d int, open int64) *dayData {
 		s.amount = products[s.prod].charge
 		switch s.prod {
 		case prodFundTransfer:
-			s.sub = uint8(rng.IntN(4)) % 2 // IMPS or NEFT in the history
+			s.sub = uint8(rng.IntN(4) / 3) // IMPS (3 in 4) or NEFT in the history
 			s.extra = int64(100+rng.IntN(4900)) * 100
 			if rng.IntN(4) == 0 {
 				s.extra += int64(rng.IntN(100))
 			}
-			s.amount = s.extra + transferFee(transferModes[s.sub*3])
+			s.amount = s.extra + transferFee(transferModes[s.sub])
 		case prodBrandOrder:
 			s.extra = []int64{25000, 50000, 100000, 200000}[rng.IntN(4)]
 			s.amount = s.extra
