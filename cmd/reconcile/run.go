@@ -131,12 +131,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	opts := cli.Options{NeedAccount: true}
-	if c.Sandbox && !explicit["db"] {
-		// A fresh database beside the reports, so that the first command a
-		// newcomer types shows exactly the sandbox's world.
+	if c.Sandbox {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
+	}
+	if c.Sandbox && !explicit["db"] {
+		// A fresh database beside the reports, so that the first command a
+		// newcomer types shows exactly the sandbox's world.
 		opts.DefaultSandboxDB = filepath.Join(*out, sandboxDBName)
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			if err := os.Remove(opts.DefaultSandboxDB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
