@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -81,15 +80,7 @@ func runCLIEnv(tb testing.TB, environ []string, args ...string) (int, string, st
 // results reads a results CSV into maps keyed by column.
 func results(tb testing.TB, path string) []map[string]string {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	recs := bulktest.ReadCSV(tb, path)
 	var out []map[string]string
 	for _, r := range recs[1:] {
 		m := map[string]string{}

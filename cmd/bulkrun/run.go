@@ -146,20 +146,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 
-	log, err := f.common.Logger(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	env, err := f.common.Open(ctx, log, cli.Options{})
+	env, err := openEnv(ctx, &f.common, stderr, !*dryRun)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	if !*dryRun {
-		if err := openClient(env); err != nil {
-			return err
-		}
-	}
 	if op.Headers == svcapi.H5 && env.Config.OutletID == "" && !*dryRun {
 		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
 	}
@@ -226,18 +217,11 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) != 1 {
 		return cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
 	}
-	log, err := f.common.Logger(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	env, err := f.common.Open(ctx, log, cli.Options{})
+	env, err := openEnv(ctx, &f.common, stderr, true)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	if err := openClient(env); err != nil {
-		return err
-	}
 	run, err := bulk.LoadRun(ctx, env.DB, strings.ToUpper(pos[0]))
 	if errors.Is(err, bulk.ErrRunNotFound) {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
@@ -269,18 +253,25 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return execute(ctx, env, run, op, table, rows, stdout, stderr)
 }
 
-// openClient builds env.Client with a recorder storing every call in the
-// calls table (besides --call-log), so the night's reconciliation sees the
-// bulk calls.
-func openClient(env *cli.Env) error {
-	cfg := env.Config
-	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), ledger.NewRecorder(env.DB, env.Log))
-	client, err := svcapi.New(cfg)
+// openEnv resolves the common flags: logger, database and, when client is
+// set, a client recording every call in the calls table (besides
+// --call-log), so the night's reconciliation sees the bulk calls.
+func openEnv(ctx context.Context, c *cli.Common, stderr io.Writer, client bool) (*cli.Env, error) {
+	log, err := c.Logger(ctx, stderr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	env.Client = client
-	return nil
+	env, err := c.Open(ctx, log, cli.Options{})
+	if err != nil || !client {
+		return env, err
+	}
+	cfg := env.Config
+	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), ledger.NewRecorder(env.DB, log))
+	if env.Client, err = svcapi.New(cfg); err != nil {
+		env.Close()
+		return nil, err
+	}
+	return env, nil
 }
 
 // inputOf reads a run's input file and checks it is the file the run

@@ -31,11 +31,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) > 1 {
 		return cli.Usagef("status takes at most one run id (see bulkrun status -h)")
 	}
-	log, err := common.Logger(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	env, err := common.Open(ctx, log, cli.Options{})
+	env, err := openEnv(ctx, &common, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -134,23 +130,16 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *minWait < 0 || *concurrency < 1 {
 		return cli.Usagef("recheck: --min-wait must be 0 or more and --concurrency 1 or more")
 	}
-	log, err := common.Logger(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	env, err := common.Open(ctx, log, cli.Options{})
+	env, err := openEnv(ctx, &common, stderr, true)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	if err := openClient(env); err != nil {
-		return err
-	}
 	run, err := loadRun(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
-	rc := &bulk.Rechecker{DB: env.DB, Client: env.Client, Log: log, MinWait: *minWait, Concurrency: *concurrency}
+	rc := &bulk.Rechecker{DB: env.DB, Client: env.Client, Log: env.Log, MinWait: *minWait, Concurrency: *concurrency}
 	s, rerr := rc.Recheck(ctx, run)
 	fmt.Fprintf(stdout, "run %s: %d pending rows; looked up %d: %d success, %d failed, %d still pending; %d look-ups failed; %d sent less than %s ago",
 		run.ID, s.Pending, s.Checked, s.Success, s.Failed, s.StillPending, s.LookupErrors, s.TooYoung, *minWait)
@@ -162,7 +151,7 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var werr error
 	if op, ok := svcapi.Lookup(run.Op); ok {
 		if table, err := inputOf(run); err != nil {
-			log.Warn("results not rewritten", "error", err.Error())
+			env.Log.Warn("results not rewritten", "error", err.Error())
 		} else {
 			paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
 		}

@@ -3,7 +3,6 @@ package bulk
 import (
 	"context"
 	"database/sql"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -312,20 +311,6 @@ func TestServiceUnreachableLeavesRowsUnsent(t *testing.T) {
 	}
 }
 
-func readCSV(tb testing.TB, path string) [][]string {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return recs
-}
-
 func TestResultsRoundTrip(t *testing.T) {
 	fx := newFixture(t, 30, bulktest.Options{Pending: 0.1, Fail: 0.1})
 	ctx := context.Background()
@@ -339,7 +324,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	if err := rs.WriteCSV(ctx, out); err != nil {
 		t.Fatal(err)
 	}
-	got := readCSV(t, out)
+	got := bulktest.ReadCSV(t, out)
 	header := got[0]
 	col := map[string]int{}
 	for i, h := range header {
