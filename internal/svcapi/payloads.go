@@ -31,6 +31,10 @@ type Debit struct {
 	Pool            *Pool  `json:"pool,omitempty"`
 }
 
+// PoolObject returns the pool debit object, or nil when the answer had
+// none. Every payload embedding Debit has it, and EmploymentData too.
+func (d *Debit) PoolObject() *Pool { return d.Pool }
+
 // StringList is an array of strings that the service sometimes sends as a
 // single string: "NA" (or "-", or "") for none, any other text for a list of
 // one.
@@ -554,6 +558,9 @@ type EmploymentData struct {
 	EmployeData EmployeData `json:"employeData"` // spelled so by the service
 	Pool        *Pool       `json:"pool,omitempty"`
 }
+
+// PoolObject returns the shape B pool debit object, or nil.
+func (d *EmploymentData) PoolObject() *Pool { return d.Pool }
 
 // EmployeData is the employment record.
 type EmployeData struct {

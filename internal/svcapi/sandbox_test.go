@@ -164,30 +164,8 @@ func TestSandboxPending(t *testing.T) {
 
 // poolOf returns the pool of a shape A or B payload, or nil.
 func poolOf[D any](d *D) *svcapi.Pool {
-	if d == nil {
-		return nil
-	}
-	switch x := any(d).(type) {
-	case *svcapi.PanPlusV2Data:
-		return x.Pool
-	case *svcapi.MobileNameData:
-		return x.Pool
-	case *svcapi.MobilePanData:
-		return x.Pool
-	case *svcapi.PanDinData:
-		return x.Pool
-	case *svcapi.LitigationData:
-		return x.Pool
-	case *svcapi.CreditReportData:
-		return x.Pool
-	case *svcapi.CompanyData:
-		return x.Pool
-	case *svcapi.EmploymentData:
-		return x.Pool
-	case *svcapi.FundTransferData:
-		return x.Pool
-	case *svcapi.BrandOrderData:
-		return x.Pool
+	if x, ok := any(d).(interface{ PoolObject() *svcapi.Pool }); ok && d != nil {
+		return x.PoolObject()
 	}
 	return nil
 }
