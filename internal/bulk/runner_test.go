@@ -437,3 +437,43 @@ func TestLatestRunAndRunIDs(t *testing.T) {
 		t.Error("CreateRun with a taken id = nil, want an error")
 	}
 }
+
+func TestResultsHideSecretInputColumns(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	op := mustOp(t, svcapi.OpBalanceInquiry)
+	table, err := ParseTable("bio.csv", []byte("bankiin,biometricData.pidData,biometricData.hmac,receiver.cardNumber\n"+
+		"607094,<PidData>secret</PidData>,abc123,4111111111111111\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &Run{ID: "HIDE1", Op: op.Name, InputPath: "bio.csv", InputSHA256: "x", TotalRows: 1}
+	if err := CreateRun(ctx, db, run); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "res.csv")
+	if err := (&Results{DB: db, Run: run, Table: table, Op: op}).WriteCSV(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	got := bulktest.ReadCSV(t, out)[1]
+	want := []string{"607094", svcapi.Redacted, svcapi.Redacted, "XXXXXXXXXXXX1111", OutcomeUnsent}
+	if fmt.Sprint(got[:5]) != fmt.Sprint(want) {
+		t.Errorf("results row = %q, want it to start %q", got, want)
+	}
+}
+
+// TestRateLimitSpacesRowStarts checks a lower bound only: 30 rows at 100
+// rows per second cannot all start in less than 290 ms, however fast the
+// machine.
+func TestRateLimitSpacesRowStarts(t *testing.T) {
+	fx := newFixture(t, 30, bulktest.Options{})
+	r := fx.runner(8)
+	r.Rate = 100
+	start := time.Now()
+	if _, err := r.Execute(context.Background(), fx.run, fx.rows); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 290*time.Millisecond {
+		t.Errorf("30 rows at --rate 100 took %s, want at least 290ms", el)
+	}
+}
