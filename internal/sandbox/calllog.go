@@ -96,7 +96,7 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 	default:
 		t := &txn{prod: prod, ref: ref, orderID: w.orderID(dd, l.slot), open: s.open, close: s.close, amount: s.amount,
 			extra: s.extra, sub: s.sub, noAccount: s.flags&flagNoAccount != 0, number: s.flags&flagNumber != 0,
-			h: h, req: req, at: respAt}
+			h: h, req: req, at: respAt, forLog: true}
 		if s.kind == sMismatch {
 			t.extra = 0
 		}
@@ -110,9 +110,8 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	if prod == prodBrandOrder || products[prod].op == svcapi.OpBalanceInquiry {
-		rq, env = svcapi.Redact(rq), svcapi.Redact(env)
-	}
+	// genRequest and payload (forLog) already redact what svcapi.Redact
+	// would: biometric secrets, card PIN and number.
 	// The line svcapi.CallRecord would marshal, written directly (same field
 	// order and formats) because the call log of a big history is long.
 	b := make([]byte, 0, len(rq)+len(env)+256)

@@ -449,3 +449,41 @@ func TestUnsettledBuckets(t *testing.T) {
 		}
 	}
 }
+
+// TestCallLogRedacted: the generated call log is already what svcapi.Redact
+// leaves, and every line decodes as a svcapi.CallRecord.
+func TestCallLogRedacted(t *testing.T) {
+	sb, err := sandbox.New(sandbox.Options{Seed: 2, Days: 10, End: end})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := sb.WriteCallLog(&buf); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(nil, 1<<24)
+	seen := map[string]bool{}
+	for n := 1; sc.Scan(); n++ {
+		var rec svcapi.CallRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		seen[rec.Operation] = true
+		for _, part := range []json.RawMessage{rec.Request, rec.Response} {
+			var a, b any
+			json.Unmarshal(part, &a)
+			json.Unmarshal(svcapi.Redact(part), &b)
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			if !bytes.Equal(ja, jb) {
+				t.Fatalf("line %d (%s): not redacted:\n%s\n%s", n, rec.Operation, ja, jb)
+			}
+		}
+	}
+	for _, op := range []string{svcapi.OpBrandOrder, svcapi.OpBalanceInquiry, svcapi.OpCreditReport, svcapi.OpCorporateEmpCheck} {
+		if !seen[op] {
+			t.Errorf("no %s call in the history", op)
+		}
+	}
+}

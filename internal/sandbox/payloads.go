@@ -23,6 +23,7 @@ type txn struct {
 	h           uint64
 	req         map[string]any
 	at          time.Time // response time
+	forLog      bool      // redacted as the client's call log holds it
 }
 
 var firstNames = []string{"Aarav", "Vivaan", "Aditya", "Ananya", "Diya", "Ishaan", "Kavya", "Meera", "Rohan", "Saanvi", "Arjun", "Priya", "Rahul", "Sneha", "Vikram", "Neha", "Karthik", "Pooja", "Amit", "Lakshmi"}
@@ -225,11 +226,15 @@ func payload(t *txn, account string) map[string]any {
 		withRefs()
 		data["txnValue"] = money(t.extra)
 		data["sender"] = map[string]any{"name": reqText(t.req, "sender.name", p.full())}
+		card, pin := fmt.Sprintf("60%014d", t.h%100_000_000_000_000), fmt.Sprintf("%06d", (t.h>>20)%1_000_000)
+		if t.forLog {
+			card, pin = svcapi.MaskLast4(card), svcapi.Redacted
+		}
 		data["receiver"] = map[string]any{
 			"name":       reqText(t.req, "receiver.name", "Gift Receiver"),
 			"contact":    reqText(t.req, "receiver.contact", p.mobile),
-			"cardNumber": fmt.Sprintf("60%014d", t.h%100_000_000_000_000),
-			"cardPin":    fmt.Sprintf("%06d", (t.h>>20)%1_000_000),
+			"cardNumber": card,
+			"cardPin":    pin,
 			"cardExpiry": t.at.In(svcapi.IST).AddDate(1, 0, 0).Format(time.DateOnly),
 		}
 	}
