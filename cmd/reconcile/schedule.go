@@ -22,9 +22,6 @@ func init() {
 	register(command{name: "schedule", summary: "run the jobs of schedules.yaml on time; list: next runs; run JOB: one now", run: runSchedule})
 }
 
-// scheduleNow is the clock of `schedule list` (tests fix it).
-var scheduleNow = time.Now
-
 // inheritedFlags are the flags of the scheduler that every job gets too,
 // unless its args set them.
 var inheritedFlags = []string{"db", "log-format", "log-level"}
@@ -155,22 +152,35 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return cli.Usagef("schedule: unexpected %q: the subcommands are list and run (see reconcile schedule -h)", fs.Arg(0))
 	}
-	log, err := sf.common.Logger(ctx, stderr)
+	r, err := sf.runner(ctx, "", stdout, stderr)
 	if err != nil {
 		return err
+	}
+	defer r.DB.Close()
+	r.Log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(r.File.Names(), ","), "db", sf.common.DB)
+	return r.Run(ctx)
+}
+
+// runner builds the logger, loads the schedules file (checking that it has
+// the job, when one is named), opens the database and returns the runner.
+// The caller closes r.DB.
+func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr io.Writer) (*schedule.Runner, error) {
+	log, err := sf.common.Logger(ctx, stderr)
+	if err != nil {
+		return nil, err
 	}
 	f, err := loadSchedules(sf.file)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if _, ok := f.Job(job); job != "" && !ok {
+		return nil, cli.Usagef("schedule run: no job %q in %s (jobs: %s)", job, sf.file, strings.Join(f.Names(), ", "))
 	}
 	db, err := store.Open(ctx, sf.common.DB)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close()
-	log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(f.Names(), ","), "db", sf.common.DB)
-	r := &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log}
-	return r.Run(ctx)
+	return &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log}, nil
 }
 
 func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -198,23 +208,11 @@ func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return cli.Usagef("schedule run: one job at a time (got %q and %q)", job, fs.Arg(0))
 	}
-	log, err := sf.common.Logger(ctx, stderr)
+	r, err := sf.runner(ctx, job, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	f, err := loadSchedules(sf.file)
-	if err != nil {
-		return err
-	}
-	if _, ok := f.Job(job); !ok {
-		return cli.Usagef("schedule run: no job %q in %s (jobs: %s)", job, sf.file, strings.Join(f.Names(), ", "))
-	}
-	db, err := store.Open(ctx, sf.common.DB)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	r := &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log}
+	defer r.DB.Close()
 	res, err := r.Trigger(ctx, job, schedule.TriggerManual)
 	if err != nil {
 		return err
@@ -252,7 +250,7 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	now := scheduleNow()
+	now := clock()
 	var b bytes.Buffer
 	for i, j := range f.Jobs {
 		if i > 0 {

@@ -71,8 +71,8 @@ jobs:
 func TestScheduleList(t *testing.T) {
 	registerFake(t)
 	file := writeFile(t, t.TempDir(), "schedules.yaml", fakeSchedules)
-	defer func(f func() time.Time) { scheduleNow = f }(scheduleNow)
-	scheduleNow = func() time.Time { return time.Date(2026, 11, 22, 11, 24, 0, 0, time.UTC) } // Sunday 16:54 IST
+	defer func(f func() time.Time) { clock = f }(clock)
+	clock = func() time.Time { return time.Date(2026, 11, 22, 11, 24, 0, 0, time.UTC) } // Sunday 16:54 IST
 	var out, errb bytes.Buffer
 	if err := run(context.Background(), []string{"schedule", "list", "--file", file, "--n", "2"}, &out, &errb); err != nil {
 		t.Fatalf("schedule list: %v\n%s", err, errb.String())
