@@ -1,10 +1,12 @@
 package export
 
 import (
+	"archive/zip"
 	"context"
 	"database/sql"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -524,7 +526,14 @@ func (w *writer) finish() (Files, error) {
 		w.outs = append([]*output{out}, w.outs...)
 		// The first sheet (Summary) is active by default. Never call
 		// SetActiveSheet: it parses every streamed sheet back into memory.
-		if err := w.f.Write(out.f); err != nil {
+		// excelize's Write builds the whole zip in a bytes.Buffer first
+		// (hundreds of MB for a million rows). A zip writer on the file
+		// itself streams it instead; the buffer Write fills stays empty.
+		// (excelize then skips its ZIP64 header fix-up, needed only for a
+		// sheet over 4 GB uncompressed: far beyond Excel's row limit
+		// times our row width.)
+		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zip.NewWriter(out.f) })
+		if err := w.f.Write(io.Discard); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}
 	}
