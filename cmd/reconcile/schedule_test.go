@@ -249,3 +249,24 @@ func TestHasFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestRepoSchedules checks the repository's schedules.yaml against the
+// registered subcommands and zones.
+func TestRepoSchedules(t *testing.T) {
+	if _, ok := commands["billersync"]; !ok {
+		t.Skip("billersync is not registered in reconcile yet")
+	}
+	f, err := loadSchedules("../../schedules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"nightly", "billers"} {
+		j, ok := f.Job(name)
+		if !ok {
+			t.Fatalf("schedules.yaml has no job %s", name)
+		}
+		if j.Location.String() != "Asia/Kolkata" {
+			t.Errorf("job %s zone = %s, want Asia/Kolkata", name, j.Location)
+		}
+	}
+}
