@@ -3,14 +3,11 @@ package sandbox_test
 import (
 	"bytes"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/sandbox"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 var (
@@ -45,13 +42,7 @@ func BenchmarkStatementPage(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		body := fmt.Sprintf(`{"bankProfileId":"7","accountNumber":%q,"externalRef":"B","pagination":{"pageNumber":"%d","recordsPerPage":"1000"},"filters":{"txnDateFrom":%q,"txnDateTo":%q}}`,
 			cr.Account, 1+i%pages, from.Format(time.DateOnly), to.Format(time.DateOnly))
-		req := httptest.NewRequest(http.MethodPost, "/reports/statement", bytes.NewReader([]byte(body)))
-		req.Header.Set(svcapi.HeaderAuthCode, "1")
-		req.Header.Set(svcapi.HeaderClientID, cr.ClientID)
-		req.Header.Set(svcapi.HeaderClientSecret, cr.ClientSecret)
-		req.Header.Set(svcapi.HeaderEndpointIP, cr.EndpointIP)
-		rec := httptest.NewRecorder()
-		sb.ServeHTTP(rec, req)
+		rec := serve(sb, body)
 		if rec.Code != 200 {
 			b.Fatalf("page: %d %s", rec.Code, rec.Body.String()[:200])
 		}

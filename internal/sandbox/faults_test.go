@@ -191,14 +191,7 @@ func TestDeterministic(t *testing.T) {
 			for _, orders := range []string{"false", "true"} {
 				body := `{"bankProfileId":"0","accountNumber":"` + sb.Credentials().Account + `","externalRef":"X","isOrder":` + orders +
 					`,"pagination":{"pageNumber":"` + p + `","recordsPerPage":"200"},"filters":{"txnDateFrom":"2026-10-01","txnDateTo":"2026-11-30"}}`
-				req := httptest.NewRequest(http.MethodPost, "/reports/statement", bytes.NewReader([]byte(body)))
-				cr := sb.Credentials()
-				req.Header.Set(svcapi.HeaderAuthCode, "1")
-				req.Header.Set(svcapi.HeaderClientID, cr.ClientID)
-				req.Header.Set(svcapi.HeaderClientSecret, cr.ClientSecret)
-				req.Header.Set(svcapi.HeaderEndpointIP, cr.EndpointIP)
-				rec := httptest.NewRecorder()
-				sb.ServeHTTP(rec, req)
+				rec := serve(sb, body)
 				if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"TXN"`)) {
 					t.Fatalf("statement page %s: %d %s", p, rec.Code, rec.Body.String())
 				}
@@ -223,4 +216,17 @@ func TestDeterministic(t *testing.T) {
 	if bytes.Equal(buf.Bytes(), logs[0]) {
 		t.Errorf("seeds 11 and 12 wrote the same call log")
 	}
+}
+
+// serve posts a statement request straight to the handler.
+func serve(sb *sandbox.Sandbox, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/reports/statement", bytes.NewReader([]byte(body)))
+	cr := sb.Credentials()
+	req.Header.Set(svcapi.HeaderAuthCode, "1")
+	req.Header.Set(svcapi.HeaderClientID, cr.ClientID)
+	req.Header.Set(svcapi.HeaderClientSecret, cr.ClientSecret)
+	req.Header.Set(svcapi.HeaderEndpointIP, cr.EndpointIP)
+	rec := httptest.NewRecorder()
+	sb.ServeHTTP(rec, req)
+	return rec
 }

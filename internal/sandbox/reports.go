@@ -181,20 +181,18 @@ func appendMeta(b []byte, total, page, per int, capped bool) []byte {
 		}
 		return strconv.AppendInt(b, int64(v), 10)
 	}
-	b = append(b, '{')
-	b = num(b, "totalPages", pages)
-	b = append(b, ',')
-	b = num(b, "currentPage", page)
-	b = append(b, ',')
-	b = num(b, "totalRecords", total)
-	b = append(b, ',')
-	b = num(b, "recordsOnCurrentPage", on)
-	b = append(b, ',')
-	b = num(b, "recordFrom", fromRec)
-	b = append(b, ',')
-	b = num(b, "recordTo", toRec)
-	b = append(b, ',')
-	b = num(b, "recordsPerPage", per)
+	for i, f := range []struct {
+		k string
+		v int
+	}{{"totalPages", pages}, {"currentPage", page}, {"totalRecords", total}, {"recordsOnCurrentPage", on},
+		{"recordFrom", fromRec}, {"recordTo", toRec}, {"recordsPerPage", per}} {
+		if i == 0 {
+			b = append(b, '{')
+		} else {
+			b = append(b, ',')
+		}
+		b = num(b, f.k, f.v)
+	}
 	if capped {
 		b = append(b, `,"notice":"recordsPerPage capped at 1000"`...)
 	}
