@@ -154,8 +154,12 @@ func (w *writer) style(k kind, m mark, role int) int {
 func cellValue(k kind, s string) any {
 	switch k {
 	case kAmount, kDelta:
-		if d, err := decimal.NewFromString(s); err == nil {
-			return d.InexactFloat64() // the only float: the cell write
+		if plainDecimal(s) {
+			// The only float: the cell write. ParseFloat rounds the exact
+			// decimal text to the nearest float64.
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				return f
+			}
 		}
 	case kDate:
 		if t, err := time.ParseInLocation(time.DateOnly, s, svcapi.IST); err == nil {
@@ -177,6 +181,27 @@ func cellValue(k kind, s string) any {
 		return s == "1" || s == "true"
 	}
 	return s
+}
+
+// plainDecimal reports whether s is a plain decimal number: an optional
+// sign, digits, and at most one point with digits after it (no exponent,
+// no NaN or Inf, which ParseFloat would take).
+func plainDecimal(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	digits, point := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !point && digits > 0 && i < len(s)-1:
+			point = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // displayWidth estimates how many characters a value takes in its cell.
