@@ -258,7 +258,7 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		fmt.Fprintf(&b, "%s  %q in %s", j.Name, j.Cron, j.Location)
 		if j.Timeout > 0 {
-			fmt.Fprintf(&b, ", timeout %s", j.Timeout)
+			fmt.Fprintf(&b, ", timeout %s", shortDuration(j.Timeout))
 		}
 		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
 		next := j.Next(now, *n)
@@ -286,7 +286,19 @@ func untilText(d time.Duration) string {
 	if d < time.Minute {
 		return "<1m"
 	}
-	return strings.TrimSuffix(d.Truncate(time.Minute).String(), "0s")
+	return shortDuration(d.Truncate(time.Minute))
+}
+
+// shortDuration drops the zero tails of a duration: "4h", "1h30m", "90s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // shellJoin quotes args the way a shell user would type them.

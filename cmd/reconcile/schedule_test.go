@@ -61,6 +61,7 @@ jobs:
     cron: "30 2 * * *"
     command: fakejob
     args: ["--n", "7"]
+    timeout: 90m
   broken:
     cron: "0 3 * * 1-5"
     timezone: UTC
@@ -77,7 +78,7 @@ func TestScheduleList(t *testing.T) {
 	if err := run(context.Background(), []string{"schedule", "list", "--file", file, "--n", "2"}, &out, &errb); err != nil {
 		t.Fatalf("schedule list: %v\n%s", err, errb.String())
 	}
-	want := `nightly  "30 2 * * *" in Asia/Kolkata
+	want := `nightly  "30 2 * * *" in Asia/Kolkata, timeout 1h30m
   runs: reconcile fakejob --n 7
   next: Mon 2026-11-23 02:30 IST (in 9h36m)
         Tue 2026-11-24 02:30 IST
@@ -228,6 +229,15 @@ func TestScheduleUsage(t *testing.T) {
 		err := run(context.Background(), args, io.Discard, &errb)
 		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errb.String(), "Examples:\n  reconcile ") {
 			t.Errorf("%v: err %v, usage %q; want help with examples", args, err, errb.String())
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{4 * time.Hour: "4h", 90 * time.Minute: "1h30m", 90 * time.Second: "1m30s",
+		time.Minute: "1m", 10 * time.Second: "10s", 2*time.Hour + 5*time.Second: "2h0m5s"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
