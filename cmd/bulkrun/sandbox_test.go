@@ -44,8 +44,8 @@ const verifyPanCharge = "1.50"
 // TestSandboxKilledRunsCallEveryRowAtMostOnce is the kill test against the
 // sandbox, with dropped connections, TUP answers and 5xx pages.
 func TestSandboxKilledRunsCallEveryRowAtMostOnce(t *testing.T) {
-	svc := startSandbox(t, sandbox.Faults{Latency: 2 * time.Millisecond, Drop: 0.03, Pending: 0.03, ServerError: 0.01})
-	rows := killAndResume(t, svc, 300)
+	svc := startSandbox(t, sandbox.Faults{Latency: 10 * time.Millisecond, Drop: 0.03, Pending: 0.03, ServerError: 0.01})
+	rows := killAndResume(t, svc, 600)
 	for i, r := range rows {
 		if r["outcome"] == bulk.StateSuccess && (r["poolAmount"] != verifyPanCharge || r["orderid"] == "") {
 			t.Errorf("row %d: success with pool %q orderid %q", i, r["poolAmount"], r["orderid"])
