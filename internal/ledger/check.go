@@ -220,8 +220,8 @@ func (c *checker) compute(ctx context.Context) error {
 func (c *checker) loadRecords(ctx context.Context) error {
 	rows, err := c.db.QueryContext(ctx, `SELECT account, svc_order_id, client_order_id, txn_date_time, txn_mode,
 		txn_charged_value, reversal_svc_order_id FROM records
-		WHERE kind = 'statement' AND txn_date >= ? AND txn_date <= ?
-		ORDER BY txn_date_time, svc_order_id`, c.from, c.to)
+		WHERE kind = 'statement' AND txn_date_time >= ? AND txn_date_time <= ?
+		ORDER BY txn_date_time, svc_order_id`, c.from+" 00:00:00", c.to+" 23:59:59")
 	if err != nil {
 		return err
 	}

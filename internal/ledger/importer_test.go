@@ -345,3 +345,24 @@ func TestRecorderBadRecord(t *testing.T) {
 		t.Errorf("import_errors rows = %d, want 1", n)
 	}
 }
+
+func TestNeedsRedact(t *testing.T) {
+	for _, tt := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"a":"b","pool":{"amount":"1"}}`, false},
+		{`{"svc_uuid":"u","uidx":"1"}`, false},
+		{`{"uid":"123412341234"}`, true},
+		{`{"x":{"CardPin":"1"}}`, true},
+		{`{"biometricData":{"PIDDATA":"x"}}`, true},
+		{`{"encryptedAadhaar":null}`, true},
+		{`{"\u0063ardPin":"1"}`, true},
+		{`{"x":"cardNumber"}`, true}, // a value spelled like a key: redacted to be safe
+		{`"`, false},
+	} {
+		if got := needsRedact([]byte(tt.doc)); got != tt.want {
+			t.Errorf("needsRedact(%s) = %v, want %v", tt.doc, got, tt.want)
+		}
+	}
+}

@@ -116,16 +116,15 @@ func parseLine(line []byte) (callRow, error) {
 	if line[0] != '{' {
 		return r, errors.New("not JSON (a line must be one JSON object)")
 	}
-	if !json.Valid(line) {
-		var v any
-		err := json.Unmarshal(line, &v)
-		if err != nil && strings.Contains(err.Error(), "unexpected end of JSON input") {
-			return r, errors.New("truncated JSON object")
-		}
-		return r, fmt.Errorf("malformed JSON: %s", jsonReason(err))
-	}
 	var w lineWire
 	if err := json.Unmarshal(line, &w); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case strings.Contains(err.Error(), "unexpected end of JSON input"):
+			return r, errors.New("truncated JSON object")
+		case errors.As(err, &se):
+			return r, fmt.Errorf("malformed JSON: %s", jsonReason(err))
+		}
 		return r, fmt.Errorf("unreadable call record: %s", jsonReason(err))
 	}
 	var env *svcapi.Envelope
@@ -296,29 +295,45 @@ func clip(s string, n int) string {
 	return s
 }
 
-// sensitive lists, lower-cased and quoted, the keys Redact acts on; a
-// document holding none of them (and no \u escape that could spell one) is
-// stored as it is, which spares a full decode and re-encode per line.
+// sensitive lists, lower-cased, the keys svcapi.Redact acts on.
 var sensitive = func() [][]byte {
 	var out [][]byte
 	for _, k := range append(append([]string{}, svcapi.RedactedKeys...), svcapi.MaskedKeys...) {
-		out = append(out, []byte(`"`+strings.ToLower(k)+`"`))
+		out = append(out, []byte(strings.ToLower(k)))
 	}
 	return out
 }()
 
+// needsRedact reports whether a JSON document may hold a sensitive key: a
+// quoted string equal to one of them (any case), or a \u escape that could
+// spell one. A document without is stored as it is, which spares a full
+// decode and re-encode per line.
+func needsRedact(doc []byte) bool {
+	if bytes.Contains(doc, []byte(`\u`)) {
+		return true
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(doc[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i >= len(doc) {
+			return false
+		}
+		c := doc[i] | 0x20 // lower-case letter
+		for _, k := range sensitive {
+			if k[0] == c && i+len(k) < len(doc) && doc[i+len(k)] == '"' && bytes.EqualFold(doc[i:i+len(k)], k) {
+				return true
+			}
+		}
+	}
+}
+
 // redact returns the document with secrets removed (svcapi.RedactJSON),
 // skipping the work when no sensitive key can be in it.
 func redact(doc []byte) []byte {
-	lower := bytes.ToLower(doc)
-	need := bytes.Contains(lower, []byte(`\u`))
-	for _, k := range sensitive {
-		if need {
-			break
-		}
-		need = bytes.Contains(lower, k)
-	}
-	if !need {
+	if !needsRedact(doc) {
 		return bytes.Clone(doc)
 	}
 	return svcapi.RedactJSON(doc)
