@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -15,17 +16,67 @@ import (
 // WriteCallLog streams the client's call log of the history (JSONL, the
 // design's format) to w: one line per billable call of the period, in the
 // order the calls were made ("at"), with the planted defects. Requests and
-// responses are redacted as the client would have written them.
+// responses are redacted as the client would have written them. Lines are
+// rendered on several goroutines and written in order.
 func (s *Sandbox) WriteCallLog(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	for d := 0; d < s.w.days; d++ {
-		dd := s.w.genDay(d, s.w.dayOpen[d])
-		if err := s.w.writeDayCalls(bw, dd, s.creds.Account); err != nil {
-			return fmt.Errorf("write call log, day %s: %w", dd.ds.date, err)
-		}
+	type chunk struct {
+		dd    *dayData
+		lines []logLine
+		out   chan []byte
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write call log: %w", err)
+	workers := max(1, min(runtime.GOMAXPROCS(0), 4))
+	jobs := make(chan *chunk)
+	queue := make(chan *chunk, 2*workers)
+	done := make(chan struct{})
+	defer close(done)
+	var failed atomic.Pointer[error]
+	for range workers {
+		go func() {
+			for c := range jobs {
+				var b []byte
+				for _, l := range c.lines {
+					line, err := s.w.renderCall(c.dd, l, s.creds.Account)
+					if err != nil {
+						failed.CompareAndSwap(nil, &err)
+						break
+					}
+					b = append(append(b, line...), '\n')
+				}
+				c.out <- b
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		defer close(queue)
+		for d := 0; d < s.w.days; d++ {
+			dd := s.w.genDay(d, s.w.dayOpen[d])
+			lines := s.w.dayLines(dd)
+			for len(lines) > 0 {
+				n := min(len(lines), 1024)
+				c := &chunk{dd: dd, lines: lines[:n], out: make(chan []byte, 1)}
+				lines = lines[n:]
+				select {
+				case queue <- c:
+				case <-done:
+					return
+				}
+				select {
+				case jobs <- c:
+				case <-done:
+					return
+				}
+			}
+		}
+	}()
+	for c := range queue {
+		b := <-c.out
+		if p := failed.Load(); p != nil {
+			return fmt.Errorf("write call log, day %s: %w", c.dd.ds.date, *p)
+		}
+		if _, err := w.Write(b); err != nil {
+			return fmt.Errorf("write call log: %w", err)
+		}
 	}
 	return nil
 }
@@ -37,9 +88,10 @@ type logLine struct {
 	failed bool // the failed attempt logged before the slot
 }
 
-func (w *world) writeDayCalls(bw *bufio.Writer, dd *dayData, account string) error {
+// dayLines lists the call lines of a day in the order they were made.
+func (w *world) dayLines(dd *dayData) []logLine {
 	base := dayTime(dd.dn).UnixMilli()
-	var lines []logLine
+	lines := make([]logLine, 0, dd.calls)
 	for i := range dd.slots {
 		s := &dd.slots[i]
 		resp := base + int64(s.sec)*1000 + int64(s.ms)
@@ -52,17 +104,7 @@ func (w *world) writeDayCalls(bw *bufio.Writer, dd *dayData, account string) err
 		}
 	}
 	sort.SliceStable(lines, func(a, b int) bool { return lines[a].at < lines[b].at })
-	for _, l := range lines {
-		b, err := w.renderCall(dd, l, account)
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-		if err := bw.WriteByte('\n'); err != nil {
-			return err
-		}
-	}
-	return nil
+	return lines
 }
 
 // renderCall renders one call line.
