@@ -102,6 +102,7 @@ func TestEveryOperation(t *testing.T) {
 	ctx := context.Background()
 	reqs := bodies("LIVE0001")
 	i := 0
+	debits := map[string]decimal.Decimal{} // orderid -> pool amount
 	for _, op := range svcapi.Operations() {
 		body, ok := reqs[op.Name]
 		if !ok {
@@ -138,6 +139,10 @@ func TestEveryOperation(t *testing.T) {
 			if env.OrderID == "" {
 				t.Errorf("%s: no orderid", op.Name)
 			}
+			debits[string(env.OrderID)] = p.Amount
+			if want, ok := charges[op.Name]; ok && !p.Amount.Equal(decimal.RequireFromString(want)) {
+				t.Errorf("%s: charged %s, want %s", op.Name, p.Amount, want)
+			}
 		}
 		checkShape(t, op.Name, env)
 	}
@@ -148,15 +153,24 @@ func TestEveryOperation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("statement: %v", err)
 	}
-	var live int
 	for _, r := range page.Records {
-		if len(r.ClientOrderID) > 4 && r.ClientOrderID[:4] == "LIVE" {
-			live++
+		if amt, ok := debits[string(r.SvcOrderID)]; ok {
+			if !amt.Equal(r.TxnChargedValue.Decimal) || r.TxnMode != "DR" || !strings.HasPrefix(string(r.ClientOrderID), "LIVE") {
+				t.Errorf("record %s: %s %s %s, call debited %s", r.SvcOrderID, r.ClientOrderID, r.TxnMode, r.TxnChargedValue.Decimal, amt)
+			}
+			delete(debits, string(r.SvcOrderID))
 		}
 	}
-	if live != 12 {
-		t.Errorf("statement of the live day has %d live records, want 12 (every pool debit)", live)
+	if len(debits) != 0 || i != 13 {
+		t.Errorf("pool debits missing from the statement: %v (%d billable calls)", debits, i)
 	}
+}
+
+// charges are the sandbox's price list (README).
+var charges = map[string]string{
+	svcapi.OpVerifyPanPlusV2: "1.50", svcapi.OpLitigation: "25.00", svcapi.OpCreditReport: "35.40",
+	svcapi.OpFundTransfer: "1006.40", svcapi.OpBrandOrder: "500", svcapi.OpNameAbbreviations: "0.59",
+	svcapi.OpCorporateEmpCheck: "5.90", svcapi.OpBalanceInquiry: "1.18",
 }
 
 // checkShape decodes the data of an operation into the fields the spec
