@@ -68,7 +68,11 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	s := run.Settings
 	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
 	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(svcapi.IST).Format(time.DateTime), run.UpdatedAt.In(svcapi.IST).Format(time.DateTime))
-	fmt.Fprintf(stdout, "settings: concurrency %d, rate %v/s, max-debit %s, set %s\n", s.Concurrency, s.Rate, orNone(s.MaxDebit), showSets(s.Sets))
+	rate := "no limit"
+	if s.Rate > 0 {
+		rate = fmt.Sprintf("%v/s", s.Rate)
+	}
+	fmt.Fprintf(stdout, "settings: concurrency %d, rate %s, max-debit %s, set %s\n", s.Concurrency, rate, orNone(s.MaxDebit), showSets(s.Sets))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "rows\t%d\t\n", c.Total)
 	fmt.Fprintf(tw, "success\t%d\t\n", c.Success)
@@ -111,7 +115,8 @@ const recheckExamples = `  bulkrun recheck 7KQ2M
 
 Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
 TUP → still pending, anything else (not found included) → failed. Rows sent less than
---min-wait ago are left for later. The results file is rewritten.`
+--min-wait ago are left for later. Rows left 'sending' for over 5 minutes by a process that
+died (a run killed and not resumed) are looked up too. The results file is rewritten.`
 
 func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("recheck", "bulkrun recheck RUN [--min-wait 2m]", recheckExamples, stderr)

@@ -38,7 +38,13 @@ type Rechecker struct {
 	Now         func() time.Time
 }
 
-// Recheck looks up every pending row of the run older than MinWait with
+// SendingAge is how old a 'sending' row must be for Recheck to treat it as
+// pending: older than any call can last (the client's time-out), so the
+// process that journaled it died and the run was not resumed since.
+const SendingAge = 5 * time.Minute
+
+// Recheck looks up every pending row of the run older than MinWait (and
+// every 'sending' row older than SendingAge and MinWait) with
 // client.TxnStatus(ctx, the IST day it was sent, its externalRef):
 // transaction status TXN → success (order id and pool amount from the
 // look-up), TUP → stays pending, anything else (svcapi.TxnNotFound
@@ -56,7 +62,9 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 	}
 	_, hasRef := op.Field(RefField)
 	var pending []Entry
-	err := entries(ctx, rc.DB, run.ID, " AND state = ?", func(e Entry) error { pending = append(pending, e); return nil }, StatePending)
+	orphaned := store.FormatTime(now().Add(-SendingAge))
+	err := entries(ctx, rc.DB, run.ID, " AND (state = ? OR state = ? AND sent_at < ?)",
+		func(e Entry) error { pending = append(pending, e); return nil }, StatePending, StateSending, orphaned)
 	if err != nil {
 		return s, err
 	}
@@ -156,7 +164,7 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 	if err != nil {
 		werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET checked_at = ? WHERE run_id = ? AND line = ? AND state = ?`,
-				checked, runID, e.Line, StatePending)
+				checked, runID, e.Line, e.State)
 			return err
 		})
 		if werr != nil {
@@ -188,12 +196,15 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 		errText = fmt.Sprintf("txnStatus: %s %s", code, msg)
 	} else if state == StatePending {
 		errText = e.Error
+		if e.State == StateSending {
+			errText = ReasonDiedSending
+		}
 	}
 	werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
 			error = ?, checked_at = ?, done_at = CASE WHEN ? <> 'pending' THEN ? ELSE done_at END
 			WHERE run_id = ? AND line = ? AND state = ?`,
-			state, code, msg, orderID, amount, errText, checked, state, checked, runID, e.Line, StatePending)
+			state, code, msg, orderID, amount, errText, checked, state, checked, runID, e.Line, e.State)
 		return err
 	})
 	if werr != nil {

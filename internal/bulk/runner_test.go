@@ -477,3 +477,28 @@ func TestRateLimitSpacesRowStarts(t *testing.T) {
 		t.Errorf("30 rows at --rate 100 took %s, want at least 290ms", el)
 	}
 }
+
+func TestRecheckResolvesOrphanedSendingRows(t *testing.T) {
+	fx := newFixture(t, 3, bulktest.Options{})
+	ctx := context.Background()
+	// A process journaled two rows and died; the run was never resumed.
+	for i, age := range []time.Duration{10 * time.Minute, time.Minute} {
+		err := fx.db.Write(ctx, func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at) VALUES (?, ?, ?, 'sending', ?)`,
+				fx.run.ID, fx.rows[i].Line, fx.rows[i].Ref, store.FormatTime(time.Now().Add(-age)))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := (&Rechecker{DB: fx.db, Client: fx.client, Log: quietLog()}).Recheck(ctx, fx.run)
+	if err != nil || rs.Checked != 1 || rs.Failed != 1 {
+		t.Fatalf("Recheck = %+v, %v; want the 10-minute-old sending row looked up (not found: failed)", rs, err)
+	}
+	es := fx.entries(t)
+	if es[fx.rows[0].Line].State != StateFailed || es[fx.rows[1].Line].State != StateSending {
+		t.Errorf("states = %s, %s; want failed, sending (a young sending row may still be in flight)",
+			es[fx.rows[0].Line].State, es[fx.rows[1].Line].State)
+	}
+}
