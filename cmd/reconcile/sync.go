@@ -21,7 +21,8 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"Walks every page of the statement and the collect-order statement, one IST day at a time,\n"+
 		"into the database. Days already synced are skipped (--refresh walks them again); a run that\n"+
 		"was killed resumes at the page it stopped. Exit 1 when a day failed or its record count still\n"+
-		"differs from the service's; the other days are stored all the same.",
+		"differs from the service's; the other days are stored all the same. With --sandbox and no --db\n"+
+		"the database is sandbox.db, so that sandbox records never mix with real ones.",
 		`  reconcile sync --sandbox
   reconcile sync --from 2026-11-01 --to 2026-11-21
   reconcile sync --from 2026-11-21 --to 2026-11-21 --what orders --refresh
@@ -65,7 +66,8 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	calls := &statement.CallCounter{}
-	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, NeedAccount: true, Recorders: []svcapi.Recorder{calls}})
+	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, NeedAccount: true,
+		Recorders: []svcapi.Recorder{calls}, DefaultSandboxDB: sandboxDBName})
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		"Syncs the utility biller list into the database. By default only billers updated after the\n"+
 		"newest update date of the last successful sync are asked for; --full walks the whole list\n"+
 		"and marks billers it no longer lists as removed (they are never deleted). Every biller added,\n"+
-		"changed (with the fields that changed) or removed is recorded with the sync.",
+		"changed (with the fields that changed) or removed is recorded with the sync. With --sandbox\n"+
+		"and no --db the database is sandbox.db, so that sandbox billers never mix with real ones.",
 		`  billersync --sandbox
   billersync --full --out reports
   billersync --category electricity --full
@@ -55,7 +56,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	calls := &statement.CallCounter{}
-	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, Recorders: []svcapi.Recorder{calls}})
+	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, Recorders: []svcapi.Recorder{calls},
+		DefaultSandboxDB: "sandbox.db"})
 	if err != nil {
 		return err
 	}
