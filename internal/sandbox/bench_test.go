@@ -2,12 +2,15 @@ package sandbox_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 var (
@@ -67,4 +70,31 @@ func BenchmarkCallLog(b *testing.B) {
 		b.SetBytes(int64(buf.Len()))
 	}
 	b.ReportMetric(float64(b.N)*float64(sb.Counts().Calls)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkStatementHTTP pulls 1000-record pages of the 1,000,000-record
+// history over loopback HTTP and decodes them with svcapi.Client, as a sync
+// would (the figure includes the client's decoding).
+func BenchmarkStatementHTTP(b *testing.B) {
+	sb := bigWorld(b)
+	ts := httptest.NewServer(sb)
+	defer ts.Close()
+	cr := sb.Credentials()
+	cl, err := svcapi.New(svcapi.Config{BaseURL: ts.URL, ClientID: cr.ClientID, ClientSecret: cr.ClientSecret,
+		OutletID: cr.OutletID, EndpointIP: cr.EndpointIP})
+	if err != nil {
+		b.Fatal(err)
+	}
+	from, to := sb.Period()
+	pages := sb.Counts().Statement / 1000
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p, err := cl.Statement(context.Background(), svcapi.StatementRequest{BankProfileID: "7", AccountNumber: cr.Account, ExternalRef: "B",
+			Pagination: svcapi.Pagination{PageNumber: fmt.Sprint(1 + i%pages), RecordsPerPage: "1000"},
+			Filters:    svcapi.StatementFilters{TxnDateFrom: from.Format(time.DateOnly), TxnDateTo: to.Format(time.DateOnly)}})
+		if err != nil || len(p.Records) != 1000 {
+			b.Fatalf("page %d: %v", 1+i%pages, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "records/s")
 }
