@@ -63,9 +63,34 @@
 // a failure code, or SNA (svcapi.TxnNotFound) for a ref never executed on
 // that transactionDate.
 //
-// Report pages honour recordsPerPage up to 1000 (capped above, with
-// meta.notice); every third page (2, 5, 8 …) writes its meta numbers as
-// strings. Records are ordered by txnDateTime, then svcOrderId.
+// Report pages honour recordsPerPage up to 1000 (capped above; meta adds
+// recordsPerPage and, when capped, notice); every third page (2, 5, 8 …)
+// writes its meta numbers as strings. Records are ordered by txnDateTime,
+// then svcOrderId. Other number-or-string mixing, all deterministic: some
+// records carry orderValue and convenienceFee as JSON numbers, fund
+// transfers sometimes txnValue, coveragePincode is a number (text for one
+// biller in ten), bankId a number (text for some banks), failure rates are
+// strings holding integers.
+//
+// # Faults
+//
+// Faults (Options.Faults, SetFaults) are drawn per request from dice seeded
+// by Faults.Seed, so one sequence of requests meets the same faults every
+// time: Latency before every answer; ServerError answers HTTP 500 (empty
+// body), 502 (an HTML page) or 503 (plain text) without executing; Drop
+// closes the connection after reading the request, a billable call being
+// executed first or not (txnStatus then says TXN or SNA); Pending executes a
+// billable call and answers TUP (txnStatus says TXN); PageDrift hides about
+// 1% of each day's records (at least one, in the middle of the day) until a
+// page 1 of a range covering that day has been served — then they appear,
+// shifting the later pages and raising meta.totalRecords. Counts include them.
+//
+// # Scale
+//
+// With TotalRecords the statement holds exactly that many records over
+// Days. Records are generated per day from (seed, day) and never all kept:
+// New makes one pass to learn each day's opening balance, pages regenerate
+// the days they touch (a few days are cached), and WriteCallLog streams.
 package sandbox
 
 import (
@@ -91,18 +116,18 @@ type Options struct {
 	TotalRecords   int             // when > 0: this many statement records over Days (benchmarks: 1,000,000)
 	OrdersPerDay   int             // collect orders per day; default 10
 	Billers        int             // default 300
-	OpeningBalance decimal.Decimal // pool balance before the history; default 1000000
+	OpeningBalance decimal.Decimal // pool balance before the history; default 1000000, raised for big histories so the pool never runs dry
 	NoDefects      bool            // plant no defects
 	Credentials    Credentials     // default DefaultCredentials
 	Faults         Faults
-	Now            func() time.Time // clock for live calls; default time.Now
+	Now            func() time.Time // clock for live calls (keep it after End); default time.Now
 }
 
 // Faults are injected into live answers; each share is 0..1.
 type Faults struct {
 	Latency     time.Duration // added to every answer
 	ServerError float64       // share of answers that are HTTP 5xx
-	Drop        float64       // share of connections closed after the request was read
+	Drop        float64       // share of connections closed after the request was read (a dropped billable call is executed or not, by the dice)
 	Pending     float64       // share of billable calls executed but answered TUP
 	PageDrift   bool          // some records of a day appear only after its first page was served
 	Seed        int64         // fault dice; default Options.Seed
@@ -134,8 +159,8 @@ const (
 // Defect is one planted defect.
 type Defect struct {
 	Kind        string
-	ExternalRef string          // the call concerned, when there is one
-	SvcOrderID  string          // the statement record concerned, when there is one
+	ExternalRef string          // the call concerned (unloggedDebit: the record's clientOrderId)
+	SvcOrderID  string          // the statement record concerned (callOnly: the call's orderid, no record)
 	At          string          // IST timestamp YYYY-MM-DD HH:MM:SS of the call or record
 	Delta       decimal.Decimal // arithmetic, gap: the delta; amountMismatch: call − statement
 }
