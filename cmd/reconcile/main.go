@@ -16,6 +16,7 @@ import (
 
 	_ "time/tzdata" // schedules name IANA zones (Asia/Kolkata) even on machines without tzdata
 
+	"github.com/svcrecon/svcrecon/cmd/internal/billercmd"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 )
 
@@ -27,6 +28,12 @@ type command struct {
 }
 
 var commands = map[string]command{}
+
+func init() {
+	// billersync is its own command too; registered here so that
+	// schedules.yaml can run it in-process.
+	register(command{name: "billersync", summary: "sync the biller list (same as the billersync command)", run: billercmd.Run})
+}
 
 func register(c command) { commands[c.name] = c }
 

@@ -146,7 +146,7 @@ func (b *Bar) report(final bool) {
 	}
 	if b.log != nil && (final || b.done.Load() > 0) {
 		total := b.total.Load()
-		b.log.Info("progress", "job", b.label, "done", b.done.Load(), "total", total,
+		b.log.Info("progress", "task", b.label, "done", b.done.Load(), "total", total,
 			"elapsed", b.now().Sub(b.start).Round(time.Second).String(), "final", final)
 	}
 }
