@@ -106,7 +106,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var sets multi
 	fs.Var(&sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
 	dryRun := fs.Bool("dry-run", false, "validate every row and show the first request bodies; send nothing")
-	again := fs.Bool("again", false, "run a file that was already run completely once more (new run, new derived externalRefs)")
+	again := fs.Bool("again", false, "run a file that was already run completely once more (a new run with new derived externalRefs; rows that carry their own externalRef will be refused by the service as duplicates)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
