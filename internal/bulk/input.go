@@ -1,22 +1,3 @@
-// Package bulk replays one operation of the service for every row of a CSV
-// file, calling each row at most once.
-//
-// The pieces, in the order a run uses them:
-//
-//   - ReadTable reads the CSV file (UTF-8, optional BOM, CRLF or LF, quoted
-//     fields) and its SHA-256;
-//   - Build maps each record to a request body through the operation's schema
-//     (dotted column names become nested objects; integer and boolean fields
-//     are typed, everything else stays text) and validates every row before
-//     anything is sent;
-//   - Runner.Execute calls the rows with a worker pool and a shared rate
-//     limit, journaling each row in SQLite (bulk_rows) as 'sending' in a
-//     committed transaction before its call and with its outcome after it;
-//   - Recheck resolves pending rows with the transaction-status look-up;
-//   - WriteResults writes the results CSV (and xlsx) from the journal.
-//
-// A row found 'sending' when a run resumes (the process died during its call)
-// becomes 'pending' and is never sent again: only txnStatus may resolve it.
 package bulk
 
 import (
