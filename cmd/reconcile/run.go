@@ -73,8 +73,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	failOnBreaks := fs.Bool("fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding")
 	concurrency := fs.Int("concurrency", 4, "days synced at once")
 	refresh := fs.Bool("refresh", false, "sync days already synced again")
+	ordersLookback := fs.Int("orders-lookback", 45, "also sync collect orders of this many days before the period, again each run, to see late settlements")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	if *ordersLookback < 0 {
+		return cli.Usagef("run: --orders-lookback %d: want 0 or more days", *ordersLookback)
 	}
 	c.MarkExplicit(fs)
 	explicit := map[string]bool{}
@@ -170,22 +174,34 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	log.Info("run", "period", period, "db", env.DB.Path, "out", *out, "sandbox", c.Sandbox)
 	fmt.Fprintf(stdout, "reconcile run %s, database %s\n", period, env.DB.Path)
 
-	// 1. sync
-	sum, err := statement.Sync(ctx, statement.Options{
-		DB: env.DB, Client: client, Account: env.Account, From: pFrom, To: pTo,
-		Kinds:       []string{statement.KindStatement, statement.KindOrders},
-		Concurrency: *concurrency, Refresh: *refresh, Calls: counter, Log: log, Progress: stderr,
-	})
-	for _, p := range sum.Problems {
-		fmt.Fprintln(stderr, "sync: window:", p)
-	}
-	if err != nil {
-		if opts.DefaultSandboxDB != "" { // the next run starts afresh anyway
-			return fmt.Errorf("sync: %w", err)
+	// 1. sync: the statement of the period; collect orders of the period and
+	// of the look-back days before it, walked again every time, because an
+	// order is settled after the day it was placed (its record changes).
+	ordersFrom := pFrom.AddDate(0, 0, -*ordersLookback)
+	for _, step := range []struct {
+		kind, label string
+		from        time.Time
+		refresh     bool
+	}{
+		{statement.KindStatement, "statement", pFrom, *refresh},
+		{statement.KindOrders, "collect orders", ordersFrom, true},
+	} {
+		sum, err := statement.Sync(ctx, statement.Options{
+			DB: env.DB, Client: client, Account: env.Account, From: step.from, To: pTo,
+			Kinds:       []string{step.kind},
+			Concurrency: *concurrency, Refresh: step.refresh, Calls: counter, Log: log, Progress: stderr,
+		})
+		for _, p := range sum.Problems {
+			fmt.Fprintln(stderr, "sync: window:", p)
 		}
-		return fmt.Errorf("sync: %w (start the run again to resume)", err)
+		if err != nil {
+			if opts.DefaultSandboxDB != "" { // the next run starts afresh anyway
+				return fmt.Errorf("sync: %s: %w", step.label, err)
+			}
+			return fmt.Errorf("sync: %s: %w (start the run again to resume)", step.label, err)
+		}
+		fmt.Fprintf(stdout, "  sync          %s %s..%s: %s\n", step.label, step.from.Format(time.DateOnly), pTo.Format(time.DateOnly), sum.Line())
 	}
-	fmt.Fprintf(stdout, "  sync          statement and collect orders: %s\n", sum.Line())
 
 	// 2. import-calls
 	if c.Sandbox {
