@@ -21,6 +21,15 @@
 // booleans as true/false. summary.csv is a key/value table with the columns
 // section, key, value (see summaryPairs).
 //
+// Sheets: Summary (period, pools, calls, outcomes, breaks, reversals,
+// unsettled by age, pending, the statement's debits and credits per day and
+// a chart of them), Breaks, Matching (every recon_matches row), Duplicates
+// and Pending (its duplicateDebit and pending rows), Reversals, Unsettled
+// (the run's rows), Statement (every records column of the period's
+// statement records plus reversed) and Orders (the period's collect orders
+// plus unsettled, ageDays and ageBucket against the run's as-of date; older
+// unsettled orders are on Unsettled).
+//
 // Card and Aadhaar numbers that appear in free-text columns (the narration
 // values) are masked to their last four digits; nothing of a call's request
 // is exported.
