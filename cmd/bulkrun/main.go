@@ -40,8 +40,19 @@ func register(c command) { commands[c.name] = c }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
+	go func() {
+		// After the first Ctrl-C the calls in flight finish and are
+		// journaled; a second one quits at once (their rows become pending).
+		select {
+		case <-ctx.Done():
+			stop()
+			fmt.Fprintln(os.Stderr, "stopping: no new calls; waiting for the calls in flight (Ctrl-C again quits at once, their rows become pending)")
+		case <-finished:
+		}
+	}()
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
-	stop()
+	close(finished)
 	os.Exit(code)
 }
 
