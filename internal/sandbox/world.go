@@ -434,15 +434,18 @@ func (w *world) genDay(d int, open int64) *dayData {
 		} else {
 			g = int32(mean + rng.Float64())
 		}
-		strict := s.flags&flagStrict != 0 || (i > 0 && slots[i-1].flags&flagStrict != 0)
+		// A record without a pool call, and the first call after it, are
+		// alone in their seconds, so the chain can be ordered within a second.
+		strict := s.flags&flagStrict != 0 || (i > 0 && slots[i-1].flags&flagStrict != 0) ||
+			(i > 1 && !slots[i-2].kind.hasPoolCall())
 		if s.flags&flagSameSecond != 0 && !strict && i > 0 {
 			g = 0
 		}
 		if strict && g < 1 {
 			g = 1
 		}
-		if i == 0 && g < 1 {
-			g = 1
+		if i <= 1 && g < 1 {
+			g = 1 // a day's (a period's) first call is alone in its second
 		}
 		t += g
 		if t > dayLastSec {
