@@ -101,7 +101,17 @@ func appendAmount(b []byte, p int64, number bool) []byte {
 	return append(b, '"')
 }
 
-const zeroAmounts = `"txnSurcharge":"0.00","txnCashback":"0.00","txnTds":"0.00",`
+// appendAmounts writes the amounts of a record from txnChargedValue's value
+// to txnTds, and a comma; orderValue and convenienceFee as JSON numbers when
+// number is set.
+func appendAmounts(b []byte, charged, orderValue, fee int64, number bool) []byte {
+	b = appendAmount(b, charged, false)
+	b = append(b, `,"orderValue":`...)
+	b = appendAmount(b, orderValue, number)
+	b = append(b, `,"convenienceFee":`...)
+	b = appendAmount(b, fee, number)
+	return append(b, `,"txnSurcharge":"0.00","txnCashback":"0.00","txnTds":"0.00",`...)
+}
 
 // appendStatementRecord writes r as a plain-statement record.
 func appendStatementRecord(b []byte, r *stmtRec) []byte {
@@ -131,13 +141,7 @@ func appendStatementRecord(b []byte, r *stmtRec) []byte {
 	} else {
 		b = append(b, `,"txnMode":"DR","txnChargedValue":`...)
 	}
-	b = appendAmount(b, r.charged, false)
-	b = append(b, `,"orderValue":`...)
-	b = appendAmount(b, r.orderValue, r.number)
-	b = append(b, `,"convenienceFee":`...)
-	b = appendAmount(b, r.fee, r.number)
-	b = append(b, ',')
-	b = append(b, zeroAmounts...)
+	b = appendAmounts(b, r.charged, r.orderValue, r.fee, r.number)
 	b = append(b, `"narrationValue0":`...)
 	b = appendStr(b, r.narration)
 	b = append(b, `,"narrationValue1":`...)
