@@ -130,7 +130,6 @@ type world struct {
 
 	dayOpen  []int64 // pool balance before day d (d = 0..days+1)
 	dayRecs  []int   // records per day (d = 0..days)
-	dayCalls []int
 	opening  int64
 
 	postAmount int64 // the reversalUnlinked debit's amount
@@ -203,7 +202,6 @@ func newWorld(o Options) (*world, error) {
 	// One pass over the whole history: balances, counts, planted defects.
 	w.dayOpen = make([]int64, o.Days+2)
 	w.dayRecs = make([]int, o.Days+1)
-	w.dayCalls = make([]int, o.Days+1)
 	var rel int64
 	var spent int64
 	for d := 0; d <= o.Days; d++ {
@@ -218,7 +216,6 @@ func newWorld(o Options) (*world, error) {
 			}
 		}
 		w.dayRecs[d] = len(dd.recs)
-		w.dayCalls[d] = dd.calls
 		if d < o.Days {
 			w.counts.Statement += len(dd.recs)
 			w.counts.Calls += dd.calls
