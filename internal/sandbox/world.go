@@ -128,9 +128,9 @@ type world struct {
 	nCR     []int // reversals per day
 	defects map[int][]defectPlace
 
-	dayOpen  []int64 // pool balance before day d (d = 0..days+1)
-	dayRecs  []int   // records per day (d = 0..days)
-	opening  int64
+	dayOpen []int64 // pool balance before day d (d = 0..days+1)
+	dayRecs []int   // records per day (d = 0..days)
+	opening int64
 
 	postAmount int64 // the reversalUnlinked debit's amount
 	postSlot   int32 // its slot on the last day
