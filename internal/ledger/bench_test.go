@@ -126,8 +126,10 @@ func BenchmarkLedger(b *testing.B) {
 			}
 			b.ReportMetric(el.Seconds(), "check-s")
 			b.ReportMetric(peak, "peak-heap-MiB")
-			b.Logf("check: %d calls, %d matched, %d breaks in %s", rep.Summary.Calls,
-				rep.Summary.Outcomes[Matched].Count, len(rep.Breaks), el.Round(time.Millisecond))
+			s := rep.Summary
+			b.Logf("check: %d calls, %d records matched, %d reversed; breaks: %d arithmetic, %d gap, %d explainedGap; in %s",
+				s.Calls, s.Outcomes[Matched].Count, s.Outcomes[Reversed].Count, s.Breaks[BreakArithmetic].Count,
+				s.Breaks[BreakGap].Count, s.Breaks[BreakExplainedGap].Count, el.Round(time.Millisecond))
 		}
 	})
 }
