@@ -282,7 +282,7 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	rec.HTTPStatus = resp.StatusCode
 	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if len(raw) > 0 {
-		rec.Response = RedactJSON(raw, c.cfg.ClientSecret)
+		rec.Response = c.loggedResponse(op, raw)
 	}
 	if rerr != nil {
 		err = fmt.Errorf("%s: read body (HTTP %d): %w", op.Name, resp.StatusCode, rerr)
@@ -380,4 +380,26 @@ func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef strin
 		return nil, err
 	}
 	return d, nil
+}
+
+// loggedResponse is the response as the call log keeps it: redacted, and
+// for read-only operations without its data member — a statement page's
+// records are stored by the sync, and re-encoding them for every page would
+// cost more than the call. Nothing is computed when nothing records.
+func (c *Client) loggedResponse(op *Operation, raw []byte) json.RawMessage {
+	if len(c.cfg.Recorders) == 0 {
+		return nil
+	}
+	if op.ReadOnly() {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err == nil {
+			if _, ok := m["data"]; ok {
+				delete(m, "data")
+				if b, err := json.Marshal(m); err == nil {
+					raw = b
+				}
+			}
+		}
+	}
+	return RedactJSON(raw, c.cfg.ClientSecret)
 }
