@@ -173,63 +173,104 @@ func (c *checker) store(ctx context.Context) (*Report, error) {
 }
 
 func (c *checker) insertRows(ctx context.Context, tx *sql.Tx, run int64) error {
-	br, err := tx.PrepareContext(ctx, `INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id,
-		ts, external_ref, expected, actual, delta, explained_by, note) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer br.Close()
+	br := newBatchInsert(tx, `INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id,
+		ts, external_ref, expected, actual, delta, explained_by, note) VALUES `, 12)
 	for _, b := range c.breaks {
-		if _, err := br.ExecContext(ctx, run, b.PoolAccount, b.Kind, nullID(b.CallID), nullID(b.PrevCallID), b.TS,
+		if err := br.add(ctx, run, b.PoolAccount, b.Kind, nullID(b.CallID), nullID(b.PrevCallID), b.TS,
 			b.ExternalRef, Money(b.Expected), Money(b.Actual), Money(b.Delta), strings.Join(b.ExplainedBy, ","),
 			b.Note); err != nil {
 			return err
 		}
 	}
-	mt, err := tx.PrepareContext(ctx, `INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id,
-		external_ref, operation, ts, call_amount, statement_amount, delta, note) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer mt.Close()
+	mt := newBatchInsert(tx, `INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id,
+		external_ref, operation, ts, call_amount, statement_amount, delta, note) VALUES `, 11)
 	for _, m := range c.matches {
 		o := c.matchOut(m)
-		if _, err := mt.ExecContext(ctx, run, o.Outcome, nullID(o.CallID), o.SvcOrderID, o.ExternalRef, o.Operation,
+		if err := mt.add(ctx, run, o.Outcome, nullID(o.CallID), o.SvcOrderID, o.ExternalRef, o.Operation,
 			o.TS, o.CallAmount, o.StatementAmount, o.Delta, o.Note); err != nil {
 			return err
 		}
 	}
-	rv, err := tx.PrepareContext(ctx, `INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id,
-		txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note)
-		VALUES (?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer rv.Close()
+	rv := newBatchInsert(tx, `INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id,
+		txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, 9)
 	for _, r := range c.reversals {
 		rec := &c.recs[r.rec]
 		found, note, amt := 0, "reversal record not synced", ""
 		if r.found {
 			found, note, amt = 1, "", Money(mustAmount(r.revAmt))
 		}
-		if _, err := rv.ExecContext(ctx, run, rec.svc, rec.reversal, fmtTS(rec.ts), Money(mustAmount(rec.amount)),
+		if err := rv.add(ctx, run, rec.svc, rec.reversal, fmtTS(rec.ts), Money(mustAmount(rec.amount)),
 			found, r.revTS, amt, note); err != nil {
 			return err
 		}
 	}
-	un, err := tx.PrepareContext(ctx, `INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id,
-		txn_date_time, amount, age_days, age_bucket) VALUES (?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	defer un.Close()
+	un := newBatchInsert(tx, `INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id,
+		txn_date_time, amount, age_days, age_bucket) VALUES `, 7)
 	for _, u := range c.unsettled {
-		if _, err := un.ExecContext(ctx, run, u.svc, u.client, u.ts, Money(mustAmount(u.amount)), u.age,
-			Bucket(u.age)); err != nil {
+		if err := un.add(ctx, run, u.svc, u.client, u.ts, Money(mustAmount(u.amount)), u.age, Bucket(u.age)); err != nil {
+			return err
+		}
+	}
+	for _, b := range []*batchInsert{br, mt, rv, un} {
+		if err := b.close(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batchRows is how many rows one INSERT statement of a batchInsert carries.
+const batchRows = 64
+
+// batchInsert inserts rows batchRows at a time with one multi-row INSERT
+// (prepared once), which spares most of the per-statement cost.
+type batchInsert struct {
+	tx     *sql.Tx
+	prefix string // INSERT INTO t (cols) VALUES
+	cols   int
+	full   *sql.Stmt
+	args   []any
+}
+
+func newBatchInsert(tx *sql.Tx, prefix string, cols int) *batchInsert {
+	return &batchInsert{tx: tx, prefix: prefix, cols: cols}
+}
+
+func (b *batchInsert) query(rows int) string {
+	one := "(" + strings.Repeat("?,", b.cols-1) + "?)"
+	return b.prefix + strings.Repeat(one+",", rows-1) + one
+}
+
+func (b *batchInsert) add(ctx context.Context, vals ...any) error {
+	b.args = append(b.args, vals...)
+	if len(b.args) < batchRows*b.cols {
+		return nil
+	}
+	if b.full == nil {
+		st, err := b.tx.PrepareContext(ctx, b.query(batchRows))
+		if err != nil {
+			return err
+		}
+		b.full = st
+	}
+	_, err := b.full.ExecContext(ctx, b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// close inserts the rows left and releases the statement.
+func (b *batchInsert) close(ctx context.Context) error {
+	var err error
+	if n := len(b.args) / b.cols; n > 0 {
+		_, err = b.tx.ExecContext(ctx, b.query(n), b.args...)
+		b.args = b.args[:0]
+	}
+	if b.full != nil {
+		if cerr := b.full.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // recordFailure leaves a failed run behind (best effort), so that the
