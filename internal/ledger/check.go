@@ -56,7 +56,6 @@ func Check(ctx context.Context, db *store.DB, o CheckOptions) (*Report, error) {
 	if c.to < c.from {
 		return nil, fmt.Errorf("check: to %s is before from %s", c.to, c.from)
 	}
-	t0 := time.Now()
 	if err := c.compute(ctx); err != nil {
 		c.recordFailure(ctx)
 		return nil, fmt.Errorf("check %s..%s: %w", c.from, c.to, err)
@@ -68,7 +67,7 @@ func Check(ctx context.Context, db *store.DB, o CheckOptions) (*Report, error) {
 	}
 	o.Log.Info("reconciliation checked", "run", rep.RunID, "from", c.from, "to", c.to,
 		"calls", rep.Summary.Calls, "breaks", len(rep.Breaks), "findings", rep.HasFindings(),
-		"seconds", time.Since(t0).Seconds())
+		"seconds", time.Since(c.t0).Seconds())
 	return rep, nil
 }
 
