@@ -157,6 +157,7 @@ func TestImportBadLines(t *testing.T) {
 		reason string
 	}{
 		{"this is not json", "not JSON"},
+		{`[{"statuscode":"TXN"}]`, "JSON array"},
 		{`{"statuscode":"TXN","timestamp":"2026-11-21 10:00:00","data":{"pool":{"openingBal":"1"`, "truncated"},
 		{`{"status":"ok","timestamp":"2026-11-21 10:00:00"}`, "no statuscode"},
 		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","response":{"status":"ok"},"error":""}`, "no statuscode"},
@@ -168,7 +169,7 @@ func TestImportBadLines(t *testing.T) {
 		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","httpStatus":{}}`, "httpStatus"},
 	}
 	var content []string
-	content = append(content, goodLine("G1", "OG1", ts1))
+	content = append(content, "\ufeff"+goodLine("G1", "OG1", ts1)) // a byte-order mark is no error
 	for _, b := range bad {
 		content = append(content, b.line)
 	}

@@ -111,9 +111,14 @@ func lineHash(line []byte) string {
 // parseLine turns one non-blank line of a call log into a calls row. The
 // error is the reason the line is bad; it never quotes the line itself.
 func parseLine(line []byte) (callRow, error) {
-	line = bytes.TrimSpace(line)
+	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))) // a byte-order mark
 	r := callRow{hash: lineHash(line)}
-	if line[0] != '{' {
+	switch {
+	case len(line) == 0:
+		return r, errors.New("no JSON object, only a byte-order mark")
+	case line[0] == '[' && json.Valid(line):
+		return r, errors.New("a JSON array, not an object (a line must be one JSON object)")
+	case line[0] != '{':
 		return r, errors.New("not JSON (a line must be one JSON object)")
 	}
 	var w lineWire
