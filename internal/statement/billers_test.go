@@ -2,6 +2,7 @@ package statement
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"testing"
 )
@@ -167,5 +168,32 @@ func TestSyncBillersFailedPageStoresNothing(t *testing.T) {
 	}
 	if n := queryInt(t, o.DB, `SELECT count(*) FROM biller_syncs WHERE id = ? AND state = 'failed' AND error LIKE '%page 2%billerId%'`, s.SyncID); n != 1 {
 		t.Errorf("failed sync not recorded with page and field")
+	}
+}
+
+func TestSyncBillersFullWalkThatDiffersRemovesNothing(t *testing.T) {
+	f, cl := newFake(t)
+	for i := range 8 {
+		f.billers = append(f.billers, fakeBiller(i, "gas", "2026-10-01"))
+	}
+	o := BillerOptions{DB: openDB(t), Client: cl, PageSize: 3, Full: true}
+	if _, err := SyncBillers(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	// One biller is gone, but the service's count says one more than it
+	// lists: the walk cannot be trusted to mark anything removed.
+	f.mu.Lock()
+	f.billers = f.billers[1:]
+	f.totalLie = 2
+	f.mu.Unlock()
+	s, err := SyncBillers(context.Background(), o)
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("SyncBillers = %v, want ErrIncomplete", err)
+	}
+	if s.Removed != 0 || queryInt(t, o.DB, `SELECT count(*) FROM billers WHERE removed = 1`) != 0 {
+		t.Errorf("an untrusted full walk marked billers removed: %+v", s)
+	}
+	if n := queryInt(t, o.DB, `SELECT count(*) FROM biller_syncs WHERE id = ? AND state = 'failed'`, s.SyncID); n != 1 {
+		t.Errorf("sync not recorded as failed")
 	}
 }

@@ -120,6 +120,12 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 func (s *syncer) startRun(ctx context.Context) error {
 	o := s.o
 	return o.DB.Write(ctx, func(tx *sql.Tx) error {
+		// A run still 'running' was killed: its windows resume now.
+		if _, err := tx.ExecContext(ctx, `UPDATE sync_runs SET state = 'failed',
+			error = 'ended without finishing (killed?); resumed by a later run' WHERE state = 'running' AND account = ?`,
+			o.Account); err != nil {
+			return fmt.Errorf("record sync run: %w", err)
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO sync_runs (kinds, account, date_from, date_to, started_at, state)
 			VALUES (?, ?, ?, ?, ?, 'running')`, strings.Join(o.Kinds, ","), o.Account,
 			o.From.Format(time.DateOnly), o.To.Format(time.DateOnly), store.FormatTime(o.Now()))

@@ -171,6 +171,10 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	if state != "failed" {
 		t.Errorf("interrupted run state = %q, want failed", state)
 	}
+	// A killed run leaves its row 'running'; the next run closes it.
+	if _, err := o.DB.Exec(`UPDATE sync_runs SET state = 'running', finished_at = NULL`); err != nil {
+		t.Fatal(err)
+	}
 	counting := &cancelAfter{f: cl, n: -1}
 	o.Client = counting
 	sum, err := Sync(context.Background(), o)
@@ -182,6 +186,9 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	}
 	if sum.Updated != 0 {
 		t.Errorf("resumed run updated %d records, want 0", sum.Updated)
+	}
+	if n := queryInt(t, o.DB, `SELECT count(*) FROM sync_runs WHERE state = 'running'`); n != 0 {
+		t.Errorf("%d sync runs still 'running' after a later run", n)
 	}
 	// Resumed windows start at their checkpoint: the two runs together
 	// fetch no more pages than a clean run plus the interrupted ones.
