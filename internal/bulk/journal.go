@@ -26,7 +26,12 @@ const (
 	StateSending = "sending" // journaled before the call; outcome not recorded yet
 	StateSuccess = "success"
 	StateFailed  = "failed"
-	StatePending = "pending" // outcome unknown: resolve with Recheck, never re-send
+	StatePending = "pending" // outcome unknown: resolve with Recheck, never re-send blindly
+	// StateUnsent is a row Recheck returned to unsent: the transaction-status
+	// look-up said the service never executed it (svcapi.TxnNotFound). The
+	// next Execute sends it again with the same externalRef. Its journal row
+	// stays as the audit trail (attempts, statuscode SNA, error).
+	StateUnsent = OutcomeUnsent
 )
 
 // OutcomeUnsent is the results outcome of a row that was never sent.
@@ -218,7 +223,8 @@ type Counts struct {
 	Success  int
 	Failed   int
 	Pending  int
-	Unsent   int
+	Unsent   int // rows to send: never journaled, or returned to unsent by Recheck
+	Returned int // of Unsent, rows Recheck returned to unsent (not executed by the service)
 	Debit    decimal.Decimal // sum of the pool amounts of successful rows
 	MaxDebit decimal.Decimal // the largest single debit
 }
@@ -248,6 +254,8 @@ func CountRows(ctx context.Context, db *store.DB, run *Run) (Counts, error) {
 			c.Failed++
 		case StatePending:
 			c.Pending++
+		case StateUnsent:
+			c.Returned++
 		}
 		if state == StateSuccess && amount != "" {
 			if d, err := decimal.NewFromString(amount); err == nil {
@@ -274,11 +282,12 @@ type Entry struct {
 	Response   []byte // redacted envelope JSON
 	Error      string
 	SentAt     time.Time
+	Attempts   int // times journaled 'sending'; above 1 after Recheck returned it to unsent
 }
 
 // entries calls fn for each journal row of the run in line order.
 func entries(ctx context.Context, db *store.DB, runID string, where string, fn func(Entry) error, args ...any) error {
-	q := `SELECT line, external_ref, state, statuscode, status, orderid, pool_amount, response, error, sent_at
+	q := `SELECT line, external_ref, state, statuscode, status, orderid, pool_amount, response, error, sent_at, attempts
 		FROM bulk_rows WHERE run_id = ?` + where + ` ORDER BY line`
 	rows, err := db.QueryContext(ctx, q, append([]any{runID}, args...)...)
 	if err != nil {
@@ -289,7 +298,7 @@ func entries(ctx context.Context, db *store.DB, runID string, where string, fn f
 		var e Entry
 		var resp sql.NullString
 		var sent string
-		if err := rows.Scan(&e.Line, &e.Ref, &e.State, &e.StatusCode, &e.Status, &e.OrderID, &e.PoolAmount, &resp, &e.Error, &sent); err != nil {
+		if err := rows.Scan(&e.Line, &e.Ref, &e.State, &e.StatusCode, &e.Status, &e.OrderID, &e.PoolAmount, &resp, &e.Error, &sent, &e.Attempts); err != nil {
 			return err
 		}
 		if resp.Valid {

@@ -18,7 +18,8 @@ type RecheckSummary struct {
 	Pending      int // pending rows before the recheck
 	Checked      int // looked up
 	Success      int // now success
-	Failed       int // now failed (including not found at the service)
+	Failed       int // now failed: the service reports a failure of the transaction
+	NotExecuted  int // not found at the service (never executed): returned to unsent, resume sends them
 	StillPending int // the service still says TUP
 	TooYoung     int // sent less than the minimum wait ago: left for later
 	LookupErrors int // the look-up itself failed: left pending
@@ -47,9 +48,20 @@ const SendingAge = 5 * time.Minute
 // every 'sending' row older than SendingAge and MinWait) with
 // client.TxnStatus(ctx, the IST day it was sent, its externalRef):
 // transaction status TXN → success (order id and pool amount from the
-// look-up), TUP → stays pending, anything else (svcapi.TxnNotFound
-// included: the service never saw it) → failed. A look-up that fails leaves
-// its row pending. A cancelled ctx starts no new look-up.
+// look-up), TUP → stays pending, svcapi.TxnNotFound (the service never
+// executed it; also as the look-up's own statuscode, and after a retry on
+// the next day for a row sent just before midnight) → returned to unsent
+// (StateUnsent), so that the next Execute sends it again with the same
+// externalRef, anything else → failed. A look-up that fails leaves its row
+// pending. A cancelled ctx starts no new look-up.
+//
+// Returning a row to unsent is safe only because the look-up is made at
+// least MinWait after the row was sent (a request still travelling would be
+// executed after the look-up) and because the service refuses a repeated
+// externalRef (DTX) without debiting: a late first request and its re-send
+// cannot both be charged, and Execute journals such a DTX as pending for the
+// next Recheck. When rows were returned, a run in state done becomes
+// stopped, so that bulkrun resume (or the same bulkrun run) continues it.
 func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, error) {
 	var s RecheckSummary
 	now := time.Now
@@ -89,6 +101,10 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 					s.Failed++
 				case StatePending:
 					s.StillPending++
+				case StateUnsent:
+					s.NotExecuted++
+					log.Info("the service never executed this row (txnStatus not found); returned to unsent: resume sends it again with the same externalRef",
+						LogLine, e.Line, svcapi.LogRef, e.Ref, "attempts", e.Attempts)
 				default:
 					s.LookupErrors++
 					log.Warn("transaction-status look-up failed; row left pending", LogLine, e.Line, svcapi.LogRef, e.Ref, "error", err)
@@ -119,6 +135,11 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 	}
 	close(work)
 	wg.Wait()
+	if s.NotExecuted > 0 && firstErr == nil {
+		if err := reopen(context.WithoutCancel(ctx), rc.DB, run); err != nil {
+			firstErr = err
+		}
+	}
 	if firstErr != nil {
 		return s, firstErr
 	}
@@ -126,6 +147,22 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 		return s, fmt.Errorf("recheck bulk run %s: %w", run.ID, ctx.Err())
 	}
 	return s, nil
+}
+
+// reopen marks a done run stopped: Recheck returned rows to unsent.
+func reopen(ctx context.Context, db *store.DB, run *Run) error {
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET state = ?, updated_at = ? WHERE id = ? AND state = ?`,
+			RunStopped, store.FormatTime(time.Now()), run.ID, RunDone)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("bulk run %s: mark stopped (rows to send again): %w", run.ID, err)
+	}
+	if run.State == RunDone {
+		run.State = RunStopped
+	}
+	return nil
 }
 
 type journalErr struct{ error }
@@ -141,23 +178,29 @@ func isJournalErr(err error) bool {
 // next day by the service; a not-found look-up is retried on that day.
 const midnightSlack = 2 * time.Minute
 
+// lookup is Client.TxnStatus, with "no such transaction" answered at the
+// outer level turned into transaction status svcapi.TxnNotFound.
+func (rc *Rechecker) lookup(ctx context.Context, day time.Time, ref string) (*svcapi.TxnStatusData, error) {
+	d, err := rc.Client.TxnStatus(ctx, day, ref)
+	var apiErr *svcapi.Error
+	if errors.As(err, &apiErr) && apiErr.StatusCode == svcapi.TxnNotFound {
+		return &svcapi.TxnStatusData{TransactionStatusCode: svcapi.TxnNotFound, TransactionStatus: svcapi.String(apiErr.Status)}, nil
+	}
+	return d, err
+}
+
 // one looks one row up and journals the answer. It returns the row's new
 // state, or "" when the look-up failed.
 func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, error) {
 	sent := e.SentAt.In(svcapi.IST)
-	d, err := rc.Client.TxnStatus(ctx, sent, e.Ref)
+	d, err := rc.lookup(ctx, sent, e.Ref)
 	if err == nil && string(d.TransactionStatusCode) == svcapi.TxnNotFound {
 		next := sent.Add(midnightSlack)
 		if next.Day() != sent.Day() {
-			if d2, err2 := rc.Client.TxnStatus(ctx, next, e.Ref); err2 == nil {
-				d = d2
-			}
+			// A failed second look-up leaves the row pending: not found
+			// on the first day alone does not prove it was not executed.
+			d, err = rc.lookup(ctx, next, e.Ref)
 		}
-	}
-	var apiErr *svcapi.Error
-	if errors.As(err, &apiErr) && apiErr.StatusCode == svcapi.TxnNotFound {
-		// The look-up answered "no such transaction" at the outer level.
-		d, err = &svcapi.TxnStatusData{TransactionStatusCode: svcapi.TxnNotFound, TransactionStatus: svcapi.String(apiErr.Status)}, nil
 	}
 	checked := store.FormatTime(time.Now())
 	jctx := context.WithoutCancel(ctx)
@@ -187,14 +230,19 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 	case svcapi.StatusPending:
 		state = StatePending
 	case svcapi.TxnNotFound:
+		state = StateUnsent
 		if msg == "" {
 			msg = "not found at the service"
 		}
 	}
 	errText := ""
-	if state == StateFailed {
+	switch state {
+	case StateUnsent:
+		errText = fmt.Sprintf("txnStatus: %s %s: never executed by the service; returned to unsent after %d attempt(s), resume sends it again with the same externalRef",
+			code, msg, e.Attempts)
+	case StateFailed:
 		errText = fmt.Sprintf("txnStatus: %s %s", code, msg)
-	} else if state == StatePending {
+	case StatePending:
 		errText = e.Error
 		if e.State == StateSending {
 			errText = ReasonDiedSending
@@ -202,7 +250,7 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 	}
 	werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
-			error = ?, checked_at = ?, done_at = CASE WHEN ? <> 'pending' THEN ? ELSE done_at END
+			error = ?, checked_at = ?, done_at = CASE WHEN ? IN ('success', 'failed') THEN ? ELSE done_at END
 			WHERE run_id = ? AND line = ? AND state = ?`,
 			state, code, msg, orderID, amount, errText, checked, state, checked, runID, e.Line, e.State)
 		return err

@@ -80,13 +80,16 @@ func (r *Runner) now() time.Time {
 	return time.Now()
 }
 
-// Execute sends every row of the run that has no journal row yet, and
-// returns the run's counts. Rows found 'sending' first become 'pending'.
+// Execute sends every row of the run that has no journal row yet or that
+// Recheck returned to unsent (the service never executed it; it is sent
+// with the same externalRef), and returns the run's counts. Rows found
+// 'sending' first become 'pending'.
 //
-// Each row is inserted as 'sending' in a committed transaction before its
+// Each row is journaled as 'sending' in a committed transaction before its
 // call and updated with its outcome after the call: success (TXN), failed
 // (another statuscode, *svcapi.Error) or pending (svcapi.ErrPending: TUP,
-// time-out, dropped connection, unreadable answer). A cancelled ctx starts
+// time-out, dropped connection, unreadable answer; and DTX on a re-sent
+// row, ReasonDuplicateResend). A cancelled ctx starts
 // nothing new; calls in flight are not cancelled (they run under
 // context.WithoutCancel and the client's time-out) and are journaled. The run
 // ends 'done' when every row was sent, else 'stopped'.
@@ -108,8 +111,8 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 		log.Warn("rows were being sent when the last process stopped; they are pending and will not be sent again",
 			"rows", sum.Recovered)
 	}
-	journaled := map[int]bool{}
-	err = entries(ctx, r.DB, run.ID, "", func(e Entry) error { journaled[e.Line] = true; return nil })
+	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent
+	err = entries(ctx, r.DB, run.ID, "", func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
 	if err != nil {
 		return sum, err
 	}
@@ -261,17 +264,21 @@ func (ex *execution) send(ctx context.Context, row Row) {
 	// From here on the row is in flight: nothing cancels its journal writes
 	// or its call (the client's time-out bounds it).
 	jctx := context.WithoutCancel(ctx)
-	claimed, err := ex.claim(jctx, row)
+	attempt, err := ex.claim(jctx, row)
 	if err != nil {
 		ex.stop(StopError, err)
 		return
 	}
-	if !claimed {
+	if attempt == 0 {
 		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
 		return
 	}
+	if attempt > 1 {
+		ex.log.Info("sending again a row the service never executed (txnStatus said not found)",
+			LogLine, row.Line, svcapi.LogRef, row.Ref, "attempt", attempt)
+	}
 	env, callErr := ex.Client.Do(jctx, ex.run.Op, row.Body)
-	res, notSent := ex.outcome(env, callErr)
+	res, notSent := ex.outcome(env, callErr, attempt)
 	if notSent {
 		// The request never reached the service (connection refused, bad
 		// configuration): the row stays unsent and the run stops.
@@ -300,9 +307,20 @@ func (ex *execution) send(ctx context.Context, row Row) {
 	}
 }
 
-// outcome classifies a call's result. notSent is true when the request
-// cannot have reached the service.
-func (ex *execution) outcome(env *svcapi.Envelope, err error) (res Entry, notSent bool) {
+// ReasonDuplicateResend is the error recorded on a re-sent row the service
+// refused as a duplicate (DTX): an earlier request with its externalRef
+// was executed after the look-up that found nothing. The service debited
+// nothing for the refused request; Recheck resolves the row from the
+// transaction-status look-up (TXN: success with its order id and debit).
+const ReasonDuplicateResend = "duplicate externalRef: looked up by recheck"
+
+// statusDuplicate is the statuscode of a refused repeated externalRef.
+const statusDuplicate = "DTX"
+
+// outcome classifies a call's result; attempt is the row's attempt (1 for
+// its first call). notSent is true when the request cannot have reached the
+// service.
+func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int) (res Entry, notSent bool) {
 	if env != nil {
 		res.StatusCode, res.Status, res.OrderID = string(env.StatusCode), string(env.Status), string(env.OrderID)
 		if b, merr := json.Marshal(env); merr == nil {
@@ -324,6 +342,12 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error) (res Entry, notSen
 	case errors.Is(err, svcapi.ErrPending):
 		res.State = StatePending
 		res.Error = err.Error()
+	case errors.As(err, &apiErr) && apiErr.StatusCode == statusDuplicate && attempt > 1:
+		// A re-sent row whose earlier request arrived late and was
+		// executed. On a first attempt DTX stays a failure: the ref was
+		// used by something else (a file's own externalRef run --again).
+		res.State = StatePending
+		res.Error = ReasonDuplicateResend
 	case errors.As(err, &apiErr):
 		res.State = StateFailed
 		res.Error = err.Error()
@@ -386,26 +410,42 @@ func (ex *execution) write(fn func(ctx context.Context, tx *sql.Tx) error) error
 	return <-done
 }
 
-func (ex *execution) claim(ctx context.Context, row Row) (bool, error) {
-	var n int64
+// claim journals a row as 'sending' before its call: a new journal row, or
+// a row Recheck returned to unsent (same line and externalRef). It returns
+// the row's attempt number, or 0 when the row is journaled already
+// (another process claimed it).
+func (ex *execution) claim(ctx context.Context, row Row) (int, error) {
+	var attempt int
 	err := ex.write(func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, ex.run.ID, row.Line, row.Ref, StateSending, store.FormatTime(ex.now()))
-		if err != nil {
-			return err
+		err := tx.QueryRowContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at, attempts)
+			VALUES (?, ?, ?, ?, ?, 1)
+			ON CONFLICT (run_id, line) DO UPDATE SET state = excluded.state, sent_at = excluded.sent_at,
+				attempts = bulk_rows.attempts + 1, done_at = NULL
+			WHERE bulk_rows.state = ? AND bulk_rows.external_ref = excluded.external_ref
+			RETURNING attempts`, ex.run.ID, row.Line, row.Ref, StateSending, store.FormatTime(ex.now()), StateUnsent).Scan(&attempt)
+		if errors.Is(err, sql.ErrNoRows) {
+			attempt = 0
+			return nil
 		}
-		n, err = res.RowsAffected()
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("journal line %d as sending: %w", row.Line, err)
+		return 0, fmt.Errorf("journal line %d as sending: %w", row.Line, err)
 	}
-	return n == 1, nil
+	return attempt, nil
 }
 
+// unclaim undoes claim for a request that never left: a first attempt's
+// journal row is deleted, a re-send goes back to unsent.
 func (ex *execution) unclaim(ctx context.Context, row Row) error {
 	return ex.write(func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_rows WHERE run_id = ? AND line = ? AND state = ?`, ex.run.ID, row.Line, StateSending)
+		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_rows WHERE run_id = ? AND line = ? AND state = ? AND attempts = 1`,
+			ex.run.ID, row.Line, StateSending)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, attempts = attempts - 1 WHERE run_id = ? AND line = ? AND state = ?`,
+			StateUnsent, ex.run.ID, row.Line, StateSending)
 		return err
 	})
 }

@@ -250,31 +250,145 @@ func (c countingCaller) Do(ctx context.Context, op string, body any) (*svcapi.En
 	return env, err
 }
 
-func TestRowsLeftSendingBecomePendingNeverResent(t *testing.T) {
-	fx := newFixture(t, 20, bulktest.Options{})
-	ctx := context.Background()
-	// A process journaled line 5 and died before (or during) its call.
-	err := fx.db.Write(ctx, func(tx *sql.Tx) error {
+// journalSending inserts a journal row 'sending' sent age ago, as a process
+// that died after journaling it leaves it.
+func (fx *fixture) journalSending(tb testing.TB, row Row, age time.Duration) {
+	tb.Helper()
+	err := fx.db.Write(context.Background(), func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at) VALUES (?, ?, ?, 'sending', ?)`,
-			fx.run.ID, fx.rows[3].Line, fx.rows[3].Ref, store.FormatTime(time.Now()))
+			fx.run.ID, row.Line, row.Ref, store.FormatTime(time.Now().Add(-age)))
 		return err
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+}
+
+// TestRowLeftSendingIsResentOnlyOnceProvenNotExecuted: a row left 'sending'
+// is pending on resume and not sent; recheck finds it not executed and
+// returns it to unsent; the next Execute sends it once, with the same
+// externalRef.
+func TestRowLeftSendingIsResentOnlyOnceProvenNotExecuted(t *testing.T) {
+	fx := newFixture(t, 20, bulktest.Options{})
+	ctx := context.Background()
+	row := fx.rows[3]
+	// A process journaled line 5 and died before its request left.
+	fx.journalSending(t, row, 0)
 	sum, err := fx.runner(4).Execute(ctx, fx.run, fx.rows)
-	if err != nil || sum.Recovered != 1 || sum.Pending != 1 || sum.Success != 19 {
-		t.Fatalf("Execute = %+v, %v; want 1 recovered pending, 19 success", sum, err)
+	if err != nil || sum.Recovered != 1 || sum.Pending != 1 || sum.Success != 19 || fx.run.State != RunDone {
+		t.Fatalf("Execute = %+v, %v, state %s; want 1 recovered pending, 19 success, done", sum, err, fx.run.State)
 	}
-	if n := fx.srv.CallCount(fx.rows[3].Ref); n != 0 {
-		t.Fatalf("the row left sending was sent again: CallCount = %d", n)
+	if n := fx.srv.CallCount(row.Ref); n != 0 {
+		t.Fatalf("the row left sending was sent by the resume: CallCount = %d", n)
 	}
 	rs, err := (&Rechecker{DB: fx.db, Client: fx.client, Log: quietLog()}).Recheck(ctx, fx.run)
-	if err != nil || rs.Failed != 1 {
-		t.Fatalf("Recheck = %+v, %v; want the unknown row failed (not found)", rs, err)
+	if err != nil || rs.NotExecuted != 1 || rs.Failed != 0 || rs.Checked != 1 {
+		t.Fatalf("Recheck = %+v, %v; want the row not executed", rs, err)
 	}
-	if e := fx.entries(t)[fx.rows[3].Line]; e.State != StateFailed || e.StatusCode != svcapi.TxnNotFound {
-		t.Errorf("row after recheck = %+v, want failed %s", e, svcapi.TxnNotFound)
+	e := fx.entries(t)[row.Line]
+	if e.State != StateUnsent || e.StatusCode != svcapi.TxnNotFound || e.Attempts != 1 || !strings.Contains(e.Error, "returned to unsent") {
+		t.Errorf("row after recheck = %+v, want unsent, %s, 1 attempt, an audit note", e, svcapi.TxnNotFound)
+	}
+	run, err := LoadRun(ctx, fx.db, fx.run.ID)
+	if err != nil || run.State != RunStopped {
+		t.Fatalf("run after recheck = %+v, %v; want stopped (rows to send)", run, err)
+	}
+	c, _ := CountRows(ctx, fx.db, run)
+	if c.Unsent != 1 || c.Returned != 1 || c.Journaled() != 19 {
+		t.Errorf("counts after recheck = %+v; want 1 unsent (returned)", c)
+	}
+	if n := fx.srv.CallCount(row.Ref); n != 0 {
+		t.Fatalf("recheck sent the row: CallCount = %d", n)
+	}
+
+	sum, err = fx.runner(4).Execute(ctx, run, fx.rows)
+	if err != nil || sum.Sent != 1 || sum.Success != 20 || sum.Unsent != 0 || run.State != RunDone {
+		t.Fatalf("Execute after recheck = %+v, %v, state %s; want the one row sent, all success, done", sum, err, run.State)
+	}
+	if n := fx.srv.CallCount(row.Ref); n != 1 {
+		t.Errorf("CallCount(%s) = %d, want 1", row.Ref, n)
+	}
+	e = fx.entries(t)[row.Line]
+	if e.State != StateSuccess || e.Ref != row.Ref || e.Attempts != 2 || e.PoolAmount != bulktest.Amount(row.Ref).StringFixed(2) {
+		t.Errorf("row after the re-send = %+v; want success with the same ref, attempts 2", e)
+	}
+	fx.checkAtMostOnce(t)
+	if !fx.srv.Debited().Equal(sum.Debit) {
+		t.Errorf("server debited %s, journal %s", fx.srv.Debited(), sum.Debit)
+	}
+	// Nothing more to send or look up.
+	if sum, err := fx.runner(4).Execute(ctx, run, fx.rows); err != nil || sum.Sent != 0 {
+		t.Errorf("third Execute = %+v, %v; want nothing sent", sum, err)
+	}
+}
+
+// TestDuplicateOnResendIsResolvedByRecheck: the first request of a row
+// arrives late, after recheck found nothing and returned the row to unsent;
+// the re-send is refused with DTX (nothing debited), the row is pending and
+// recheck makes it success with the first request's order and debit.
+func TestDuplicateOnResendIsResolvedByRecheck(t *testing.T) {
+	fx := newFixture(t, 5, bulktest.Options{})
+	ctx := context.Background()
+	row := fx.rows[2]
+	fx.journalSending(t, row, 10*time.Minute)
+	rc := &Rechecker{DB: fx.db, Client: fx.client, Log: quietLog(), MinWait: time.Minute}
+	if rs, err := rc.Recheck(ctx, fx.run); err != nil || rs.NotExecuted != 1 {
+		t.Fatalf("Recheck = %+v, %v; want the row not executed", rs, err)
+	}
+	// The late request reaches the service now.
+	if _, err := fx.client.Do(ctx, fx.run.Op, row.Body); err != nil {
+		t.Fatalf("late request: %v", err)
+	}
+	sum, err := fx.runner(2).Execute(ctx, fx.run, fx.rows)
+	if err == nil && sum.Pending != 1 {
+		err = fmt.Errorf("pending %d, want 1", sum.Pending)
+	}
+	if err != nil {
+		t.Fatalf("Execute = %+v: %v", sum, err)
+	}
+	e := fx.entries(t)[row.Line]
+	if e.State != StatePending || e.StatusCode != "DTX" || e.Error != ReasonDuplicateResend || e.Attempts != 2 {
+		t.Fatalf("re-sent row answered DTX = %+v; want pending %q", e, ReasonDuplicateResend)
+	}
+	rs, err := rc.Recheck(ctx, fx.run)
+	if err == nil && rs.TooYoung != 1 {
+		err = fmt.Errorf("too young %d, want 1", rs.TooYoung)
+	}
+	if err != nil {
+		t.Fatalf("Recheck within --min-wait = %+v: %v", rs, err)
+	}
+	rc.MinWait = 0
+	if rs, err = rc.Recheck(ctx, fx.run); err != nil || rs.Success != 1 {
+		t.Fatalf("Recheck = %+v, %v; want the row success", rs, err)
+	}
+	e = fx.entries(t)[row.Line]
+	if e.State != StateSuccess || e.StatusCode != "TXN" || e.OrderID == "" || e.PoolAmount != bulktest.Amount(row.Ref).StringFixed(2) {
+		t.Errorf("row after recheck = %+v; want success with the late request's order and debit", e)
+	}
+	c, _ := CountRows(ctx, fx.db, fx.run)
+	if c.Success != 5 || !c.Debit.Equal(fx.srv.Debited()) {
+		t.Errorf("counts %+v; server debited %s once per row", c, fx.srv.Debited())
+	}
+	if n := fx.srv.CallCount(row.Ref); n != 2 {
+		t.Errorf("CallCount = %d, want 2 (the late request and the refused re-send)", n)
+	}
+}
+
+// TestDuplicateOnFirstAttemptFails: a ref the service already executed for
+// something else (a file's own externalRef run --again) is a failure, not a
+// row to take over.
+func TestDuplicateOnFirstAttemptFails(t *testing.T) {
+	fx := newFixture(t, 3, bulktest.Options{})
+	ctx := context.Background()
+	row := fx.rows[0]
+	if _, err := fx.client.Do(ctx, fx.run.Op, row.Body); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.runner(1).Execute(ctx, fx.run, fx.rows); err != nil {
+		t.Fatal(err)
+	}
+	if e := fx.entries(t)[row.Line]; e.State != StateFailed || e.StatusCode != "DTX" {
+		t.Errorf("row refused as a duplicate on its first call = %+v; want failed DTX", e)
 	}
 }
 
@@ -482,23 +596,15 @@ func TestRecheckResolvesOrphanedSendingRows(t *testing.T) {
 	fx := newFixture(t, 3, bulktest.Options{})
 	ctx := context.Background()
 	// A process journaled two rows and died; the run was never resumed.
-	for i, age := range []time.Duration{10 * time.Minute, time.Minute} {
-		err := fx.db.Write(ctx, func(tx *sql.Tx) error {
-			_, err := tx.Exec(`INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at) VALUES (?, ?, ?, 'sending', ?)`,
-				fx.run.ID, fx.rows[i].Line, fx.rows[i].Ref, store.FormatTime(time.Now().Add(-age)))
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	fx.journalSending(t, fx.rows[0], 10*time.Minute)
+	fx.journalSending(t, fx.rows[1], time.Minute)
 	rs, err := (&Rechecker{DB: fx.db, Client: fx.client, Log: quietLog()}).Recheck(ctx, fx.run)
-	if err != nil || rs.Checked != 1 || rs.Failed != 1 {
-		t.Fatalf("Recheck = %+v, %v; want the 10-minute-old sending row looked up (not found: failed)", rs, err)
+	if err != nil || rs.Checked != 1 || rs.NotExecuted != 1 {
+		t.Fatalf("Recheck = %+v, %v; want the 10-minute-old sending row looked up (not found: unsent)", rs, err)
 	}
 	es := fx.entries(t)
-	if es[fx.rows[0].Line].State != StateFailed || es[fx.rows[1].Line].State != StateSending {
-		t.Errorf("states = %s, %s; want failed, sending (a young sending row may still be in flight)",
+	if es[fx.rows[0].Line].State != StateUnsent || es[fx.rows[1].Line].State != StateSending {
+		t.Errorf("states = %s, %s; want unsent, sending (a young sending row may still be in flight)",
 			es[fx.rows[0].Line].State, es[fx.rows[1].Line].State)
 	}
 }

@@ -2,7 +2,9 @@
 // every billable operation of the registry with a TXN envelope carrying a
 // pool debit (shape A), counts the requests per externalRef, injects faults
 // chosen deterministically per externalRef (dropped connection, TUP, failure)
-// and answers the transaction-status look-up from what it executed.
+// and answers the transaction-status look-up from what it executed. Like the
+// service, it refuses a ref it already executed with DTX (debiting nothing);
+// a ref that failed (IAN) may be sent again and fails again.
 //
 // It stands in for the sandbox where a test needs exact control of faults.
 package bulktest
@@ -42,6 +44,7 @@ const (
 )
 
 type txn struct {
+	failed  bool // answered IAN: nothing debited
 	orderID string
 	amount  decimal.Decimal
 	day     string
@@ -181,13 +184,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.total++
 	s.calls[ref]++
-	if s.calls[ref] > 1 {
+	if t, ok := s.txns[ref]; ok && !t.failed {
 		s.mu.Unlock()
 		env["statuscode"], env["status"] = "DTX", "duplicate externalRef"
 		writeJSON(w, env)
 		return
 	}
 	if fault == FaultFail {
+		s.txns[ref] = txn{failed: true, day: now.Format(time.DateOnly)}
 		s.mu.Unlock()
 		env["statuscode"], env["status"] = "IAN", "invalid PAN"
 		writeJSON(w, env)
@@ -242,6 +246,8 @@ func (s *Server) txnStatus(w http.ResponseWriter, body map[string]any, env map[s
 	switch {
 	case !ok || t.day != day:
 		data["transactionStatusCode"], data["transactionStatus"] = svcapi.TxnNotFound, "no such transaction"
+	case t.failed:
+		data["transactionStatusCode"], data["transactionStatus"] = "IAN", "invalid PAN"
 	case t.tup:
 		data["transactionStatusCode"], data["transactionStatus"] = "TUP", "under process"
 	default:
