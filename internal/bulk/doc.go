@@ -1,5 +1,6 @@
 // Package bulk replays one operation of the service for every row of a CSV
-// file, calling each row at most once.
+// file, calling each row exactly once: a row is never re-sent blindly, and
+// is sent again only when the service has said it never executed it.
 //
 // The pieces, in the order a run uses them:
 //
@@ -17,12 +18,40 @@
 //   - Results.WriteCSV and WriteXLSX write the results from the journal, in
 //     input order.
 //
-// A row found 'sending' when a run resumes (the process died during its call)
-// becomes 'pending' and is never sent again: only txnStatus may resolve it.
-// A row is therefore called at most once: a process killed after journaling
-// a row and before its request left leaves a row the service never saw;
-// txnStatus then answers not found and the row ends failed (nothing was
-// charged).
+// # Exactly once
+//
+// A row found 'sending' when a run resumes (the process died during its
+// call) becomes 'pending' and is not sent by the resume: only the
+// transaction-status look-up may resolve it. Recheck looks it up once it is
+// older than the minimum wait:
+//
+//   - TXN: the service executed it: success, with the order id and pool
+//     debit from the look-up;
+//   - TUP: still pending;
+//   - svcapi.TxnNotFound (SNA, in the data or as the look-up's own
+//     statuscode, also on the next day for a row sent just before
+//     midnight): the service never executed it — typically a process killed
+//     after journaling the row and before its request left. The row is
+//     returned to unsent (state 'unsent'; its journal row stays, with
+//     statuscode SNA, an audit note in error and its attempts count) and the
+//     run, if done, becomes stopped. The next Execute (bulkrun resume, or the
+//     same bulkrun run again) sends it with the same externalRef;
+//   - any other code: the transaction failed at the service: failed.
+//
+// This is a deliberate decision: leaving such rows failed would lose them
+// (called zero times). Sending them again is not a blind re-send: the
+// look-up proved the service did not execute the row, and the service
+// refuses a repeated externalRef with DTX without debiting again, so even a
+// first request that arrives after the look-up (the minimum wait makes that
+// unlikely) cannot be charged twice. A DTX answer to a re-sent row (attempts
+// above 1) is journaled pending (ReasonDuplicateResend) and the next Recheck
+// finds the late request's transaction (TXN → success with its order id and
+// debit). A DTX on a row's first call stays failed: its externalRef was used
+// by something else (a file's own externalRef run --again), not by this row.
+//
+// Rows whose request was dropped before the service executed it end the
+// same way (pending, not found, unsent, sent again), so such a row reaches
+// the service more than once but is executed and debited once.
 //
 // Precedence of values: a non-empty cell wins over a --set value of the same
 // field; --set fills empty cells and missing columns.

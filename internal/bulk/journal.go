@@ -223,8 +223,8 @@ type Counts struct {
 	Success  int
 	Failed   int
 	Pending  int
-	Unsent   int // rows to send: never journaled, or returned to unsent by Recheck
-	Returned int // of Unsent, rows Recheck returned to unsent (not executed by the service)
+	Unsent   int             // rows to send: never journaled, or returned to unsent by Recheck
+	Returned int             // of Unsent, rows Recheck returned to unsent (not executed by the service)
 	Debit    decimal.Decimal // sum of the pool amounts of successful rows
 	MaxDebit decimal.Decimal // the largest single debit
 }
