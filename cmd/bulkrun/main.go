@@ -1,17 +1,20 @@
 // Command bulkrun replays any operation of the service for every row of a
 // CSV file — thousands of PAN checks, litigation searches, company look-ups —
-// calling each row at most once, resumable after a kill.
+// calling each row exactly once, resumable after a kill.
 //
 // Columns name request fields (dotted names for nested objects); every row
 // is validated before the first call; each row is journaled in SQLite before
 // and after its call; a killed or stopped run resumes where it stopped, and
 // rows whose call was cut off are pending, resolved by the transaction-status
-// look-up (bulkrun recheck), never sent again.
+// look-up (bulkrun recheck): executed → success, never executed → unsent
+// again, sent by the next resume with the same externalRef (never re-sent
+// blindly; the service refuses a repeated externalRef without debiting).
 //
 // Exit status of run, resume and recheck: 0 every row sent and none pending;
 // 1 the run stopped before every row was sent (Ctrl-C, --max-debit, an
 // error) — resume it; 2 bad flags or bad input, nothing sent; 3 every row
-// sent but some are pending — recheck them later.
+// sent but some are pending — recheck them later. recheck exits 1 when it
+// returned rows to unsent (resume the run) and 3 when rows are still pending.
 package main
 
 import (

@@ -202,8 +202,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 const resumeExamples = `  bulkrun resume 7KQ2M
   bulkrun resume 7KQ2M --max-debit 10000 --concurrency 16
 
-Rows already sent are skipped; rows that were being sent when the run died become pending
-(resolve them with bulkrun recheck), never sent again. The --set values of the run are kept.`
+Rows already sent are skipped; rows that were being sent when the run died become pending,
+not sent: bulkrun recheck looks them up. Rows recheck found never executed by the service
+(not found) are sent again, with the same externalRef (the service refuses a repeated
+externalRef without debiting). The --set values of the run are kept.`
 
 func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("resume", "bulkrun resume RUN [flags]", resumeExamples, stderr)
@@ -362,9 +364,12 @@ func execute(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operat
 		}
 	}
 	fmt.Fprintf(stdout, "run %s: %d rows of %s from %s%s\n", run.ID, len(rows), op.Name, run.InputPath, note)
+	if before.Returned > 0 {
+		fmt.Fprintf(stdout, "%d rows recheck found never executed by the service are sent again with the same externalRef\n", before.Returned)
+	}
 	sum, runErr := runner.Execute(ctx, run, rows)
 	if sum.Recovered > 0 {
-		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again\n", sum.Recovered)
+		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless bulkrun recheck finds them never executed\n", sum.Recovered)
 	}
 	// The results are written whatever happened, from the journal.
 	paths, werr := writeResults(context.WithoutCancel(ctx), env, run, op, table)

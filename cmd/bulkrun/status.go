@@ -81,7 +81,11 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if c.Sending > 0 {
 		fmt.Fprintf(tw, "sending\t%d\t(in flight, or the process died: pending on resume)\n", c.Sending)
 	}
-	fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
+	if c.Returned > 0 {
+		fmt.Fprintf(tw, "unsent\t%d\t(%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
+	} else {
+		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
+	}
 	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
 	if err := tw.Flush(); err != nil {
 		return err
@@ -114,9 +118,18 @@ const recheckExamples = `  bulkrun recheck 7KQ2M
   bulkrun recheck 7KQ2M --min-wait 10m
 
 Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
-TUP → still pending, anything else (not found included) → failed. Rows sent less than
---min-wait ago are left for later. Rows left 'sending' for over 5 minutes by a process that
-died (a run killed and not resumed) are looked up too. The results file is rewritten.`
+TUP → still pending, not found (SNA) → the service never executed it: the row is returned
+to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends it again with the
+same externalRef; any other code → failed. Sending such a row again is safe: the look-up
+proved it was not executed, and the service refuses a repeated externalRef (DTX) without
+debiting, so a late first request and the re-send cannot both be charged (a re-send
+answered DTX is pending until the next recheck finds the first request's transaction).
+Rows sent less than --min-wait ago are left for later: keep it above the time a request
+can take to arrive. Rows left 'sending' for over 5 minutes by a process that died (a run
+killed and not resumed) are looked up too. The results file is rewritten.
+
+Exit status: 0 nothing left to do; 1 rows returned to unsent (run bulkrun resume RUN);
+3 rows still pending (recheck again later).`
 
 func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("recheck", "bulkrun recheck RUN [--min-wait 2m]", recheckExamples, stderr)
@@ -146,8 +159,8 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	rc := &bulk.Rechecker{DB: env.DB, Client: env.Client, Log: env.Log, MinWait: *minWait, Concurrency: *concurrency}
 	s, rerr := rc.Recheck(ctx, run)
-	fmt.Fprintf(stdout, "run %s: %d pending rows; looked up %d: %d success, %d failed, %d still pending; %d look-ups failed; %d sent less than %s ago",
-		run.ID, s.Pending, s.Checked, s.Success, s.Failed, s.StillPending, s.LookupErrors, s.TooYoung, *minWait)
+	fmt.Fprintf(stdout, "run %s: %d pending rows; looked up %d: %d success, %d failed, %d not executed (unsent again), %d still pending; %d look-ups failed; %d sent less than %s ago",
+		run.ID, s.Pending, s.Checked, s.Success, s.Failed, s.NotExecuted, s.StillPending, s.LookupErrors, s.TooYoung, *minWait)
 	if s.NoRef > 0 {
 		fmt.Fprintf(stdout, "; %d cannot be looked up (%s has no externalRef)", s.NoRef, run.Op)
 	}
@@ -171,6 +184,9 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return errors.Join(rerr, werr)
 	case werr != nil:
 		return werr
+	case c.Returned > 0:
+		return fmt.Errorf("run %s: %d rows never executed by the service are unsent again: send them with bulkrun resume %s",
+			run.ID, c.Returned, run.ID)
 	case c.Pending > 0:
 		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows still pending", run.ID, c.Pending)}
 	}
