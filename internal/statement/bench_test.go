@@ -38,16 +38,18 @@ import (
 // the sandbox.
 //
 // Measured on the 2-core development machine, shared with other jobs
-// (load 3-5), 1,000,000 records, page size 500, concurrency 4:
+// (load about 5), 1,000,000 records, page size 500, concurrency 4:
 //
-//	http   84.4 s  11,846 records/s  75 CPU-µs/record  peak heap  98 MB (RSS 126 MB)
-//	floor  38.4 s  26,045 records/s  25 CPU-µs/record  (holds all rows: 1.7 GB heap)
-//	ratio  0.45
+//	http   55.3 s  18,092 records/s  53 CPU-µs/record  peak heap 87 MB (RSS 123 MB)
+//	floor  44.2 s  22,650 records/s  29 CPU-µs/record  (holds all rows: 2.4 GB heap)
+//	ratio  0.80
 //
-// The writer's upsert costs what the floor's plain insert does (about 22
-// µs/record); the rest is the client: svcapi redacts every response for the
-// call log even with no recorder (about 40% of the sync's CPU) and decodes
-// the JSON twice (envelope, then data).
+// The single writer now dominates (about 47% of the sync's CPU, 26
+// µs/record, what the floor's plain insert costs: the table's primary key
+// and three indexes); the client's JSON decoding is most of the rest (data
+// 31%, envelope 10%). Before svcapi stopped redacting responses nobody
+// records, the client spent 40% of the sync's CPU there and the ratio was
+// 0.45.
 func BenchmarkSync(b *testing.B) {
 	n := 1_000_000
 	if v := os.Getenv("STATEMENT_BENCH_RECORDS"); v != "" {
@@ -59,6 +61,10 @@ func BenchmarkSync(b *testing.B) {
 	pageSize := 500
 	if v := os.Getenv("STATEMENT_BENCH_PAGE"); v != "" {
 		pageSize, _ = strconv.Atoi(v)
+	}
+	conc := 4
+	if v := os.Getenv("STATEMENT_BENCH_CONCURRENCY"); v != "" {
+		conc, _ = strconv.Atoi(v)
 	}
 	cfg, from, to, want := benchSource(b, n)
 	cl, err := svcapi.New(cfg)
@@ -75,7 +81,7 @@ func BenchmarkSync(b *testing.B) {
 			cpu := cpuTime()
 			start := time.Now()
 			sum, err := Sync(context.Background(), Options{DB: db, Client: cl, Account: sandbox.DefaultCredentials.Account,
-				From: from, To: to, Kinds: []string{KindStatement}, PageSize: pageSize})
+				From: from, To: to, Kinds: []string{KindStatement}, PageSize: pageSize, Concurrency: conc})
 			el := time.Since(start)
 			if err != nil {
 				b.Fatalf("Sync: %v", err)
