@@ -47,7 +47,7 @@ func runOps(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func describe(w io.Writer, op *svcapi.Operation) error {
 	fmt.Fprintf(w, "%s — %s\n%s %s, headers %s", op.Name, op.Doc, op.Method, op.Path, op.Headers)
 	if op.Billable {
-		fmt.Fprint(w, ", billable (never re-sent; an unknown outcome is pending)")
+		fmt.Fprint(w, ", billable (never re-sent blindly: an unknown outcome is pending until txnStatus resolves it)")
 	}
 	fmt.Fprintln(w)
 	if len(op.Fields) == 0 {

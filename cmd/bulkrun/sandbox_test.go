@@ -229,9 +229,11 @@ func TestSandboxDropsAndTUPEndPendingAndRecheckResolves(t *testing.T) {
 	}
 	id := runID(t, dbPath)
 	if unsent > 0 {
-		out, err := command("resume", id, "--db", dbPath, "--log-level", "error").CombinedOutput()
-		if c := exitCode(err); c != 0 && c != cli.ExitFindings {
-			t.Fatalf("resume: %v\n%s", err, out)
+		// The same run command continues the run and sends them again.
+		code, stdout, stderr = runCLIEnv(t, svc.Environ(), "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath,
+			"--concurrency", "6", "--set", "longitude=77.59", "--set", "consent=Y", "--log-level", "error")
+		if code != 0 && code != cli.ExitFindings || !strings.Contains(stdout, fmt.Sprintf("%d rows recheck found never executed", unsent)) {
+			t.Fatalf("run again: exit %d\n%s%s", code, stdout, stderr)
 		}
 	}
 	settle(t, command, dbPath, id)

@@ -229,7 +229,8 @@ type Counts struct {
 	MaxDebit decimal.Decimal // the largest single debit
 }
 
-// Journaled is the number of rows with a journal row.
+// Journaled is the number of rows sent or being sent: rows with a journal
+// row, except those Recheck returned to unsent.
 func (c Counts) Journaled() int { return c.Sending + c.Success + c.Failed + c.Pending }
 
 // CountRows counts a run's rows per state and sums its debits.

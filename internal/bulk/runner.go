@@ -108,7 +108,7 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 		return sum, err
 	}
 	if sum.Recovered > 0 {
-		log.Warn("rows were being sent when the last process stopped; they are pending and will not be sent again",
+		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: recheck resolves them",
 			"rows", sum.Recovered)
 	}
 	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent

@@ -254,9 +254,14 @@ func (c countingCaller) Do(ctx context.Context, op string, body any) (*svcapi.En
 // that died after journaling it leaves it.
 func (fx *fixture) journalSending(tb testing.TB, row Row, age time.Duration) {
 	tb.Helper()
+	fx.journalSendingAt(tb, row, time.Now().Add(-age))
+}
+
+func (fx *fixture) journalSendingAt(tb testing.TB, row Row, sent time.Time) {
+	tb.Helper()
 	err := fx.db.Write(context.Background(), func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at) VALUES (?, ?, ?, 'sending', ?)`,
-			fx.run.ID, row.Line, row.Ref, store.FormatTime(time.Now().Add(-age)))
+			fx.run.ID, row.Line, row.Ref, store.FormatTime(sent))
 		return err
 	})
 	if err != nil {
@@ -606,5 +611,74 @@ func TestRecheckResolvesOrphanedSendingRows(t *testing.T) {
 	if es[fx.rows[0].Line].State != StateUnsent || es[fx.rows[1].Line].State != StateSending {
 		t.Errorf("states = %s, %s; want unsent, sending (a young sending row may still be in flight)",
 			es[fx.rows[0].Line].State, es[fx.rows[1].Line].State)
+	}
+}
+
+// txnStub answers the transaction-status look-up with fn.
+type txnStub struct {
+	fn func(day time.Time) (*svcapi.TxnStatusData, error)
+}
+
+func (s txnStub) Do(context.Context, string, any) (*svcapi.Envelope, error) {
+	return nil, errors.New("txnStub sends nothing")
+}
+
+func (s txnStub) TxnStatus(_ context.Context, day time.Time, _ string) (*svcapi.TxnStatusData, error) {
+	return s.fn(day)
+}
+
+func TestRecheckNotFoundVariants(t *testing.T) {
+	sna := &svcapi.TxnStatusData{TransactionStatusCode: svcapi.TxnNotFound}
+	txn := &svcapi.TxnStatusData{TransactionStatusCode: "TXN", OrderID: "SVC1", Pool: &svcapi.Pool{Amount: decimal.RequireFromString("1.50")}}
+	beforeMidnight := time.Date(2026, 11, 20, 23, 59, 30, 0, svcapi.IST)
+	nextDay := func(ans, next *svcapi.TxnStatusData, nextErr error) func(time.Time) (*svcapi.TxnStatusData, error) {
+		return func(day time.Time) (*svcapi.TxnStatusData, error) {
+			if day.In(svcapi.IST).Day() == beforeMidnight.Day() {
+				return ans, nil
+			}
+			return next, nextErr
+		}
+	}
+	tests := []struct {
+		name  string
+		sent  time.Time
+		fn    func(time.Time) (*svcapi.TxnStatusData, error)
+		state string
+		code  string
+	}{
+		{"not found in the data", time.Now().Add(-time.Hour), func(time.Time) (*svcapi.TxnStatusData, error) { return sna, nil },
+			StateUnsent, svcapi.TxnNotFound},
+		{"not found at the outer level", time.Now().Add(-time.Hour), func(time.Time) (*svcapi.TxnStatusData, error) {
+			return nil, &svcapi.Error{StatusCode: svcapi.TxnNotFound, Status: "no record"}
+		}, StateUnsent, svcapi.TxnNotFound},
+		{"a failure at the service", time.Now().Add(-time.Hour), func(time.Time) (*svcapi.TxnStatusData, error) {
+			return &svcapi.TxnStatusData{TransactionStatusCode: "IAN"}, nil
+		}, StateFailed, "IAN"},
+		{"still under process", time.Now().Add(-time.Hour), func(time.Time) (*svcapi.TxnStatusData, error) {
+			return &svcapi.TxnStatusData{TransactionStatusCode: "TUP"}, nil
+		}, StatePending, "TUP"},
+		{"before midnight, found the next day", beforeMidnight, nextDay(sna, txn, nil), StateSuccess, "TXN"},
+		{"before midnight, not found either day", beforeMidnight, nextDay(sna, sna, nil), StateUnsent, svcapi.TxnNotFound},
+		{"before midnight, next day's look-up failed", beforeMidnight, nextDay(sna, nil, errors.New("connection reset")), StatePending, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, 1, bulktest.Options{})
+			fx.journalSendingAt(t, fx.rows[0], tt.sent)
+			if _, err := fx.runner(1).Execute(context.Background(), fx.run, fx.rows); err != nil {
+				t.Fatal(err)
+			}
+			rc := &Rechecker{DB: fx.db, Client: txnStub{tt.fn}, Log: quietLog()}
+			if _, err := rc.Recheck(context.Background(), fx.run); err != nil {
+				t.Fatal(err)
+			}
+			e := fx.entries(t)[fx.rows[0].Line]
+			if e.State != tt.state || e.StatusCode != tt.code {
+				t.Errorf("row after recheck: %s %q, want %s %q", e.State, e.StatusCode, tt.state, tt.code)
+			}
+			if fx.srv.CallCount(fx.rows[0].Ref) != 0 {
+				t.Error("recheck sent the row")
+			}
+		})
 	}
 }
