@@ -156,10 +156,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer env.Close()
-	// The client records every call it makes in the calls table too.
 	cfg := env.Config
 	counter := &statement.CallCounter{}
-	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), ledger.NewRecorder(env.DB, log), counter)
+	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), counter) // the calls table is in cfg already
 	client, err := svcapi.New(cfg)
 	if err != nil {
 		return err

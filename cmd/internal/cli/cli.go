@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -144,7 +145,7 @@ type Options struct {
 	NeedAccount bool
 	// SandboxOptions adjusts the sandbox options before it starts.
 	SandboxOptions func(*sandbox.Options)
-	// Recorders receive every call, besides --call-log.
+	// Recorders receive every call, besides the calls table and --call-log.
 	Recorders []svcapi.Recorder
 	// DefaultSandboxDB is the database path used with --sandbox when --db
 	// was not given explicitly ("" keeps --db).
@@ -193,6 +194,9 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 	}
 	env.DB = db
 	env.closers = append(env.closers, db.Close)
+	// Every call svcrecon makes lands in the calls table, so that the
+	// night's reconciliation sees it.
+	cfg.Recorders = append(cfg.Recorders, ledger.NewRecorder(db, log))
 	cfg.Recorders = append(cfg.Recorders, o.Recorders...)
 	if c.CallLog != "" {
 		f, err := os.OpenFile(c.CallLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// Every call a command makes through the client Open builds lands in the
+// calls table, without the command asking for it.
+func TestOpenRecordsCallsInTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	var c Common
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Bind(fs)
+	if err := fs.Parse([]string{"--sandbox", "--sandbox-days", "3", "--db", filepath.Join(t.TempDir(), "t.db")}); err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.Open(ctx, slog.New(slog.DiscardHandler), Options{NeedClient: true, SandboxOptions: func(o *sandbox.Options) { o.NoDefects = true; o.CallsPerDay = 5 }})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer env.Close()
+	if _, err := env.Client.AepsBanks(ctx); err != nil {
+		t.Fatalf("AepsBanks: %v", err)
+	}
+	var n int
+	var secretSeen int
+	if err := env.DB.QueryRowContext(ctx, `SELECT count(*), sum(instr(coalesce(request,'')||coalesce(response,''), ?) > 0) FROM calls WHERE source = 'svcrecon' AND operation = ?`,
+		env.Config.ClientSecret, svcapi.OpAepsBanks).Scan(&n, &secretSeen); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || secretSeen != 0 {
+		t.Fatalf("calls rows for the call = %d (secret in %d), want 1 (0)", n, secretSeen)
+	}
+}
+
+func TestMissingCredentialNamesTheVariable(t *testing.T) {
+	t.Setenv("SVC_BASE_URL", "https://svc.example")
+	t.Setenv("SVC_CLIENT_ID", "id")
+	t.Setenv("SVC_CLIENT_SECRET", "")
+	t.Setenv("SVC_ENDPOINT_IP", "192.0.2.1")
+	var c Common
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Bind(fs)
+	if err := fs.Parse([]string{"--db", filepath.Join(t.TempDir(), "t.db")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Open(context.Background(), slog.New(slog.DiscardHandler), Options{NeedClient: true})
+	var ce *svcapi.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_CLIENT_SECRET" {
+		t.Fatalf("Open() = %v, want a ConfigError naming SVC_CLIENT_SECRET", err)
+	}
+	var stderr bytes.Buffer
+	if code := Exit(err, &stderr); code != ExitUsage || strings.Count(stderr.String(), "\n") != 1 {
+		t.Fatalf("Exit() = %d, %q; want %d and one line", code, stderr.String(), ExitUsage)
+	}
+}
+
+func TestParseHelpAndMistakes(t *testing.T) {
+	var stderr bytes.Buffer
+	fs := NewFlagSet("demo", "demo [flags]", "  demo --x 1", &stderr)
+	fs.Int("x", 0, "a number")
+	if err := Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("Parse(-h) = %v, want flag.ErrHelp", err)
+	}
+	if got := strings.Count(stderr.String(), "Usage:"); got != 1 || !strings.Contains(stderr.String(), "demo --x 1") {
+		t.Fatalf("-h printed %q, want the usage once with its examples", stderr.String())
+	}
+	err := Parse(fs, []string{"--y"})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "demo -h") {
+		t.Fatalf("Parse(--y) = %v, want a UsageError pointing at demo -h", err)
+	}
+}
+
+func TestParsePeriod(t *testing.T) {
+	for _, tc := range []struct{ from, to, wantErr string }{
+		{"2026-11-01", "2026-11-30", ""},
+		{"2026-11-30", "2026-11-01", "before"},
+		{"2026-13-01", "2026-11-30", "--from"},
+		{"", "2026-11-30", "--from YYYY-MM-DD --to"},
+	} {
+		_, _, err := ParsePeriod(tc.from, tc.to)
+		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("ParsePeriod(%q, %q) = %v, want error containing %q", tc.from, tc.to, err, tc.wantErr)
+		}
+	}
+}
