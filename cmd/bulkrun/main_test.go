@@ -290,14 +290,21 @@ func settle(t *testing.T, command func(args ...string) *exec.Cmd, dbPath, id str
 	}
 }
 
-// counts are a run's rows per state.
-func counts(tb testing.TB, dbPath, id string) bulk.Counts {
+// openDB opens the database at path for the rest of the test.
+func openDB(tb testing.TB, path string) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), dbPath)
+	db, err := store.Open(context.Background(), path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer db.Close()
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// counts are a run's rows per state.
+func counts(tb testing.TB, dbPath, id string) bulk.Counts {
+	tb.Helper()
+	db := openDB(tb, dbPath)
 	run, err := bulk.LoadRun(context.Background(), db, id)
 	if err != nil {
 		tb.Fatal(err)
@@ -312,12 +319,7 @@ func counts(tb testing.TB, dbPath, id string) bulk.Counts {
 // journalByRef reads a run's journal keyed by externalRef.
 func journalByRef(tb testing.TB, dbPath, id string) map[string]bulk.Entry {
 	tb.Helper()
-	db, err := store.Open(context.Background(), dbPath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	es, err := bulk.Entries(context.Background(), db, id)
+	es, err := bulk.Entries(context.Background(), openDB(tb, dbPath), id)
 	if err != nil {
 		tb.Fatal(err)
 	}
