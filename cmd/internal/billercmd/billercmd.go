@@ -5,23 +5,14 @@ package billercmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/statement"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
-
-// ExportBillers writes billers.xlsx and billers.csv into dir. It is set by
-// the wiring of the exporter (TODO(lead): point it at internal/export);
-// while it is nil, --out fails with ErrExportUnavailable.
-var ExportBillers func(ctx context.Context, db *store.DB, dir string) error
-
-// ErrExportUnavailable is returned for --out while ExportBillers is nil.
-var ErrExportUnavailable = errors.New("export not available yet")
 
 // Run runs billersync with args (without the program name).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -69,14 +60,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		// Call site of the exporter (wired by the lead).
-		if ExportBillers == nil {
-			return fmt.Errorf("billersync --out %s: %w", *out, ErrExportUnavailable)
-		}
-		if err := ExportBillers(ctx, env.DB, *out); err != nil {
+		files, err := export.Billers(ctx, env.DB, *out, export.Options{Format: export.FormatBoth, Log: log})
+		if err != nil {
 			return fmt.Errorf("export billers to %s: %w", *out, err)
 		}
-		fmt.Fprintf(stdout, "exported billers to %s\n", *out)
+		for _, p := range files.Paths() {
+			fmt.Fprintln(stdout, "wrote", p)
+		}
 	}
 	return nil
 }

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
-	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 func TestBadFlags(t *testing.T) {
@@ -41,18 +41,19 @@ func TestSandboxSyncAndExportHook(t *testing.T) {
 	if !strings.Contains(out.String(), "billers (full)") || !strings.Contains(out.String(), "0 removed") {
 		t.Errorf("summary = %q", out.String())
 	}
-	// --out without an exporter: the sync is done, the export says why not.
-	old := ExportBillers
-	defer func() { ExportBillers = old }()
-	ExportBillers = nil
-	err := Run(context.Background(), append(base, "--out", t.TempDir()), &out, &errb)
-	if !errors.Is(err, ErrExportUnavailable) {
-		t.Errorf("--out without exporter = %v, want ErrExportUnavailable", err)
-	}
-	var called string
-	ExportBillers = func(ctx context.Context, db *store.DB, dir string) error { called = dir; return nil }
+	// --out writes the biller workbook and CSV files beside the sync.
 	dir := t.TempDir()
-	if err := Run(context.Background(), append(base, "--out", dir), &out, &errb); err != nil || called != dir {
-		t.Errorf("--out with exporter = %v, exporter called with %q, want %q", err, called, dir)
+	out.Reset()
+	if err := Run(context.Background(), append(base, "--out", dir), &out, &errb); err != nil {
+		t.Fatalf("billersync --out: %v\n%s", err, errb.String())
+	}
+	for _, name := range []string{"billers.xlsx", "billers.csv", "billers-changes.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil || !strings.Contains(out.String(), name) {
+			t.Errorf("billersync --out: %s missing or not printed (%v); output %q", name, err, out.String())
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "billers.csv"))
+	if lines := strings.Count(string(csv), "\n"); lines != 301 {
+		t.Errorf("billers.csv has %d lines, want 301 (header + the sandbox's 300 billers)", lines)
 	}
 }
