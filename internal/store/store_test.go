@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -60,5 +61,29 @@ func TestWriteRollsBackOnError(t *testing.T) {
 	db.QueryRowContext(ctx, `SELECT count(*) FROM leases`).Scan(&n)
 	if n != 0 {
 		t.Fatalf("rows after rollback = %d, want 0", n)
+	}
+}
+
+// Two processes (here: two handles) opening and migrating one new file at
+// the same moment — the daemon and a cron entry — must both succeed.
+func TestConcurrentOpenOfANewFile(t *testing.T) {
+	ctx := context.Background()
+	for round := range 10 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("c%d.db", round))
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				db, err := Open(ctx, path)
+				if err == nil {
+					err = db.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: Open() = %v, want every opener to succeed", round, err)
+			}
+		}
 	}
 }
