@@ -91,34 +91,18 @@ func results(tb testing.TB, path string) []map[string]string {
 	return out
 }
 
-// journal counts the journal rows of a database another process writes,
-// keeping one connection open once the file exists.
-type journal struct {
-	path string
-	db   *store.DB
-}
+// journal counts the journal rows of a database another process writes.
+type journal struct{ db *store.DB }
 
+// watchJournal creates (and migrates) the database at path, before any
+// bulkrun process starts: two processes creating one database at once may
+// meet SQLITE_BUSY while switching it to WAL.
 func watchJournal(tb testing.TB, path string) *journal {
-	j := &journal{path: path}
-	tb.Cleanup(func() {
-		if j.db != nil {
-			j.db.Close()
-		}
-	})
-	return j
+	tb.Helper()
+	return &journal{db: openDB(tb, path)}
 }
 
 func (j *journal) count() int {
-	if j.db == nil {
-		if _, err := os.Stat(j.path); err != nil {
-			return 0
-		}
-		db, err := store.Open(context.Background(), j.path)
-		if err != nil {
-			return 0
-		}
-		j.db = db
-	}
 	var n int
 	j.db.QueryRow(`SELECT count(*) FROM bulk_rows`).Scan(&n)
 	return n
@@ -374,10 +358,10 @@ func TestInterruptFinishesInFlightCalls(t *testing.T) {
 	cmd.Env = append(os.Environ(), srv.Environ()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	jl := watchJournal(t, dbPath)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	jl := watchJournal(t, dbPath)
 	for jl.count() < 20 {
 		time.Sleep(5 * time.Millisecond)
 	}
