@@ -362,11 +362,21 @@ func TestInterruptFinishesInFlightCalls(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(60 * time.Second)
 	for jl.count() < 20 {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case err := <-exited:
+			t.Fatalf("bulkrun exited before 20 rows were journaled: %v\n%s%s", err, stdout.String(), stderr.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("journal never reached 20 rows in 60 s\n%s", stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
+	err := <-exited
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitFailure || !strings.Contains(stderr.String(), "interrupted") {
 		t.Fatalf("interrupted run: %v\n%s%s", err, stdout.String(), stderr.String())
