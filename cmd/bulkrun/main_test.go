@@ -371,6 +371,7 @@ func TestInterruptFinishesInFlightCalls(t *testing.T) {
 			t.Fatalf("bulkrun exited before 20 rows were journaled: %v\n%s%s", err, stdout.String(), stderr.String())
 		case <-deadline:
 			cmd.Process.Kill()
+			<-exited // the output is complete once Wait returned
 			t.Fatalf("journal never reached 20 rows in 60 s\n%s", stderr.String())
 		case <-time.After(5 * time.Millisecond):
 		}
