@@ -24,7 +24,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -60,40 +59,18 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return cli.Usagef("name a subcommand, e.g. bulkrun ops")
-		}
-		return nil
+	cmds := make([]cli.Command, 0, len(commands))
+	for _, c := range commands {
+		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Run: c.run})
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		return cli.Usagef("unknown subcommand %q (see bulkrun -h)", args[0])
-	}
-	return c.run(ctx, args[1:], stdout, stderr)
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: bulkrun SUBCOMMAND [flags]   (bulkrun SUBCOMMAND -h for its flags and examples)")
-	fmt.Fprintln(w, "\nSubcommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, `
-Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
+	return cli.Dispatch(ctx, "bulkrun", cmds, `Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
 2 bad flags or input, nothing sent; 3 all rows sent, some pending (recheck later).
 
 Examples:
   bulkrun ops verifyPanPlusV2
   bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59 --concurrency 16
   bulkrun status 7KQ2M
-  bulkrun recheck 7KQ2M --min-wait 5m`)
+  bulkrun recheck 7KQ2M --min-wait 5m`, args, stdout, stderr)
 }
 
 // parseArgs parses flags that may come before or after the positional

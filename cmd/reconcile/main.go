@@ -7,11 +7,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 
 	_ "time/tzdata" // schedules name IANA zones (Asia/Kolkata) even on machines without tzdata
@@ -45,30 +43,15 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return cli.Usagef("name a subcommand, e.g. reconcile run --sandbox")
-		}
-		return nil
+	cmds := make([]cli.Command, 0, len(commands))
+	for _, c := range commands {
+		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Run: c.run})
 	}
-	c, ok := commands[args[0]]
-	if !ok {
-		return cli.Usagef("unknown subcommand %q (see reconcile -h)", args[0])
-	}
-	return c.run(ctx, args[1:], stdout, stderr)
-}
+	return cli.Dispatch(ctx, "reconcile", cmds, `Exit status: 0 done; 1 a step failed; 2 bad flags or input; 3 findings with --fail-on-breaks.
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: reconcile SUBCOMMAND [flags]   (reconcile SUBCOMMAND -h for its flags and examples)")
-	fmt.Fprintln(w, "\nSubcommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-13s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprintln(w, "\nExamples:\n  reconcile run --sandbox\n  reconcile run --date 2026-11-21 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks")
+Examples:
+  reconcile run --sandbox
+  reconcile run --date 2026-11-21 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
+  reconcile check --from 2026-11-01 --to 2026-11-21 --fail-on-breaks
+  reconcile schedule list`, args, stdout, stderr)
 }

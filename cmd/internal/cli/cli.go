@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -315,4 +316,39 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		return Usagef("%s: %v (see %s -h)", fs.Name(), err, fs.Name())
 	}
 	return nil
+}
+
+// Command is one subcommand of a program with subcommands.
+type Command struct {
+	Name, Summary string
+	Run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// Dispatch runs the subcommand named by args[0]. No arguments, -h or help
+// print the usage (the subcommands, sorted, then footer: exit status and
+// examples); no arguments is a usage error, an unknown name too.
+func Dispatch(ctx context.Context, prog string, cmds []Command, footer string, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stderr, "Usage: %s SUBCOMMAND [flags]   (%s SUBCOMMAND -h for its flags and examples)\n\nSubcommands:\n", prog, prog)
+		sorted := append([]Command(nil), cmds...)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+		width := 0
+		for _, c := range sorted {
+			width = max(width, len(c.Name))
+		}
+		for _, c := range sorted {
+			fmt.Fprintf(stderr, "  %-*s  %s\n", width, c.Name, c.Summary)
+		}
+		fmt.Fprintf(stderr, "\n%s\n", strings.TrimSpace(footer))
+		if len(args) == 0 {
+			return Usagef("name a subcommand (see %s -h)", prog)
+		}
+		return nil
+	}
+	for _, c := range cmds {
+		if c.Name == args[0] {
+			return c.Run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	return Usagef("unknown subcommand %q (see %s -h)", args[0], prog)
 }
