@@ -285,16 +285,16 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 		rec.Response = c.loggedResponse(op, raw)
 	}
 	if rerr != nil {
-		err = fmt.Errorf("%s: read body (HTTP %d): %w", op.Name, resp.StatusCode, rerr)
 		if op.Billable {
-			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, Reason: "answer broken off", Err: err}
+			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
+				Reason: fmt.Sprintf("answer broken off (HTTP %d)", resp.StatusCode), Err: rerr}
 		}
-		return nil, true, err
+		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: fmt.Errorf("body broken off: %w", rerr)}
 	}
 	env, derr := DecodeEnvelope(raw)
 	if derr != nil {
 		if op.Billable {
-			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref,
+			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
 				Reason: fmt.Sprintf("unreadable answer (HTTP %d)", resp.StatusCode), Err: derr}
 		}
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: derr}
@@ -303,7 +303,8 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	case env.OK():
 		return env, false, nil
 	case env.Pending():
-		return env, false, &PendingError{Op: op.Name, ExternalRef: ref, Reason: "service answered TUP", Envelope: env}
+		return env, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
+			Reason: "service answered TUP", Envelope: env}
 	}
 	apiErr := &Error{Op: op.Name, HTTPStatus: resp.StatusCode, StatusCode: string(env.StatusCode),
 		ActCode: string(env.ActCode), Status: string(env.Status), SvcUUID: string(env.SvcUUID)}

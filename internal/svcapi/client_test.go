@@ -28,6 +28,7 @@ func TestReadOnlyRetries(t *testing.T) {
 		handle  func(w http.ResponseWriter, r *http.Request, n int)
 		wantErr bool
 		want    int // requests that reach the service
+		status  int // wantErr: the HTTP status the *ResponseError names
 	}{
 		{"5xx then success", func(w http.ResponseWriter, r *http.Request, n int) {
 			if n < 3 {
@@ -35,29 +36,31 @@ func TestReadOnlyRetries(t *testing.T) {
 				return
 			}
 			serve(200, ok)(w, r, n)
-		}, false, 3},
+		}, false, 3, 0},
 		{"dropped connection then success", func(w http.ResponseWriter, r *http.Request, n int) {
 			if n == 1 {
 				hangUp(w)
 				return
 			}
 			serve(200, ok)(w, r, n)
-		}, false, 2},
+		}, false, 2, 0},
 		{"HTML with 200 then success", func(w http.ResponseWriter, r *http.Request, n int) {
 			if n == 1 {
 				serve(200, html)(w, r, n)
 				return
 			}
 			serve(200, ok)(w, r, n)
-		}, false, 2},
+		}, false, 2, 0},
 		{"failure envelope with 503 is retried", func(w http.ResponseWriter, r *http.Request, n int) {
 			if n == 1 {
 				serve(503, fixture(t, "failure.json"))(w, r, n)
 				return
 			}
 			serve(200, ok)(w, r, n)
-		}, false, 2},
-		{"always HTML 502: bounded", serve(http.StatusBadGateway, html), true, 4},
+		}, false, 2, 0},
+		{"always HTML 502: bounded", serve(http.StatusBadGateway, html), true, 4, 502},
+		{"always truncated: bounded", serve(http.StatusOK, fixture(t, "truncated.txt")), true, 4, 200},
+		{"body always broken off: bounded", brokenOff, true, 4, 200},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,14 +77,26 @@ func TestReadOnlyRetries(t *testing.T) {
 				return
 			}
 			var re *svcapi.ResponseError
-			if !errors.As(err, &re) || re.HTTPStatus != http.StatusBadGateway || re.Op != svcapi.OpStatement {
-				t.Fatalf("err = %v, want *ResponseError for statement, HTTP 502", err)
+			if !errors.As(err, &re) || re.HTTPStatus != tc.status || re.Op != svcapi.OpStatement {
+				t.Fatalf("err = %v, want *ResponseError for statement, HTTP %d", err, tc.status)
 			}
 			if errors.Is(err, svcapi.ErrPending) {
 				t.Errorf("read-only failure is pending: %v", err)
 			}
 		})
 	}
+}
+
+// brokenOff announces a 1000-byte JSON body with HTTP 200 and closes the
+// connection after a few bytes of it.
+func brokenOff(w http.ResponseWriter, _ *http.Request, _ int) {
+	conn, buf, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"statuscode\":\"TXN\",")
+	buf.Flush()
+	conn.Close()
 }
 
 // TestReadOnlyFailureNotRetried: a failure statuscode with HTTP 200 is an
@@ -118,30 +133,23 @@ func TestBillableNeverRetried(t *testing.T) {
 	tests := []struct {
 		name   string
 		handle func(w http.ResponseWriter, r *http.Request, n int)
+		status int // HTTP status the error must name; 0: no answer came
 	}{
-		{"5xx without envelope", serve(http.StatusServiceUnavailable, []byte("service unavailable"))},
-		{"5xx with empty body", serve(http.StatusInternalServerError, nil)},
-		{"HTML error page", serve(http.StatusBadGateway, fixture(t, "html_error.html"))},
-		{"HTML with 200", serve(http.StatusOK, fixture(t, "html_error.html"))},
-		{"truncated JSON", serve(http.StatusOK, fixture(t, "truncated.txt"))},
-		{"JSON without statuscode", serve(http.StatusOK, []byte(`{"message":"internal"}`))},
-		{"connection closed after the request was read", func(w http.ResponseWriter, _ *http.Request, _ int) { hangUp(w) }},
-		{"body broken off", func(w http.ResponseWriter, _ *http.Request, _ int) {
-			conn, buf, err := w.(http.Hijacker).Hijack()
-			if err != nil {
-				return
-			}
-			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"statuscode\":\"TXN\",")
-			buf.Flush()
-			conn.Close()
-		}},
+		{"5xx without envelope", serve(http.StatusServiceUnavailable, []byte("service unavailable")), 503},
+		{"5xx with empty body", serve(http.StatusInternalServerError, nil), 500},
+		{"HTML error page", serve(http.StatusBadGateway, fixture(t, "html_error.html")), 502},
+		{"HTML with 200", serve(http.StatusOK, fixture(t, "html_error.html")), 200},
+		{"truncated JSON", serve(http.StatusOK, fixture(t, "truncated.txt")), 200},
+		{"JSON without statuscode", serve(http.StatusOK, []byte(`{"message":"internal"}`)), 200},
+		{"connection closed after the request was read", func(w http.ResponseWriter, _ *http.Request, _ int) { hangUp(w) }, 0},
+		{"body broken off", brokenOff, 200},
 		{"time-out", func(w http.ResponseWriter, r *http.Request, _ int) {
 			select {
 			case <-r.Context().Done():
 			case <-time.After(10 * time.Second):
 			}
-		}},
-		{"TUP", serve(http.StatusOK, fixture(t, "verifyPanPlusV2_tup.json"))},
+		}, 0},
+		{"TUP", serve(http.StatusOK, fixture(t, "verifyPanPlusV2_tup.json")), 200},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,6 +164,8 @@ func TestBillableNeverRetried(t *testing.T) {
 			var pe *svcapi.PendingError
 			if !errors.As(err, &pe) || pe.Op != svcapi.OpVerifyPanPlusV2 || pe.ExternalRef != "TESTPAN0001" {
 				t.Errorf("err = %#v, want *PendingError naming the op and externalRef", err)
+			} else if pe.HTTPStatus != tc.status {
+				t.Errorf("PendingError.HTTPStatus = %d, want %d (%v)", pe.HTTPStatus, tc.status, err)
 			}
 			if d != nil {
 				t.Errorf("data = %+v on a pending call", d)

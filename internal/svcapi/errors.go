@@ -39,6 +39,7 @@ type PendingError struct {
 	Op          string
 	ExternalRef string
 	Reason      string
+	HTTPStatus  int       // the HTTP status of the answer; 0 when none came
 	Envelope    *Envelope // the TUP answer, when there was one
 	Err         error     // the transport or decode error, when there was one
 }
@@ -62,7 +63,8 @@ func (e *PendingError) Is(target error) bool { return target == ErrPending }
 func (e *PendingError) Unwrap() error { return e.Err }
 
 // ResponseError is a response that could not be read as an envelope (HTML,
-// truncated, not JSON) from a read-only operation, after its retries.
+// truncated, not JSON, or its body broken off) from a read-only operation,
+// after its retries.
 type ResponseError struct {
 	Op         string
 	HTTPStatus int
