@@ -198,13 +198,26 @@ func TestDeterministic(t *testing.T) {
 				pages[i] = append(pages[i], rec.Body.Bytes())
 			}
 		}
+		// Billers (every page, both filters) and both bank lists.
+		for _, r := range []struct{ method, path, body string }{
+			{http.MethodPost, "/marketplace/utilityPayments/billers", `{"pagination":{"pageNumber":"1","recordsPerPage":"1000"}}`},
+			{http.MethodPost, "/marketplace/utilityPayments/billers", `{"pagination":{"pageNumber":"2","recordsPerPage":"70"},"filters":{"updatedAfterDate":"2026-10-01","categoryKey":""}}`},
+			{http.MethodGet, "/fi/aeps/banks", ""},
+			{http.MethodGet, "/identity/verifyBankAccount/banks", ""},
+		} {
+			rec := serveReq(sb, r.method, r.path, r.body)
+			if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(`"TXN"`)) {
+				t.Fatalf("%s: %d %s", r.path, rec.Code, rec.Body.String())
+			}
+			pages[i] = append(pages[i], rec.Body.Bytes())
+		}
 	}
 	if !bytes.Equal(logs[0], logs[1]) || len(logs[0]) == 0 {
 		t.Errorf("two sandboxes with one seed wrote different call logs")
 	}
 	for k := range pages[0] {
 		if !bytes.Equal(pages[0][k], pages[1][k]) {
-			t.Errorf("statement page %d differs between two sandboxes with one seed", k)
+			t.Errorf("answer %d (statement, orders, billers, banks) differs between two sandboxes with one seed", k)
 		}
 	}
 	other, err := sandbox.New(sandbox.Options{Seed: 12, End: end})
@@ -220,13 +233,77 @@ func TestDeterministic(t *testing.T) {
 
 // serve posts a statement request straight to the handler.
 func serve(sb *sandbox.Sandbox, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, "/reports/statement", bytes.NewReader([]byte(body)))
+	return serveReq(sb, http.MethodPost, "/reports/statement", body)
+}
+
+// serveReq sends a request with the sandbox's credentials (H5) straight to
+// the handler.
+func serveReq(sb *sandbox.Sandbox, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, bytes.NewReader([]byte(body)))
 	cr := sb.Credentials()
 	req.Header.Set(svcapi.HeaderAuthCode, "1")
 	req.Header.Set(svcapi.HeaderClientID, cr.ClientID)
 	req.Header.Set(svcapi.HeaderClientSecret, cr.ClientSecret)
 	req.Header.Set(svcapi.HeaderEndpointIP, cr.EndpointIP)
+	req.Header.Set(svcapi.HeaderOutletID, cr.OutletID)
 	rec := httptest.NewRecorder()
 	sb.ServeHTTP(rec, req)
 	return rec
+}
+
+// TestFaultLatency: the latency fault holds every answer back — a client
+// whose time-out is shorter gets no answer (a billable call is pending, a
+// read-only one fails); without it the same calls succeed.
+func TestFaultLatency(t *testing.T) {
+	srv, err := sandbox.Start(sandbox.Options{Days: 2, NoDefects: true, End: end})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	cfg := srv.Config()
+	cfg.MaxRetries, cfg.Timeout = -1, 300*time.Millisecond
+	cl, err := svcapi.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	srv.SetFaults(sandbox.Faults{Latency: time.Minute})
+	if _, err := cl.VerifyBankAccountBanks(ctx); err == nil {
+		t.Error("read-only call answered within the time-out despite a minute of latency")
+	}
+	if _, err := cl.Do(ctx, svcapi.OpVerifyPanPlusV2, panBody("LAT1")); !errors.Is(err, svcapi.ErrPending) {
+		t.Errorf("billable call with a minute of latency: %v, want ErrPending", err)
+	}
+	srv.SetFaults(sandbox.Faults{})
+	if _, err := cl.VerifyBankAccountBanks(ctx); err != nil {
+		t.Errorf("without latency: %v", err)
+	}
+	if _, err := cl.Do(ctx, svcapi.OpVerifyPanPlusV2, panBody("LAT2")); err != nil {
+		t.Errorf("billable call without latency: %v", err)
+	}
+}
+
+// TestFaultDiceRepeat: one fault seed, one sequence of faults; another seed
+// another sequence.
+func TestFaultDiceRepeat(t *testing.T) {
+	srv, cl := start(t, sandbox.Options{Days: 2, NoDefects: true})
+	pattern := func(seed int64) string {
+		srv.SetFaults(sandbox.Faults{ServerError: 0.5, Seed: seed})
+		var b []byte
+		for range 40 {
+			if _, err := cl.AepsBanks(context.Background()); err != nil {
+				b = append(b, 'x')
+			} else {
+				b = append(b, '.')
+			}
+		}
+		return string(b)
+	}
+	a, again, other := pattern(3), pattern(3), pattern(4)
+	if a != again {
+		t.Errorf("fault seed 3 gave %s, then %s", a, again)
+	}
+	if a == other || !bytes.Contains([]byte(a), []byte("x")) || !bytes.Contains([]byte(a), []byte(".")) {
+		t.Errorf("fault seeds 3 and 4 gave %s and %s; want different mixes of failures", a, other)
+	}
 }

@@ -1,0 +1,153 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// TestPlantedAsDocumented checks each planted defect against the package
+// documentation: one of each kind, each on its own day, the documented
+// deltas, and the records and call-log lines each kind is made of.
+func TestPlantedAsDocumented(t *testing.T) {
+	srv, cl := start(t, sandbox.Options{})
+	var log bytes.Buffer
+	if err := srv.WriteCallLog(&log); err != nil {
+		t.Fatal(err)
+	}
+	calls := readCallLog(t, &log)
+	from, to := srv.Period()
+	recs := walk(t, cl, srv.Credentials().Account, from, to, false, 1000)
+
+	callsByRef := map[string][]logCall{}
+	for _, c := range calls {
+		callsByRef[c.ref] = append(callsByRef[c.ref], c)
+	}
+	byID := map[string]svcapi.StatementRecord{}
+	drByRef := map[string][]svcapi.StatementRecord{}
+	for _, r := range recs {
+		byID[string(r.SvcOrderID)] = r
+		if r.TxnMode == "DR" {
+			drByRef[string(r.ClientOrderID)] = append(drByRef[string(r.ClientOrderID)], r)
+		}
+	}
+
+	wantKinds := []string{sandbox.DefectUnloggedDebit, sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit,
+		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectReversalUnlinked}
+	planted := srv.Planted()
+	if len(planted) != len(wantKinds) {
+		t.Fatalf("planted %d defects %+v, want one of each of %v", len(planted), planted, wantKinds)
+	}
+	days := map[string]string{}
+	for i, d := range planted {
+		if d.Kind != wantKinds[i] {
+			t.Errorf("defect %d is %s, want %s (time order)", i, d.Kind, wantKinds[i])
+		}
+		if i > 0 && d.At <= planted[i-1].At {
+			t.Errorf("defects not in time order: %s at %s after %s", d.Kind, d.At, planted[i-1].At)
+		}
+		if _, err := time.ParseInLocation(svcapi.TimestampLayout, d.At, svcapi.IST); err != nil {
+			t.Errorf("%s: At %q: %v", d.Kind, d.At, err)
+		}
+		if len(d.At) >= 10 {
+			if other, ok := days[d.At[:10]]; ok {
+				t.Errorf("%s and %s share the day %s", other, d.Kind, d.At[:10])
+			}
+			days[d.At[:10]] = d.Kind
+		}
+	}
+
+	wantDelta := map[string]string{sandbox.DefectArithmetic: "10.00", sandbox.DefectGap: "25.50", sandbox.DefectAmountMismatch: "1.18"}
+	for _, d := range planted {
+		want := decimal.Zero
+		if s, ok := wantDelta[d.Kind]; ok {
+			want = decimal.RequireFromString(s)
+		}
+		if !d.Delta.Equal(want) {
+			t.Errorf("%s: Delta %s, want %s", d.Kind, d.Delta, want)
+		}
+		pooled := func() []logCall {
+			var out []logCall
+			for _, c := range callsByRef[d.ExternalRef] {
+				if c.hasPool {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+		switch d.Kind {
+		case sandbox.DefectUnloggedDebit:
+			r, ok := byID[d.SvcOrderID]
+			if !ok || r.TxnMode != "DR" || string(r.ClientOrderID) != d.ExternalRef || string(r.TxnDateTime) != d.At {
+				t.Errorf("unloggedDebit: record %+v, want a DR record %s of %s at %s", r, d.SvcOrderID, d.ExternalRef, d.At)
+			}
+			if n := len(callsByRef[d.ExternalRef]); n != 0 {
+				t.Errorf("unloggedDebit: %d call-log lines carry %s, want none", n, d.ExternalRef)
+			}
+		case sandbox.DefectAmountMismatch:
+			cs, r := pooled(), byID[d.SvcOrderID]
+			if len(cs) != 1 || cs[0].orderID != d.SvcOrderID || !cs[0].pool.Amount.Sub(r.TxnChargedValue.Decimal).Equal(d.Delta) {
+				t.Errorf("amountMismatch: calls %+v, record %+v; want call − statement = %s", cs, r, d.Delta)
+			}
+		case sandbox.DefectDuplicateDebit:
+			cs, rs := pooled(), drByRef[d.ExternalRef]
+			if len(cs) != 2 || len(rs) != 2 {
+				t.Errorf("duplicateDebit: %d debiting calls, %d DR records with %s; want 2 and 2", len(cs), len(rs), d.ExternalRef)
+			} else if string(rs[1].SvcOrderID) != d.SvcOrderID || cs[1].orderID != d.SvcOrderID || string(rs[1].TxnDateTime) != d.At {
+				t.Errorf("duplicateDebit: second record %s at %s, second call %s; planted %s at %s",
+					rs[1].SvcOrderID, rs[1].TxnDateTime, cs[1].orderID, d.SvcOrderID, d.At)
+			}
+		case sandbox.DefectArithmetic:
+			cs := pooled()
+			if len(cs) != 1 || !cs[0].pool.Delta().Equal(d.Delta) || cs[0].ts != d.At {
+				t.Errorf("arithmetic: calls %+v; want one whose opening − amount − closing = %s at %s", cs, d.Delta, d.At)
+			}
+		case sandbox.DefectPending:
+			cs := callsByRef[d.ExternalRef]
+			if len(cs) != 1 || cs[0].code != svcapi.StatusPending || cs[0].hasPool {
+				t.Errorf("pending: calls %+v; want one TUP line without pool", cs)
+			}
+			if r, ok := byID[d.SvcOrderID]; !ok || string(r.ClientOrderID) != d.ExternalRef || r.TxnMode != "DR" {
+				t.Errorf("pending: record %s = %+v, want the DR record of %s", d.SvcOrderID, r, d.ExternalRef)
+			}
+		case sandbox.DefectCallOnly:
+			cs := pooled()
+			if len(cs) != 1 || cs[0].orderID != d.SvcOrderID {
+				t.Errorf("callOnly: calls %+v; want one debit with orderid %s", cs, d.SvcOrderID)
+			}
+			if _, ok := byID[d.SvcOrderID]; ok || len(drByRef[d.ExternalRef]) != 0 {
+				t.Errorf("callOnly: %s / %s is in the statement", d.SvcOrderID, d.ExternalRef)
+			}
+		case sandbox.DefectGap:
+			cs := pooled()
+			if len(cs) != 1 || cs[0].ts != d.At || cs[0].orderID != d.SvcOrderID {
+				t.Errorf("gap: calls %+v; want the call %s at %s after the drop", cs, d.SvcOrderID, d.At)
+			}
+		case sandbox.DefectReversalUnlinked:
+			r := byID[d.SvcOrderID]
+			rev := string(r.ReversalSvcOrderID)
+			if rev == "" {
+				t.Fatalf("reversalUnlinked: record %s has no reversalSvcOrderId", d.SvcOrderID)
+			}
+			if _, ok := byID[rev]; ok {
+				t.Errorf("reversalUnlinked: the reversal record %s lies in the period", rev)
+			}
+			next := to.AddDate(0, 0, 1)
+			var found *svcapi.StatementRecord
+			for _, x := range walk(t, cl, srv.Credentials().Account, next, next, false, 1000) {
+				if string(x.SvcOrderID) == rev {
+					found = &x
+				}
+			}
+			wantAt := next.Format(time.DateOnly) + " 00:05:00"
+			if found == nil || found.TxnMode != "CR" || string(found.TxnDateTime) != wantAt ||
+				found.ClientOrderID != r.ClientOrderID || !found.TxnChargedValue.Decimal.Equal(r.TxnChargedValue.Decimal) {
+				t.Errorf("reversalUnlinked: reversal record %+v; want CR %s of %s at %s for %s", found, rev, r.TxnChargedValue.Decimal, wantAt, r.ClientOrderID)
+			}
+		}
+	}
+}
