@@ -102,7 +102,11 @@ func TestEveryOperation(t *testing.T) {
 	ctx := context.Background()
 	reqs := bodies("LIVE0001")
 	i := 0
-	debits := map[string]decimal.Decimal{} // orderid -> pool amount
+	type debit struct {
+		ref             string
+		amount, closing decimal.Decimal
+	}
+	debits := map[string]debit{} // orderid -> the call's pool debit
 	for _, op := range svcapi.Operations() {
 		body, ok := reqs[op.Name]
 		if !ok {
@@ -139,7 +143,7 @@ func TestEveryOperation(t *testing.T) {
 			if env.OrderID == "" {
 				t.Errorf("%s: no orderid", op.Name)
 			}
-			debits[string(env.OrderID)] = p.Amount
+			debits[string(env.OrderID)] = debit{body["externalRef"].(string), p.Amount, p.Closing}
 			if want, ok := charges[op.Name]; ok && !p.Amount.Equal(decimal.RequireFromString(want)) {
 				t.Errorf("%s: charged %s, want %s", op.Name, p.Amount, want)
 			}
@@ -154,9 +158,11 @@ func TestEveryOperation(t *testing.T) {
 		t.Fatalf("statement: %v", err)
 	}
 	for _, r := range page.Records {
-		if amt, ok := debits[string(r.SvcOrderID)]; ok {
-			if !amt.Equal(r.TxnChargedValue.Decimal) || r.TxnMode != "DR" || !strings.HasPrefix(string(r.ClientOrderID), "LIVE") {
-				t.Errorf("record %s: %s %s %s, call debited %s", r.SvcOrderID, r.ClientOrderID, r.TxnMode, r.TxnChargedValue.Decimal, amt)
+		if d, ok := debits[string(r.SvcOrderID)]; ok {
+			if !d.amount.Equal(r.TxnChargedValue.Decimal) || r.TxnMode != "DR" || string(r.ClientOrderID) != d.ref ||
+				!r.ClosingBalance.Valid || !d.closing.Equal(r.ClosingBalance.Decimal) {
+				t.Errorf("record %s: %s %s %s closing %s; the call %s debited %s, closing %s",
+					r.SvcOrderID, r.ClientOrderID, r.TxnMode, r.TxnChargedValue.Decimal, r.ClosingBalance.Decimal, d.ref, d.amount, d.closing)
 			}
 			delete(debits, string(r.SvcOrderID))
 		}
@@ -274,6 +280,22 @@ func TestFailureCodes(t *testing.T) {
 		if env.StatusCode != "IAN" {
 			t.Errorf("statuscode %s, want IAN", env.StatusCode)
 		}
+		env = rawCall(t, srv, "/fi/aeps/banks", "GET", nil, map[string]string{svcapi.HeaderOutletID: ""})
+		if env.StatusCode != "OUI" {
+			t.Errorf("no outlet id on an H5 operation: statuscode %s, want OUI", env.StatusCode)
+		}
+		env = rawCall(t, srv, "/identity/verifyBankAccount/banks", "GET", nil, map[string]string{svcapi.HeaderOutletID: ""})
+		if env.StatusCode != "TXN" {
+			t.Errorf("no outlet id on an H4 operation: statuscode %s, want TXN", env.StatusCode)
+		}
+	})
+	t.Run("conditional field", func(t *testing.T) {
+		raw, _ := json.Marshal(map[string]any{"name": "A Rao", "searchType": "Individual", "address": "Pune",
+			"latitude": "1", "longitude": "2", "externalRef": "COND1"})
+		env := rawCall(t, srv, "/identity/litigation", "POST", raw, nil)
+		if env.StatusCode != "RPI" || !strings.Contains(string(env.Status), "fatherName") {
+			t.Errorf("envelope %s %q, want RPI naming fatherName", env.StatusCode, env.Status)
+		}
 	})
 	t.Run("missing field", func(t *testing.T) {
 		body := pan("MISS1")
@@ -309,10 +331,18 @@ func TestFailureCodes(t *testing.T) {
 		}
 	})
 	t.Run("short balance", func(t *testing.T) {
-		_, cl := start(t, sandbox.Options{OpeningBalance: decimal.RequireFromString("0.01"), Days: 1, NoDefects: true, CallsPerDay: 1})
+		poor, cl := start(t, sandbox.Options{OpeningBalance: decimal.RequireFromString("0.01"), Days: 1, NoDefects: true, CallsPerDay: 1})
+		before := poor.Balance()
 		_, err := cl.Do(ctx, svcapi.OpVerifyPanPlusV2, pan("POOR1"))
 		if got := code(err); got != "IAB" {
 			t.Errorf("Do = %s, want IAB", got)
+		}
+		if !poor.Balance().Equal(before) {
+			t.Errorf("balance %s after IAB, want %s unchanged", poor.Balance(), before)
+		}
+		st, err := cl.TxnStatus(ctx, time.Date(2026, 11, 21, 0, 0, 0, 0, svcapi.IST), "POOR1")
+		if err != nil || st.TransactionStatusCode == svcapi.StatusSuccess {
+			t.Errorf("txnStatus after IAB = %+v, %v; want a failure", st, err)
 		}
 	})
 }
