@@ -32,8 +32,9 @@ type BillerOptions struct {
 	// one category marks only billers of that category removed.
 	Category string
 	// Full walks the whole list and marks billers it does not list as
-	// removed; otherwise only billers updated after the newest updatedDate
-	// of the last successful sync of the same scope are asked for.
+	// removed; otherwise only billers updated on or after the newest
+	// updatedDate of the last successful sync of the same scope are asked
+	// for (updatedAfterDate the day before it).
 	Full     bool
 	PageSize int // default 500
 	MaxWalks int // walks while the count differs from meta.totalRecords; default 3
@@ -109,14 +110,16 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	}
 	began := time.Now()
 	sum := BillerSummary{Mode: "incremental"}
+	lastMax := "" // the newest updatedDate the last successful sync of the scope saw
 	if o.Full {
 		sum.Mode = "full"
 	} else {
 		err := o.DB.QueryRowContext(ctx, `SELECT max_updated FROM biller_syncs
-			WHERE state = 'ok' AND (category = '' OR category = ?) ORDER BY id DESC LIMIT 1`, o.Category).Scan(&sum.UpdatedAfter)
+			WHERE state = 'ok' AND (category = '' OR category = ?) ORDER BY id DESC LIMIT 1`, o.Category).Scan(&lastMax)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return sum, fmt.Errorf("biller sync: last sync: %w", err)
 		}
+		sum.UpdatedAfter = dayBefore(lastMax)
 	}
 	err := o.DB.Write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO biller_syncs (mode, category, updated_after, started_at, state)
@@ -134,7 +137,7 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 		"updatedAfter", sum.UpdatedAfter)
 	attempts0 := o.Calls.Attempts()
 	calls := 0
-	maxUpdated := sum.UpdatedAfter
+	maxUpdated := lastMax
 	err = func() error {
 		var bar *progress.Bar
 		if o.Progress != nil {
@@ -177,6 +180,20 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	}
 	o.Log.InfoContext(ctx, "biller sync finished", "sync", sum.SyncID, "summary", sum.Line())
 	return sum, err
+}
+
+// dayBefore returns the day before a YYYY-MM-DD date ("" stays ""; text
+// that is not such a date is returned as it is). updatedDate is a date and
+// the service lists billers updated strictly after updatedAfterDate, so an
+// incremental sync asks from the day before the newest updatedDate it saw:
+// a biller updated later on that same day is listed again, not missed
+// (billers listed again unchanged record no change).
+func dayBefore(d string) string {
+	t, err := time.Parse(time.DateOnly, d)
+	if err != nil {
+		return d
+	}
+	return t.AddDate(0, 0, -1).Format(time.DateOnly)
 }
 
 // walkBillers fetches every page, walking again (up to MaxWalks) while the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -64,11 +65,13 @@ func TestSyncBillersIncrementalAndFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2.UpdatedAfter != "2026-10-01" || s2.Seen != 3 || s2.Added != 1 || s2.Changed != 2 || s2.Removed != 0 {
-		t.Errorf("incremental sync = %+v, want after 2026-10-01: 3 seen, 1 added, 2 changed", s2)
+	// updatedDate is a date: the sync asks from the day before the newest
+	// one it saw, so every biller dated 2026-10-01 is listed again.
+	if s2.UpdatedAfter != "2026-09-30" || s2.Seen != 23 || s2.Added != 1 || s2.Changed != 2 || s2.Removed != 0 {
+		t.Errorf("incremental sync = %+v, want after 2026-09-30: 23 seen, 1 added, 2 changed", s2)
 	}
 	last := f.billerReqs[len(f.billerReqs)-1]
-	if last.Filters.UpdatedAfterDate != "2026-10-01" {
+	if last.Filters.UpdatedAfterDate != "2026-09-30" {
 		t.Errorf("incremental request updatedAfterDate = %q", last.Filters.UpdatedAfterDate)
 	}
 	ch := changesOf(t, o, s2.SyncID)
@@ -86,13 +89,31 @@ func TestSyncBillersIncrementalAndFull(t *testing.T) {
 		}
 	}
 
-	// A second incremental sync asks after the newest date seen: nothing.
+	// A second incremental sync asks from the newest date seen: B007
+	// (2026-11-03) again, unchanged, and no change recorded.
 	s3, err := SyncBillers(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s3.UpdatedAfter != "2026-11-03" || s3.Seen != 0 || s3.Added+s3.Changed+s3.Removed != 0 {
-		t.Errorf("repeat incremental = %+v, want nothing after 2026-11-03", s3)
+	if s3.UpdatedAfter != "2026-11-02" || s3.Seen != 1 || s3.Added+s3.Changed+s3.Removed != 0 {
+		t.Errorf("repeat incremental = %+v, want B007 only, unchanged, after 2026-11-02", s3)
+	}
+	if got := changesOf(t, o, s3.SyncID); len(got) != 0 {
+		t.Errorf("repeat incremental recorded changes %v", got)
+	}
+	// A biller updated later on that same day is not missed.
+	f.mu.Lock()
+	f.billers[5]["billerName"], f.billers[5]["updatedDate"] = "Biller Five Ltd", "2026-11-03"
+	f.mu.Unlock()
+	s3b, err := SyncBillers(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s3b.UpdatedAfter != "2026-11-02" || s3b.Seen != 2 || s3b.Changed != 1 || s3b.Added+s3b.Removed != 0 {
+		t.Errorf("incremental after a same-day update = %+v, want B005 changed", s3b)
+	}
+	if got := changesOf(t, o, s3b.SyncID)["B005"]; !strings.HasPrefix(got, `changed {"billerName":["Biller 5","Biller Five Ltd"]`) {
+		t.Errorf("change of B005 = %q", got)
 	}
 
 	// A full sync of the water category removes nothing: B010 is electricity.
@@ -142,8 +163,8 @@ func TestSyncBillersIncrementalAndFull(t *testing.T) {
 	}
 	rows.Close()
 	sort.Strings(states)
-	if len(states) != 6 {
-		t.Errorf("biller_syncs = %v, want 6", states)
+	if len(states) != 7 {
+		t.Errorf("biller_syncs = %v, want 7", states)
 	}
 	for _, s := range states {
 		if s != "full:ok" && s != "incremental:ok" {

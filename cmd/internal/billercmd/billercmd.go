@@ -17,8 +17,8 @@ import (
 // Run runs billersync with args (without the program name).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("billersync", "billersync [--category KEY] [--full] [--out DIR] [flags]\n\n"+
-		"Syncs the utility biller list into the database. By default only billers updated after the\n"+
-		"newest update date of the last successful sync are asked for; --full walks the whole list\n"+
+		"Syncs the utility biller list into the database. By default only billers updated on or after\n"+
+		"the newest update date of the last successful sync are asked for; --full walks the whole list\n"+
 		"and marks billers it no longer lists as removed (they are never deleted). Every biller added,\n"+
 		"changed (with the fields that changed) or removed is recorded with the sync. With --sandbox\n"+
 		"and no --db the database is sandbox.db, so that sandbox billers never mix with real ones.",
