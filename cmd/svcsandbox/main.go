@@ -25,8 +25,10 @@ const synopsis = "svcsandbox [--addr 127.0.0.1:8089] [--seed N] [--days N] [--en
 const examples = `  # serve the default world, write its call log; paste the export line into another shell
   go run ./cmd/svcsandbox --calls calls.jsonl
 
-  # or run it in the background and source the settings it prints
-  go run ./cmd/svcsandbox --calls calls.jsonl > sandbox.env & sleep 3; . ./sandbox.env
+  # or run it in the background and source the settings once it has printed them
+  # (the first go run compiles for a while: wait for the file, not a fixed time)
+  go run ./cmd/svcsandbox --calls calls.jsonl > sandbox.env &
+  while [ ! -s sandbox.env ] && kill -0 $! 2>/dev/null; do sleep 1; done; . ./sandbox.env
 
   # a 1,000,000-record statement for benchmarks, on another port
   svcsandbox --addr 127.0.0.1:9000 --total-records 1000000
