@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"bytes"
 	"testing"
 	"time"
 
@@ -15,13 +14,8 @@ import (
 // deltas, and the records and call-log lines each kind is made of.
 func TestPlantedAsDocumented(t *testing.T) {
 	srv, cl := start(t, sandbox.Options{})
-	var log bytes.Buffer
-	if err := srv.WriteCallLog(&log); err != nil {
-		t.Fatal(err)
-	}
-	calls := readCallLog(t, &log)
-	from, to := srv.Period()
-	recs := walk(t, cl, srv.Credentials().Account, from, to, false, 1000)
+	calls, recs := history(t, srv, cl)
+	_, to := srv.Period()
 
 	callsByRef := map[string][]logCall{}
 	for _, c := range calls {

@@ -126,6 +126,17 @@ func readCallLog(tb testing.TB, r io.Reader) []logCall {
 	return out
 }
 
+// history returns the sandbox's call log and the statement of its period.
+func history(tb testing.TB, srv *sandbox.Server, cl *svcapi.Client) ([]logCall, []svcapi.StatementRecord) {
+	tb.Helper()
+	var log bytes.Buffer
+	if err := srv.WriteCallLog(&log); err != nil {
+		tb.Fatal(err)
+	}
+	from, to := srv.Period()
+	return readCallLog(tb, &log), walk(tb, cl, srv.Credentials().Account, from, to, false, 1000)
+}
+
 // finding is one result of the independent checker.
 type finding struct {
 	kind  string // arithmetic, gap, explainedGap, or a matching outcome, or reversalNotFound
@@ -253,13 +264,7 @@ func TestHistoryChain(t *testing.T) {
 	for _, o := range opts {
 		t.Run(fmtOpts(o), func(t *testing.T) {
 			srv, cl := start(t, o)
-			var log bytes.Buffer
-			if err := srv.WriteCallLog(&log); err != nil {
-				t.Fatal(err)
-			}
-			calls := readCallLog(t, &log)
-			from, to := srv.Period()
-			recs := walk(t, cl, srv.Credentials().Account, from, to, false, 1000)
+			calls, recs := history(t, srv, cl)
 			cnt := srv.Counts()
 			if len(recs) != cnt.Statement || len(calls) != cnt.Calls {
 				t.Errorf("walked %d records and %d call lines; Counts says %d and %d", len(recs), len(calls), cnt.Statement, cnt.Calls)
