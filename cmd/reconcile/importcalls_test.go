@@ -5,12 +5,22 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 const (
@@ -91,5 +101,184 @@ func TestImportCallsAndCheckUsage(t *testing.T) {
 		if !strings.Contains(errOut.String(), "Examples:\n  reconcile "+cmd) {
 			t.Errorf("%s -h shows no examples:\n%s", cmd, errOut.String())
 		}
+	}
+}
+
+// TestHelperReconcile is not a test: run as a child process by the kill
+// tests (RECONCILE_HELPER_ARGS set), it is the reconcile command with those
+// arguments (separated by newlines), so that it can be killed with SIGKILL.
+func TestHelperReconcile(t *testing.T) {
+	args := os.Getenv("RECONCILE_HELPER_ARGS")
+	if args == "" {
+		t.Skip("helper process for the kill tests")
+	}
+	os.Exit(cli.Exit(run(context.Background(), strings.Split(args, "\n"), os.Stdout, os.Stderr), os.Stderr))
+}
+
+// helper is a reconcile child process.
+type helper struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *lockedBuffer
+	done  chan struct{} // closed when it exited
+}
+
+// lockedBuffer is the child's output, written by exec's copying goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startHelper starts reconcile with args in a child process, with env
+// added to the environment.
+func startHelper(t *testing.T, env []string, args ...string) *helper {
+	t.Helper()
+	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperReconcile$"), out: &lockedBuffer{}, done: make(chan struct{})}
+	h.cmd.Env = append(append(os.Environ(), env...), "RECONCILE_HELPER_ARGS="+strings.Join(args, "\n"))
+	h.cmd.Stdout, h.cmd.Stderr = h.out, h.out
+	var err error
+	if h.stdin, err = h.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { h.cmd.Wait(); close(h.done) }()
+	t.Cleanup(func() { h.kill() })
+	return h
+}
+
+// kill sends SIGKILL and waits for the child to be gone.
+func (h *helper) kill() {
+	h.cmd.Process.Signal(syscall.SIGKILL)
+	<-h.done
+}
+
+// waitForRows polls query on the database at path until it returns at
+// least n, failing when the child exits first or after a minute.
+func (h *helper) waitForRows(t *testing.T, path, query string, n int) int {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(time.Minute); ; {
+		var got int
+		if err := db.QueryRow(query).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got >= n {
+			return got
+		}
+		select {
+		case <-h.done:
+			t.Fatalf("the child exited with %d of %d rows of %q; its output:\n%s", got, n, query, h.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %d rows of %q: %d so far; child output:\n%s", n, query, got, h.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// envelopeLines returns n bare response envelopes, each a debit of one
+// chain.
+func envelopeLines(n int) []string {
+	lines := make([]string, n)
+	bal := decimal.NewFromInt(int64(n) * 2)
+	for i := range lines {
+		ts := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).Format("2006-01-02 15:04:05")
+		next := bal.Sub(decimal.RequireFromString("1.18"))
+		lines[i] = fmt.Sprintf(`{"statuscode":"TXN","status":"ok","timestamp":%q,"orderid":"O%d","data":{"externalRef":"R%d","pool":{"openingBal":"%s","amount":"1.18","closingBal":"%s"}}}`,
+			ts, i, i, bal.StringFixed(2), next.StringFixed(2))
+		bal = next
+	}
+	return lines
+}
+
+// dumpCalls lists the stored calls (without ids and import times), sorted.
+func dumpCalls(t *testing.T, path string) []string {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT line_hash || '|' || source || '|' || source_line || '|' || ts || '|' || external_ref || '|' ||
+		orderid || '|' || outcome || '|' || pool_opening || '|' || pool_amount || '|' || pool_closing || '|' || coalesce(response, '')
+		FROM calls ORDER BY line_hash`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestImportCallsKilledAndRunAgain kills an import (SIGKILL) while it reads
+// its input, after some batches were committed: the database holds whole
+// batches only, and importing the whole input again ends identical to a
+// clean import, nothing missing or twice.
+func TestImportCallsKilledAndRunAgain(t *testing.T) {
+	const n = ledger.BatchLines + 3000
+	all := envelopeLines(n)
+	input := strings.Join(all, "\n") + "\n"
+	dir := t.TempDir()
+	ctx := context.Background()
+
+	clean := filepath.Join(dir, "clean.db")
+	var out, errOut bytes.Buffer
+	if err := importCalls(ctx, []string{"--db", clean, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
+		t.Fatalf("clean import: %v\n%s", err, errOut.String())
+	}
+	want := dumpCalls(t, clean)
+	if len(want) != n {
+		t.Fatalf("clean import stored %d calls, want %d", len(want), n)
+	}
+
+	killed := filepath.Join(dir, "killed.db")
+	child := startHelper(t, nil, "import-calls", "--db", killed, "--log-level", "warn", "-")
+	// More than one batch, less than two: the child commits one batch and
+	// waits, in the middle of the second, for lines that never come.
+	if _, err := io.WriteString(child.stdin, strings.Join(all[:ledger.BatchLines+2000], "\n")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	child.waitForRows(t, killed, `SELECT count(*) FROM calls`, ledger.BatchLines)
+	child.kill()
+	if got := len(dumpCalls(t, killed)); got != ledger.BatchLines {
+		t.Fatalf("after SIGKILL %d calls stored, want one whole batch (%d)", got, ledger.BatchLines)
+	}
+
+	out.Reset()
+	errOut.Reset()
+	if err := importCalls(ctx, []string{"--db", killed, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
+		t.Fatalf("import again: %v\n%s", err, errOut.String())
+	}
+	if w := fmt.Sprintf("%d imported, %d already imported, 0 bad", n-ledger.BatchLines, ledger.BatchLines); !strings.Contains(out.String(), w) {
+		t.Errorf("import again = %q, want %q", out.String(), w)
+	}
+	if got := dumpCalls(t, killed); !slices.Equal(got, want) {
+		t.Errorf("killed and imported again: %d calls, clean import %d; contents differ", len(got), len(want))
 	}
 }
