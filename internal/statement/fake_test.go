@@ -32,6 +32,7 @@ type fakeService struct {
 	rnd               *rand.Rand
 	notJSON           map[string]bool // "kind day page" answered with HTML
 	totalLie          int             // added to meta.totalRecords
+	metaShort         int             // statement pages: meta counts this many records fewer than are served
 	maxPerPage        int             // caps recordsPerPage when > 0
 	requests          int
 	url               string
@@ -162,7 +163,7 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	recs := f.records[kind][day]
 	from := min((page-1)*per, len(recs))
 	to := min(from+per, len(recs))
-	f.writePage(w, recs[from:to], len(recs), page, per)
+	f.writePage(w, recs[from:to], len(recs)-f.metaShort, page, per)
 	if late := f.late[kind][day]; len(late) > 0 && page == 1 {
 		f.records[kind][day] = append(append([]map[string]any(nil), late...), recs...)
 		delete(f.late[kind], day)

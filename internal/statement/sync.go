@@ -365,14 +365,16 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 
 // lastPage decides whether page p, holding n records, ends the walk: it is
 // empty, short (fewer than requested and fewer than the pages before it
-// held), or meta says it is the last. A first page smaller than requested
-// is not short by itself when meta says more pages follow: the service may
-// cap the page size.
+// held), or past meta.totalPages. A full page is never the last on meta's
+// word alone: the page after it is fetched (a service whose meta lags the
+// records it serves would otherwise lose the rest). A first page smaller
+// than requested is not short by itself when meta says more pages follow:
+// the service may cap the page size.
 func lastPage(p, n, requested, normal int, meta svcapi.Meta) bool {
 	if n == 0 {
 		return true
 	}
-	if tp := int(meta.TotalPages); tp > 0 && p >= tp {
+	if tp := int(meta.TotalPages); tp > 0 && p > tp {
 		return true
 	}
 	full := n >= requested || (normal > 0 && n >= normal) || (meta.RecordsOnCurrentPage > 0 && n < int(meta.RecordsOnCurrentPage))

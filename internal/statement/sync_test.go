@@ -319,6 +319,29 @@ func TestSyncMismatchIsReported(t *testing.T) {
 	}
 }
 
+// TestSyncMetaLagsRecords: the service serves 30 records a day while its
+// meta counts 20 (2 pages of 10). The walk does not stop at meta's last
+// page, which is full: every record is stored and the window is reported,
+// never silently short.
+func TestSyncMetaLagsRecords(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(30)
+	f.metaShort = 10
+	o := baseOptions(t, cl)
+	o.Kinds = []string{KindStatement}
+	o.MaxWalks = 1
+	sum, err := Sync(context.Background(), o)
+	if !errors.Is(err, ErrIncomplete) || len(sum.Problems) != 5 {
+		t.Fatalf("Sync = %v, problems %+v; want 5 windows reported", err, sum.Problems)
+	}
+	if p := sum.Problems[0]; p.State != StateMismatch || p.Stored != 30 || p.Total != 20 {
+		t.Errorf("problem = %+v, want 30 stored, the service says 20", p)
+	}
+	if got := countRecords(t, o.DB, KindStatement); got != 5*30 {
+		t.Errorf("records = %d, want %d", got, 5*30)
+	}
+}
+
 func TestSyncServiceCapsPageSize(t *testing.T) {
 	f, cl := newFake(t)
 	f.fill(27)
@@ -363,7 +386,8 @@ func TestLastPage(t *testing.T) {
 	}{
 		{"empty", 3, 0, 10, 10, meta(9, 0), true},
 		{"full, more pages", 1, 10, 10, 0, meta(3, 10), false},
-		{"meta says last", 3, 10, 10, 10, meta(3, 10), true},
+		{"meta says last but the page is full: fetch the next", 3, 10, 10, 10, meta(3, 10), false},
+		{"past meta's last page", 4, 10, 10, 10, meta(3, 10), true},
 		{"short after full pages", 3, 4, 10, 10, meta(9, 4), true},
 		{"capped page size, first page", 1, 4, 10, 0, meta(7, 4), false},
 		{"capped page size, later page", 2, 4, 10, 4, meta(7, 4), false},
