@@ -99,6 +99,19 @@ func endToEnd(t *testing.T, seed int64) {
 		t.Fatal("the sandbox planted nothing")
 	}
 	compareFindings(t, db, rep, planted)
+	// The generated world's sizes: calls by outcome, and the unsettled
+	// collect orders in every aging bucket as of the period's last day.
+	c := srv.Counts()
+	s := rep.Summary
+	if s.Calls != c.Calls || s.CallsWithDebit != c.CallsWithDebit || s.CallsFailed != c.CallsFailed || s.CallsPending != c.CallsPending {
+		t.Errorf("calls %d (debit %d, failed %d, pending %d), the sandbox logged %d (debit %d, failed %d, pending %d)",
+			s.Calls, s.CallsWithDebit, s.CallsFailed, s.CallsPending, c.Calls, c.CallsWithDebit, c.CallsFailed, c.CallsPending)
+	}
+	for _, b := range Buckets {
+		if s.Unsettled[b].Count != c.Unsettled[b] {
+			t.Errorf("unsettled %s = %d, the sandbox generated %d", b, s.Unsettled[b].Count, c.Unsettled[b])
+		}
+	}
 	if !rep.HasFindings() {
 		t.Error("HasFindings = false")
 	}
