@@ -592,3 +592,53 @@ func TestMoney(t *testing.T) {
 		}
 	}
 }
+
+// TestHasFindingsEachKind: --fail-on-breaks exits 3 on any unexplained
+// break, mismatch, duplicate, call-only or statement-only record, and not on
+// what is explained or expected (explained gaps, reversals, pending calls,
+// unsettled orders).
+func TestHasFindingsEachKind(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		outcome string // an outcome with one record, or
+		brk     string // a break kind with one break, or
+		other   func(*Summary)
+		want    bool
+	}{
+		{name: "nothing", want: false},
+		{name: "matched", outcome: Matched, want: false},
+		{name: "reversed", outcome: Reversed, want: false},
+		{name: "pending", outcome: Pending, want: false},
+		{name: "amountMismatch", outcome: AmountMismatch, want: true},
+		{name: "duplicateDebit", outcome: DuplicateDebit, want: true},
+		{name: "statementOnly", outcome: StatementOnly, want: true},
+		{name: "callOnly", outcome: CallOnly, want: true},
+		{name: "arithmetic", brk: BreakArithmetic, want: true},
+		{name: "gap", brk: BreakGap, want: true},
+		{name: "explainedGap", brk: BreakExplainedGap, want: false},
+		{name: "unsettled orders", other: func(s *Summary) { s.Unsettled[">30"] = CountSum{3, "30.00"} }, want: false},
+		{name: "unlinked reversal", other: func(s *Summary) { s.Reversals = ReversalSum{Count: 1, Amount: "1.00", Unlinked: 1} }, want: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Summary{Outcomes: map[string]CountSum{}, Breaks: map[string]BreakSum{}, Unsettled: map[string]CountSum{}}
+			for _, o := range Outcomes {
+				s.Outcomes[o] = CountSum{0, "0"}
+			}
+			for _, k := range BreakKinds {
+				s.Breaks[k] = BreakSum{0, "0"}
+			}
+			if tt.outcome != "" {
+				s.Outcomes[tt.outcome] = CountSum{1, "1.00"}
+			}
+			if tt.brk != "" {
+				s.Breaks[tt.brk] = BreakSum{1, "1.00"}
+			}
+			if tt.other != nil {
+				tt.other(&s)
+			}
+			if got := (&Report{Summary: s}).HasFindings(); got != tt.want {
+				t.Errorf("HasFindings = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
