@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -117,6 +118,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	started := time.Now()
 	srv, err := sandbox.Listen(*addr, o)
+	if errors.Is(err, sandbox.ErrNoRoom) {
+		return cli.Usagef("--days %d with --calls-per-day %d leaves no room for the planted defects: give more --days or --calls-per-day, or --no-defects", o.Days, o.CallsPerDay)
+	}
 	if err != nil {
 		return err
 	}

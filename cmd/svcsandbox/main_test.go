@@ -74,6 +74,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--5xx", "2"}, "--5xx"},
 		{[]string{"--end", "yesterday"}, "--end"},
 		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"--addr", "127.0.0.1:0", "--days", "1"}, "--no-defects"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stdout, &stderr)

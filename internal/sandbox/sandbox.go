@@ -95,6 +95,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -207,8 +208,12 @@ type Sandbox struct {
 	revealed map[revealKey]bool // page drift: days whose first page was served
 }
 
+// ErrNoRoom is matched (errors.Is) by the error of New for options that
+// leave no room for the planted defects (too few days or calls a day).
+var ErrNoRoom = errors.New("no room for the planted defects")
+
 // New generates the world for opts. It fails only for options that leave
-// no room for the planted defects.
+// no room for the planted defects (ErrNoRoom) or a negative TotalRecords.
 func New(opts Options) (*Sandbox, error) {
 	if opts.Seed == 0 {
 		opts.Seed = 1

@@ -192,7 +192,7 @@ func newWorld(o Options) (*world, error) {
 				w.nDR[d] = 2 * defectSpacing
 			}
 			if w.nDR[d]/(len(ps)+1) < defectSpacing {
-				return nil, fmt.Errorf("sandbox: %d calls a day leave no room for %d planted defects on day %d; use more calls, more days or NoDefects", w.nDR[d], len(ps), d+1)
+				return nil, fmt.Errorf("sandbox: %d calls a day leave no room for %d planted defects on day %d; use more calls, more days or NoDefects: %w", w.nDR[d], len(ps), d+1, ErrNoRoom)
 			}
 			for j := range ps {
 				ps[j].pos = (j + 1) * w.nDR[d] / (len(ps) + 1)
