@@ -43,6 +43,12 @@ func payloadTargets() []any {
 // FuzzDecodeEnvelope: decoding never panics; a decoded envelope re-marshals
 // and decodes again to the same status; every payload decoder and the pool
 // extraction survive its data.
+//
+// Last long run (2026-11-22, 2 shared cores, load about 8):
+// go test -run '^$' -fuzz FuzzDecodeEnvelope -fuzztime 180s -parallel 1 ./internal/svcapi
+// 353,829 executions, 8 new interesting inputs, no failure. FuzzPool the
+// same way for 90 s: 616,603 executions, no failure. (An earlier run found
+// the invalid-UTF-8 crasher kept in testdata/fuzz.)
 func FuzzDecodeEnvelope(f *testing.F) {
 	addFixtures(f)
 	f.Add([]byte(`{"statuscode":"TXN","data":{"pool":{"openingBal":"1e2000000000","amount":"1","closingBal":"0"}}}`))
