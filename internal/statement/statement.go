@@ -103,9 +103,10 @@ type Summary struct {
 	RunID          int64 // the sync_runs row
 	New, Updated   int   // records inserted, records whose content changed
 	Pages          int   // pages fetched
-	Windows        int   // windows walked to the end (done or mismatch)
+	Windows        int   // windows this run ended: done, mismatch or failed
 	WindowsSkipped int   // windows already done (not fetched)
 	WindowsFailed  int   // windows failed or still mismatching
+	WindowsLeft    int   // windows not ended when the run was interrupted
 	Retries        int   // HTTP attempts beyond the first (needs Options.Calls)
 	Problems       []WindowProblem
 	Elapsed        time.Duration
@@ -133,8 +134,12 @@ func (p WindowProblem) String() string {
 // Line is a one-line summary: records new/updated, windows, pages, retries,
 // time.
 func (s Summary) Line() string {
-	return fmt.Sprintf("records: %d new, %d updated; windows: %d ok, %d failed, %d skipped; pages: %d; retries: %d; time: %s",
-		s.New, s.Updated, s.Windows-s.WindowsFailed, s.WindowsFailed, s.WindowsSkipped, s.Pages, s.Retries,
+	left := ""
+	if s.WindowsLeft > 0 {
+		left = fmt.Sprintf(", %d left for the next run", s.WindowsLeft)
+	}
+	return fmt.Sprintf("records: %d new, %d updated; windows: %d ok, %d failed, %d skipped%s; pages: %d; retries: %d; time: %s",
+		s.New, s.Updated, s.Windows-s.WindowsFailed, s.WindowsFailed, s.WindowsSkipped, left, s.Pages, s.Retries,
 		s.Elapsed.Round(time.Millisecond))
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,7 @@ type syncer struct {
 	done   int
 	probs  []WindowProblem
 	totals atomic.Int64
+	ended  atomic.Int64 // windows ended: done, mismatch or failed
 }
 
 // Sync walks every window of the period that is not done yet (all of them
@@ -65,7 +67,6 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 		return sum, err
 	}
 	sum.WindowsSkipped = skipped
-	sum.Windows = len(windows)
 	o.Log.InfoContext(ctx, "sync started", "run", s.runID, "account", o.Account, "kinds", strings.Join(o.Kinds, ","),
 		"from", o.From.Format(time.DateOnly), "to", o.To.Format(time.DateOnly), "windows", len(windows), "skipped", skipped)
 	if o.Progress != nil {
@@ -99,6 +100,8 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 	}
 	sum.Problems = s.probs
 	sum.WindowsFailed = len(s.probs)
+	sum.Windows = int(s.ended.Load())
+	sum.WindowsLeft = len(windows) - sum.Windows
 	sum.Elapsed = time.Since(began)
 
 	switch {
@@ -222,6 +225,15 @@ func (s *syncer) problem(p WindowProblem) {
 // interrupted.
 func (s *syncer) walkWindow(ctx context.Context, w *window) error {
 	log := s.o.Log.With(LogKind, w.kind, LogDay, w.day)
+	err := s.walk(ctx, w, log)
+	if err == nil {
+		s.ended.Add(1)
+	}
+	return err
+}
+
+// walk is walkWindow without the count of windows ended.
+func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 	page := w.nextPage
 	for walk := 1; ; walk++ {
 		if page == 1 {

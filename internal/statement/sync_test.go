@@ -155,9 +155,13 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	o := baseOptions(t, cl)
 	ctx, cancel := context.WithCancel(context.Background())
 	o.Client = &cancelAfter{f: cl, n: 9, cancel: cancel}
-	_, err := Sync(ctx, o)
+	isum, err := Sync(ctx, o)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted Sync error = %v, want context.Canceled", err)
+	}
+	// The summary counts the windows ended, not those planned.
+	if isum.WindowsLeft == 0 || isum.Windows+isum.WindowsLeft != 10 || !strings.Contains(isum.Line(), "left for the next run") {
+		t.Errorf("interrupted summary: %d windows ended, %d left (%s); want some left of 10", isum.Windows, isum.WindowsLeft, isum.Line())
 	}
 	if n := countRecords(t, o.DB, KindStatement) + countRecords(t, o.DB, KindOrders); n == 0 || n >= len(want) {
 		t.Fatalf("after the interruption %d records stored, want some but not all %d", n, len(want))
