@@ -528,3 +528,39 @@ func TestHelpAndUsage(t *testing.T) {
 		t.Errorf("ops litigation: exit %d\n%s", code, out.String())
 	}
 }
+
+// An input file edited after a partial run is not silently run again as a
+// new run (its rows would be called and billed a second time under new
+// derived externalRefs): bulkrun refuses, names the old run, sends nothing;
+// --again starts the new run on purpose.
+func TestEditedFileIsNotRunAgainSilently(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{Latency: time.Millisecond})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeInput(t, dir, 40)
+	dbPath := filepath.Join(dir, "bulk.db")
+	args := []string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "2",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error"}
+	if code, stdout, stderr := runCLI(t, srv, append(args, "--max-debit", "10")...); code != cli.ExitFailure {
+		t.Fatalf("first run: exit %d, want %d (stopped by --max-debit)\n%s%s", code, cli.ExitFailure, stdout, stderr)
+	}
+	sent := srv.Requests()
+	id := runID(t, dbPath)
+	b, _ := os.ReadFile(in)
+	if err := os.WriteFile(in, []byte(strings.Replace(string(b), "ABCDE0039F", "ABCDE9999F", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, srv, args...)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "changed since run "+id) || !strings.Contains(stderr, "--again") {
+		t.Fatalf("edited file: exit %d, want %d naming run %s and --again\n%s%s", code, cli.ExitUsage, id, stdout, stderr)
+	}
+	if srv.Requests() != sent {
+		t.Fatalf("edited file: service saw %d more requests, want none", srv.Requests()-sent)
+	}
+	if code, stdout, stderr := runCLI(t, srv, append(args, "--again")...); code != cli.ExitOK {
+		t.Fatalf("--again: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if got := srv.Requests() - sent; got != 40 {
+		t.Errorf("--again sent %d requests, want all 40 rows", got)
+	}
+}

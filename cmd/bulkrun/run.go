@@ -106,7 +106,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var sets multi
 	fs.Var(&sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
 	dryRun := fs.Bool("dry-run", false, "validate every row and show the first request bodies; send nothing")
-	again := fs.Bool("again", false, "run a file that was already run completely once more (a new run with new derived externalRefs; rows that carry their own externalRef will be refused by the service as duplicates)")
+	again := fs.Bool("again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -158,6 +158,25 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	prev, err := bulk.LatestRun(ctx, env.DB, op.Name, table.SHA256)
 	if err != nil {
 		return err
+	}
+	if prev == nil && !*again {
+		// The same file name with other content: an edited input. Its rows
+		// already called would be called (and billed) again under new
+		// derived externalRefs, so say so instead of starting a new run.
+		old, err := bulk.LatestRunOfPath(ctx, env.DB, op.Name, input)
+		if err != nil {
+			return err
+		}
+		if old != nil {
+			c, err := bulk.CountRows(ctx, env.DB, old)
+			if err != nil {
+				return err
+			}
+			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf(
+				"%s changed since run %s (%s, %s: %d rows called, %d success): a new run would call every row again; "+
+					"restore the file and run bulkrun resume %s, or put only the rows still to call in a new file, or add --again",
+				*in, old.ID, old.CreatedAt.Format("2006-01-02 15:04 MST"), old.State, c.Journaled(), c.Success, old.ID)}
+		}
 	}
 	var run *bulk.Run
 	switch {

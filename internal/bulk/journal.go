@@ -152,6 +152,20 @@ func LatestRun(ctx context.Context, db *store.DB, op, sha string) (*Run, error) 
 	return r, nil
 }
 
+// LatestRunOfPath returns the newest run of op whose input file had this
+// (absolute) path, whatever its content then, or nil.
+func LatestRunOfPath(ctx context.Context, db *store.DB, op, path string) (*Run, error) {
+	r, err := scanRun(db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM bulk_runs
+		WHERE op = ? AND input_path = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, path))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find bulk run of this file: %w", err)
+	}
+	return r, nil
+}
+
 // Runs lists the newest runs first.
 func Runs(ctx context.Context, db *store.DB, limit int) ([]*Run, error) {
 	rows, err := db.QueryContext(ctx, `SELECT `+runColumns+` FROM bulk_runs ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
