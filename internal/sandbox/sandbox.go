@@ -121,7 +121,7 @@ type Options struct {
 	NoDefects      bool            // plant no defects
 	Credentials    Credentials     // default DefaultCredentials
 	Faults         Faults
-	Now            func() time.Time // clock for live calls (keep it after End); default time.Now
+	Now            func() time.Time // clock for live calls (keep it after End); default time.Now; called under a lock
 }
 
 // Faults are injected into live answers; each share is 0..1.
@@ -257,7 +257,15 @@ func New(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{w: w, opts: opts, creds: opts.Credentials, now: opts.Now,
+	// Requests are served concurrently; the clock is read under its own
+	// lock, so a test's stepping clock need not be safe for concurrent use.
+	var clockMu sync.Mutex
+	now := func() time.Time {
+		clockMu.Lock()
+		defer clockMu.Unlock()
+		return opts.Now()
+	}
+	s := &Sandbox{w: w, opts: opts, creds: opts.Credentials, now: now,
 		bal: w.dayOpen[opts.Days+1], live: map[int][]liveRec{}, txns: map[string]*liveTxn{},
 		calls: map[string]int{}, revealed: map[revealKey]bool{}}
 	s.SetFaults(opts.Faults)

@@ -410,3 +410,36 @@ func TestBillerFilters(t *testing.T) {
 		t.Errorf("recordsPerPage 5000: %v, %d records, meta %+v", err, len(p.Records), p.Meta)
 	}
 }
+
+// TestConcurrentDuplicateRef: one externalRef sent ten times at once is
+// executed once; the other nine answer DTX and debit nothing.
+func TestConcurrentDuplicateRef(t *testing.T) {
+	srv, cl := start(t, sandbox.Options{Days: 2, NoDefects: true})
+	before := srv.Balance()
+	codes := make(chan string, 10)
+	for range 10 {
+		go func() {
+			_, err := cl.Do(context.Background(), svcapi.OpVerifyPanPlusV2,
+				map[string]any{"pan": "ABCPR1234F", "consent": "Y", "latitude": "1", "longitude": "2", "externalRef": "RACE1"})
+			var e *svcapi.Error
+			switch {
+			case err == nil:
+				codes <- svcapi.StatusSuccess
+			case errors.As(err, &e):
+				codes <- e.StatusCode
+			default:
+				codes <- err.Error()
+			}
+		}()
+	}
+	got := map[string]int{}
+	for range 10 {
+		got[<-codes]++
+	}
+	if got[svcapi.StatusSuccess] != 1 || got["DTX"] != 9 {
+		t.Errorf("answers %v, want 1 TXN and 9 DTX", got)
+	}
+	if d := before.Sub(srv.Balance()); !d.Equal(decimal.RequireFromString("1.50")) {
+		t.Errorf("debited %s, want 1.50 once", d)
+	}
+}
