@@ -136,10 +136,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	opts := cli.Options{NeedAccount: true}
-	if c.Sandbox {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
+	// The reports' directory now, not after an hour of sync.
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("run: --out: %w", err)
 	}
 	if c.Sandbox && !explicit["db"] {
 		// A fresh database beside the reports, so that the first command a
@@ -264,7 +263,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"import-calls: %d bad lines were not imported (see above and the import_errors table); the reports are written", isum.Bad)}
 	}
 	if *failOnBreaks && rep.HasFindings() {
-		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: findings: %s", period, findings(rep))}
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, findings(rep))}
 	}
 	return nil
 }

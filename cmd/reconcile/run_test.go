@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -186,6 +187,9 @@ func TestRunSandbox(t *testing.T) {
 	if code := cli.Exit(err, io.Discard); code != cli.ExitFindings {
 		t.Fatalf("second run: exit %d (%v), want %d\n%s", code, err, cli.ExitFindings, stderr2)
 	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "run ") || strings.Count(msg, "findings") != 1 {
+		t.Errorf("second run's error = %q, want one \"run PERIOD: findings: …\"", msg)
+	}
 	if !strings.Contains(stdout2, " 0 imported, ") {
 		t.Errorf("second run imported lines again:\n%s", stdout2)
 	}
@@ -268,6 +272,27 @@ func TestRunStepErrors(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Reports:") {
 		t.Errorf("reports not written after a bad line:\n%s", stdout)
+	}
+
+	// The workbook cannot be written: the export step says so, after the check.
+	day := cli.Yesterday(time.Now()).Format(time.DateOnly)
+	out := filepath.Join(dir, "x")
+	if err := os.MkdirAll(filepath.Join(out, "reconciliation-"+day+"_"+day+".xlsx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, err = runCmd(t, "run", "--sandbox", "--sandbox-days", "3", "--date", day, "--out", out)
+	if code := cli.Exit(err, io.Discard); code != cli.ExitFailure || !strings.HasPrefix(err.Error(), "export: ") ||
+		strings.HasPrefix(err.Error(), "export: export") {
+		t.Errorf("unwritable workbook: exit %d, %v; want 1 and one export: prefix", code, err)
+	}
+	if !strings.Contains(stdout, "  check ") || strings.Contains(stdout, "Reports:") {
+		t.Errorf("want the check done and no reports listed:\n%s", stdout)
+	}
+
+	// --out under a file: said before anything is synced.
+	stdout, _, err = runCmd(t, "run", "--sandbox", "--sandbox-days", "3", "--out", filepath.Join(bad, "r"))
+	if code := cli.Exit(err, io.Discard); code != cli.ExitFailure || !strings.HasPrefix(err.Error(), "run: --out: ") || strings.Contains(stdout, "sync") {
+		t.Errorf("--out under a file: exit %d, %v\n%s", code, err, stdout)
 	}
 }
 

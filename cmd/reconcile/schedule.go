@@ -104,7 +104,7 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 	funcs := map[string]schedule.JobFunc{}
 	for _, name := range jobCommands() {
 		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
-			ctx = cli.WithLogAttrs(ctx, "job", run.Job.Name, "run", run.ID)
+			ctx = cli.WithLogAttrs(ctx, schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID)
 			var args []string
 			for _, f := range inheritedFlags {
 				if !hasFlag(run.Job.Args, f) {

@@ -36,7 +36,7 @@ func registerFake(tb testing.TB) {
 		if err != nil {
 			return err
 		}
-		log.Info("fake working", "db", c.DB)
+		log.Info("fake working", "db", c.DB, "run", 99) // a step's own run id, as sync and check log
 		fmt.Fprintf(stdout, "fakejob: header\nfakejob: did %d things in %s\n", *n, filepath.Base(c.DB))
 		if *n < 0 {
 			return &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
@@ -133,23 +133,27 @@ func TestScheduleRunJob(t *testing.T) {
 	if !strings.Contains(out.String(), "fakejob: did 7 things in jobs.db\n") || !strings.Contains(out.String(), "job nightly: ok (run 1, ") {
 		t.Errorf("stdout = %q", out.String())
 	}
+	// Every log line names the job and its run, under keys of their own:
+	// the step's "run" (99) does not hide the job's run id.
 	var sawJobLine bool
 	for _, line := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("stderr line %q is not JSON: %v", line, err)
 		}
-		if m["msg"] == "fake working" || strings.HasPrefix(m["msg"].(string), "job ") {
-			if m["job"] != "nightly" || m["run"] != float64(1) {
-				t.Errorf("log line %s lacks job=nightly run=1", line)
+		if m["job"] != "nightly" || m["jobRun"] != float64(1) {
+			t.Errorf("log line %s lacks job=nightly jobRun=1", line)
+		}
+		if m["msg"] == "fake working" {
+			sawJobLine = true
+			if m["run"] != float64(99) {
+				t.Errorf("the job's own line %s lost its run=99", line)
 			}
-			sawJobLine = sawJobLine || m["msg"] == "fake working"
 		}
 	}
 	if !sawJobLine {
 		t.Errorf("the job's own log line is missing:\n%s", errb.String())
 	}
-
 	// A failing job: its exit status (3) and error come through, and it is recorded.
 	out.Reset()
 	errb.Reset()

@@ -71,7 +71,7 @@ const (
 
 func newWriter(o Options, book string) (*writer, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
+		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	w := &writer{o: o, book: book, styles: map[styleKey]int{}}
 	if o.Format.xlsx() {

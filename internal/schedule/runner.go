@@ -37,10 +37,13 @@ const (
 	TriggerManual   = "manual"   // reconcile schedule run JOB
 )
 
-// Log attribute keys.
+// Log attribute keys: the job's name and its job_runs id. The run id is
+// "jobRun", not "run": the steps a job runs log their own "run" (a sync
+// run, a reconciliation run), and one key twice in a JSON line is read as
+// the last one.
 const (
-	attrJob = "job"
-	attrRun = "run"
+	AttrJob = "job"
+	AttrRun = "jobRun"
 )
 
 // Defaults of the lease.
@@ -154,7 +157,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		name := j.Name
 		c.Schedule(j.schedule, cron.FuncJob(func() {
 			if _, err := r.Trigger(ctx, name, TriggerSchedule); err != nil {
-				r.Log.Error("job not run", attrJob, name, "err", err)
+				r.Log.Error("job not run", AttrJob, name, "err", err)
 			}
 		}))
 	}
@@ -162,7 +165,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	now := time.Now()
 	for _, j := range r.File.Jobs {
 		next := j.Next(now, 1)
-		r.Log.Info("job scheduled", attrJob, j.Name, "cron", j.Cron, "zone", j.Location.String(),
+		r.Log.Info("job scheduled", AttrJob, j.Name, "cron", j.Cron, "zone", j.Location.String(),
 			"command", j.Command, "next", formatNext(next))
 	}
 	r.Log.Info("scheduler running", "jobs", len(r.File.Jobs), "holder", r.Holder)
@@ -224,7 +227,7 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 		return res, fmt.Errorf("job %s: record start: %w", name, err)
 	}
 	res.RunID = id
-	log := r.Log.With(attrJob, name, attrRun, id)
+	log := r.Log.With(AttrJob, name, AttrRun, id)
 	if heldBy != "" {
 		res.Outcome, res.Summary, res.Finished = OutcomeSkipped, heldBy, res.Started
 		log.Warn("job skipped", "trigger", trigger, "reason", heldBy)
@@ -316,7 +319,7 @@ func (r *Runner) skip(ctx context.Context, job Job, trigger, reason string) (Res
 	if err != nil {
 		return res, fmt.Errorf("job %s: record skipped run: %w", job.Name, err)
 	}
-	r.Log.Warn("job skipped", attrJob, job.Name, attrRun, res.RunID, "trigger", trigger, "reason", reason)
+	r.Log.Warn("job skipped", AttrJob, job.Name, AttrRun, res.RunID, "trigger", trigger, "reason", reason)
 	return res, nil
 }
 
@@ -349,9 +352,9 @@ func (r *Runner) begin(ctx context.Context, job Job, trigger string, now time.Ti
 			exp, perr := time.Parse(store.TimeLayout, expires)
 			switch {
 			case perr == nil && !exp.After(now):
-				r.Log.Warn("taking over expired lease", attrJob, job.Name, "holder", holder, "expired", expires)
+				r.Log.Warn("taking over expired lease", AttrJob, job.Name, "holder", holder, "expired", expires)
 			case holderDead(holder):
-				r.Log.Warn("taking over lease of a process that is gone", attrJob, job.Name, "holder", holder)
+				r.Log.Warn("taking over lease of a process that is gone", AttrJob, job.Name, "holder", holder)
 			default:
 				heldBy = fmt.Sprintf("skipped (lease held by %s until %s)", holder, expires)
 				id, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeSkipped, heldBy)

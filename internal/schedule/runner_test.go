@@ -398,8 +398,8 @@ func TestDaemon(t *testing.T) {
 		}
 		if msg := m["msg"].(string); msg == "job started" || msg == "job finished" {
 			n++
-			if m["job"] != "tick" || m["run"] != float64(run.ID) {
-				t.Errorf("log line %s lacks job=tick run=%d", line, run.ID)
+			if m["job"] != "tick" || m["jobRun"] != float64(run.ID) {
+				t.Errorf("log line %s lacks job=tick jobRun=%d", line, run.ID)
 			}
 		}
 	}
