@@ -167,6 +167,9 @@ func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, er
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", op.Name, err)
 	}
+	if payload == nil && op.Method != http.MethodGet {
+		payload = []byte("{}") // a POST always carries a JSON object
+	}
 	if err := op.Validate(fields); err != nil {
 		return nil, err
 	}

@@ -453,3 +453,17 @@ func TestNoRedirects(t *testing.T) {
 		t.Errorf("err = %v, requests = %d; want pending after exactly 1 request", err, f.count())
 	}
 }
+
+// TestPostWithoutBody: a POST operation called with a nil body sends an
+// empty JSON object, not an empty body.
+func TestPostWithoutBody(t *testing.T) {
+	f := newFake(t, serve(200, fixture(t, "billers.json")))
+	c := newClient(t, testConfig(f.URL))
+	if _, err := c.Do(context.Background(), svcapi.OpBillers, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := f.requests()[0]
+	if string(r.Body) != "{}" || r.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("body %q, Content-Type %q; want {} as application/json", r.Body, r.Header.Get("Content-Type"))
+	}
+}
