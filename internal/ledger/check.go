@@ -29,8 +29,11 @@ type CheckOptions struct {
 // Check reconciles a period (design: reconciliation; recon-contract.md):
 // the arithmetic of every pool object, the chain of balances per pool
 // account, calls matched to statement records, reversals and unsettled
-// orders. It stores the results as a new run in one transaction, replacing
-// the results of earlier runs of the same period, and returns its report.
+// orders. Calls of read-only operations (svcrecon's own statement and list
+// pages, transaction-status look-ups) are no transactions of the pool and
+// are left out. It stores the results as a new run in one transaction,
+// replacing the results of earlier runs of the same period, and returns
+// its report.
 // The error is for a bad period or a database failure; findings are in the
 // report.
 func Check(ctx context.Context, db *store.DB, o CheckOptions) (*Report, error) {
@@ -312,6 +315,23 @@ func (c *checker) namedAccounts(ctx context.Context, lo, hi string) error {
 	return nil
 }
 
+// notReadOnly is an SQL condition on calls: the call is not of a read-only
+// operation (statement and collect-order pages, the biller and bank lists,
+// transaction-status look-ups: svcrecon's own sync and recheck calls). Those
+// are no transactions of the pool: they are neither counted nor matched.
+var notReadOnly = func() string {
+	var names []string
+	for _, op := range svcapi.Operations() {
+		if op.ReadOnly() {
+			names = append(names, "'"+op.Name+"'")
+		}
+	}
+	if len(names) == 0 {
+		return "1"
+	}
+	return "operation NOT IN (" + strings.Join(names, ", ") + ")"
+}()
+
 // readCalls streams the period's calls in time order: it links them to
 // records, checks each pool object's arithmetic and follows the chain.
 func (c *checker) readCalls(ctx context.Context) error {
@@ -322,7 +342,7 @@ func (c *checker) readCalls(ctx context.Context) error {
 	c.chains = map[uint16]*chainState{}
 	rows, err := c.db.QueryContext(ctx, `SELECT id, ts, operation, external_ref, orderid, outcome,
 		pool_account, pool_shape, pool_opening, pool_amount, pool_closing
-		FROM calls WHERE ts >= ? AND ts <= ? ORDER BY ts, id`, lo, hi)
+		FROM calls WHERE ts >= ? AND ts <= ? AND `+notReadOnly+` ORDER BY ts, id`, lo, hi)
 	if err != nil {
 		return err
 	}
@@ -569,7 +589,7 @@ func (c *checker) linkOutside(ctx context.Context) error {
 	}
 	// Period records no call of the period links to: a call outside it may.
 	q, err := c.db.PrepareContext(ctx, `SELECT max(pool_shape <> '' AND outcome = 'success') FROM calls
-		WHERE (orderid = ?1 OR (?2 <> '' AND external_ref = ?2)) AND (ts < ?3 OR ts > ?4)`)
+		WHERE (orderid = ?1 OR (?2 <> '' AND external_ref = ?2)) AND (ts < ?3 OR ts > ?4) AND `+notReadOnly)
 	if err != nil {
 		return err
 	}

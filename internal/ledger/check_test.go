@@ -352,6 +352,23 @@ func TestMatching(t *testing.T) {
 			calls: []tcall{{ts: day + " 23:59:59", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "A", ts: "2026-11-22 00:00:01", amount: "10"}},
 			want:  map[string]int{Matched: 1}},
+		{name: "svcrecon's own read-only calls are no calls of the pool",
+			calls: []tcall{
+				{ts: day + " 10:00:00", op: svcapi.OpTxnStatus, ref: "X", orderID: "OX"},
+				{ts: day + " 10:00:01", op: svcapi.OpStatement, ref: "ST20261121P1W1R1", outcome: OutcomeFailed},
+				{ts: day + " 10:00:02", op: svcapi.OpCollectOrders, ref: "CO20261121P1W1R1"},
+				{ts: "2026-11-22 09:00:00", op: svcapi.OpTxnStatus, ref: "Y", orderID: "OY"}, // after the period
+			},
+			recs: []trec{
+				{svc: "OX", client: "X", ts: day + " 09:59:00", amount: "3"},
+				{svc: "OY", client: "Y", ts: day + " 11:00:00", amount: "4"},
+			},
+			want: map[string]int{StatementOnly: 2},
+			check: func(t *testing.T, rep *Report) {
+				if s := rep.Summary; s.Calls != 0 || s.CallsFailed != 0 {
+					t.Errorf("calls %d, failed %d; want 0, 0", s.Calls, s.CallsFailed)
+				}
+			}},
 		{name: "a call outside the period keeps its record from being statement only",
 			calls: []tcall{{ts: "2026-11-20 23:59:59", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "A", ts: day + " 00:00:01", amount: "10"}},
