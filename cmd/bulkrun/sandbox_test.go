@@ -250,3 +250,45 @@ func TestSandboxDropsAndTUPEndPendingAndRecheckResolves(t *testing.T) {
 	}
 	checkSandboxSuccess(t, svc, final)
 }
+
+// A wrong secret is refused by the service (HTTP 401) before anything is
+// executed: the run stops at the first row, which stays unsent — no file of
+// failed rows that can only be re-sent with --again — and the same command
+// with the right secret sends every row.
+func TestWrongSecretStopsTheRunAndLeavesRowsUnsent(t *testing.T) {
+	svc := startSandbox(t, sandbox.Faults{})
+	dir := t.TempDir()
+	in := writeInput(t, dir, 30)
+	dbPath := filepath.Join(dir, "bulk.db")
+	args := []string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "1",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error"}
+	wrong := append(svc.Environ(), "SVC_CLIENT_SECRET=not-the-secret")
+	code, stdout, stderr := runCLIEnv(t, wrong, args...)
+	if code != cli.ExitFailure || !strings.Contains(stderr, "UAD") {
+		t.Fatalf("wrong secret: exit %d, want %d naming UAD\n%s%s", code, cli.ExitFailure, stdout, stderr)
+	}
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var journaled int
+	db.QueryRow(`SELECT count(*) FROM bulk_rows`).Scan(&journaled)
+	db.Close()
+	if journaled != 0 {
+		t.Fatalf("wrong secret: %d rows journaled, want 0 (all unsent)", journaled)
+	}
+	code, stdout, stderr = runCLIEnv(t, svc.Environ(), args...)
+	if code != cli.ExitOK {
+		t.Fatalf("right secret, same command: exit %d, want 0\n%s%s", code, stdout, stderr)
+	}
+	for i := range 30 {
+		ref := fmt.Sprintf("B%s%06d", runID(t, dbPath), i+2)
+		want := 1
+		if i == 0 {
+			want = 2 // refused (401, nothing executed), then executed
+		}
+		if n := svc.CallCount(ref); n != want {
+			t.Errorf("row %d (%s): CallCount = %d, want %d", i, ref, n, want)
+		}
+	}
+}

@@ -342,6 +342,12 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int) (res 
 	case errors.Is(err, svcapi.ErrPending):
 		res.State = StatePending
 		res.Error = err.Error()
+	case errors.As(err, &apiErr) && apiErr.Unauthorized():
+		// The service refused the credentials or headers before executing
+		// anything: every other row would be refused the same way. The row
+		// stays unsent and the run stops, so that fixing the configuration
+		// and resuming sends it.
+		return res, true
 	case errors.As(err, &apiErr) && apiErr.StatusCode == statusDuplicate && attempt > 1:
 		// A re-sent row whose earlier request arrived late and was
 		// executed. On a first attempt DTX stays a failure: the ref was

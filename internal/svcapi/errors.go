@@ -85,3 +85,11 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string { return e.Setting + ": " + e.Reason }
+
+// Unauthorized reports whether the service refused the request's
+// credentials (HTTP 401 or 403): nothing was executed, and every other
+// request with the same configuration will be refused too. (The spec gives
+// no meaning to failure statuscodes, so the HTTP status decides.)
+func (e *Error) Unauthorized() bool {
+	return e.HTTPStatus == 401 || e.HTTPStatus == 403
+}
