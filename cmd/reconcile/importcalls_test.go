@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -119,36 +118,23 @@ func TestHelperReconcile(t *testing.T) {
 type helper struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	out   *lockedBuffer
+	out   string        // file holding its output
 	done  chan struct{} // closed when it exited
-}
-
-// lockedBuffer is the child's output, written by exec's copying goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startHelper starts reconcile with args in a child process, with env
 // added to the environment.
 func startHelper(t *testing.T, env []string, args ...string) *helper {
 	t.Helper()
-	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperReconcile$"), out: &lockedBuffer{}, done: make(chan struct{})}
+	h := &helper{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperReconcile$"),
+		out: filepath.Join(t.TempDir(), "child.out"), done: make(chan struct{})}
 	h.cmd.Env = append(append(os.Environ(), env...), "RECONCILE_HELPER_ARGS="+strings.Join(args, "\n"))
-	h.cmd.Stdout, h.cmd.Stderr = h.out, h.out
-	var err error
+	out, err := os.Create(h.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	h.cmd.Stdout, h.cmd.Stderr = out, out
 	if h.stdin, err = h.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +144,12 @@ func startHelper(t *testing.T, env []string, args ...string) *helper {
 	go func() { h.cmd.Wait(); close(h.done) }()
 	t.Cleanup(func() { h.kill() })
 	return h
+}
+
+// output returns what the child wrote so far.
+func (h *helper) output() string {
+	b, _ := os.ReadFile(h.out)
+	return string(b)
 }
 
 // kill sends SIGKILL and waits for the child to be gone.
@@ -185,11 +177,11 @@ func (h *helper) waitForRows(t *testing.T, path, query string, n int) int {
 		}
 		select {
 		case <-h.done:
-			t.Fatalf("the child exited with %d of %d rows of %q; its output:\n%s", got, n, query, h.out.String())
+			t.Fatalf("the child exited with %d of %d rows of %q; its output:\n%s", got, n, query, h.output())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waited a minute for %d rows of %q: %d so far; child output:\n%s", n, query, got, h.out.String())
+			t.Fatalf("waited a minute for %d rows of %q: %d so far; child output:\n%s", n, query, got, h.output())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -210,17 +202,16 @@ func envelopeLines(n int) []string {
 	return lines
 }
 
-// dumpCalls lists the stored calls (without ids and import times), sorted.
-func dumpCalls(t *testing.T, path string) []string {
+// queryStrings returns the single text column of query on the database at
+// path, row by row.
+func queryStrings(t *testing.T, path, query string) []string {
 	t.Helper()
 	db, err := store.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT line_hash || '|' || source || '|' || source_line || '|' || ts || '|' || external_ref || '|' ||
-		orderid || '|' || outcome || '|' || pool_opening || '|' || pool_amount || '|' || pool_closing || '|' || coalesce(response, '')
-		FROM calls ORDER BY line_hash`)
+	rows, err := db.Query(query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +224,18 @@ func dumpCalls(t *testing.T, path string) []string {
 		}
 		out = append(out, s)
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return out
+}
+
+// dumpCalls lists the stored calls (without ids and import times), sorted.
+func dumpCalls(t *testing.T, path string) []string {
+	t.Helper()
+	return queryStrings(t, path, `SELECT line_hash || '|' || source || '|' || source_line || '|' || ts || '|' || external_ref || '|' ||
+		orderid || '|' || outcome || '|' || pool_opening || '|' || pool_amount || '|' || pool_closing || '|' || coalesce(response, '')
+		FROM calls ORDER BY line_hash`)
 }
 
 // TestImportCallsKilledAndRunAgain kills an import (SIGKILL) while it reads

@@ -44,27 +44,9 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // dumpSynced lists the stored records without their sync times, sorted.
 func dumpSynced(t *testing.T, path string) []string {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT kind || '|' || account || '|' || svc_order_id || '|' || txn_date_time || '|' || status || '|' ||
+	return queryStrings(t, path, `SELECT kind || '|' || account || '|' || svc_order_id || '|' || txn_date_time || '|' || status || '|' ||
 		client_order_id || '|' || txn_charged_value || '|' || order_value || '|' || txn_mode || '|' || reversal_svc_order_id || '|' ||
 		closing_balance || '|' || settlement_svc_order_id || '|' || narration_value0 FROM records ORDER BY kind, svc_order_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 // TestSyncKilledAndRunAgain kills a sync (SIGKILL) in the middle of its walk
