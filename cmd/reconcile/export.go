@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/export"
@@ -47,6 +49,10 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pFrom, pTo, err := cli.ParsePeriod(*from, *to)
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(c.DB); !c.Sandbox && errors.Is(err, os.ErrNotExist) {
+		// Opening would create an empty database and blame the period.
+		return cli.Usagef("export: no database %s (give --db or SVC_DB)", c.DB)
 	}
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {

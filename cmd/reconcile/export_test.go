@@ -94,6 +94,7 @@ func TestExportCommandErrors(t *testing.T) {
 		{"bad format", []string{"--db", db, "--from", "2026-11-01", "--to", "2026-11-02", "--format", "pdf"}, cli.ExitUsage, "--format"},
 		{"unknown flag", []string{"--db", db, "--bogus"}, cli.ExitUsage, "bogus"},
 		{"no run", []string{"--db", db, "--from", "2026-11-01", "--to", "2026-11-03", "--out", out}, cli.ExitFailure, "run reconcile check first"},
+		{"no database", []string{"--db", filepath.Join(out, "none.db"), "--from", "2026-11-01", "--to", "2026-11-02", "--out", out}, cli.ExitUsage, "no database " + filepath.Join(out, "none.db")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,6 +55,10 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if len(recs) == 0 {
+		if *job != "" {
+			fmt.Fprintf(stdout, "no runs of job %s recorded\n", *job)
+			return nil
+		}
 		fmt.Fprintln(stdout, "no job runs recorded yet")
 		return nil
 	}
