@@ -53,6 +53,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer env.Close()
+	if env.Config.OutletID == "" {
+		// The biller list is an H5 operation: say so before a sync is recorded.
+		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (the biller list needs the outlet id; or --outlet-id)"}
+	}
 	sum, err := statement.SyncBillers(ctx, statement.BillerOptions{DB: env.DB, Client: env.Client,
 		Category: *category, Full: *full, PageSize: *pageSize, Calls: calls, Log: log, Progress: stderr})
 	fmt.Fprintln(stdout, sum.Line())

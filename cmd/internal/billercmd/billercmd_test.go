@@ -11,6 +11,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 func TestBadFlags(t *testing.T) {
@@ -55,5 +56,35 @@ func TestSandboxSyncAndExportHook(t *testing.T) {
 	csv, _ := os.ReadFile(filepath.Join(dir, "billers.csv"))
 	if lines := strings.Count(string(csv), "\n"); lines != 301 {
 		t.Errorf("billers.csv has %d lines, want 301 (header + the sandbox's 300 billers)", lines)
+	}
+}
+
+// TestNoOutletID: the biller list needs SVC_OUTLET_ID; without it billersync
+// says so in one line, exits 2 and records no sync.
+func TestNoOutletID(t *testing.T) {
+	for k, v := range map[string]string{"SVC_BASE_URL": "http://127.0.0.1:1", "SVC_CLIENT_ID": "id",
+		"SVC_CLIENT_SECRET": "secret", "SVC_ENDPOINT_IP": "203.0.113.1", "SVC_OUTLET_ID": ""} {
+		t.Setenv(k, v)
+	}
+	db := filepath.Join(t.TempDir(), "b.db")
+	var out, errb, stderr bytes.Buffer
+	err := Run(context.Background(), []string{"--db", db, "--log-level", "warn"}, &out, &errb)
+	if code := cli.Exit(err, &stderr); code != cli.ExitUsage {
+		t.Fatalf("exit = %d (%v), want %d", code, err, cli.ExitUsage)
+	}
+	if line := stderr.String(); strings.Count(line, "\n") != 1 || !strings.Contains(line, "SVC_OUTLET_ID") {
+		t.Errorf("stderr = %q, want one line naming SVC_OUTLET_ID", line)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", out.String())
+	}
+	sdb, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sdb.Close()
+	var n int
+	if err := sdb.QueryRow(`SELECT count(*) FROM biller_syncs`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("biller_syncs = %d (%v), want none", n, err)
 	}
 }
