@@ -16,6 +16,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,18 @@ type Config struct {
 // Validate checks the settings a client cannot work without. The error is a
 // *ConfigError naming the environment variable.
 func (c Config) Validate() error {
+	// Every missing setting at once, so that a new user fixes them in one go.
+	var missing []string
+	for _, s := range []struct{ v, name string }{
+		{c.BaseURL, "SVC_BASE_URL"}, {c.ClientID, "SVC_CLIENT_ID"}, {c.ClientSecret, "SVC_CLIENT_SECRET"}, {c.EndpointIP, "SVC_ENDPOINT_IP"},
+	} {
+		if s.v == "" {
+			missing = append(missing, s.name)
+		}
+	}
+	if len(missing) > 1 {
+		return &ConfigError{strings.Join(missing, ", "), "not set (export them, or try --sandbox)"}
+	}
 	if c.BaseURL == "" {
 		return &ConfigError{"SVC_BASE_URL", "not set (the service's base URL, e.g. https://api.example.com)"}
 	}
@@ -68,7 +81,7 @@ func (c Config) Validate() error {
 		{c.ClientID, "SVC_CLIENT_ID"}, {c.ClientSecret, "SVC_CLIENT_SECRET"}, {c.EndpointIP, "SVC_ENDPOINT_IP"},
 	} {
 		if s.v == "" {
-			return &ConfigError{s.name, "not set"}
+			return &ConfigError{s.name, "not set (issued with the service account)"}
 		}
 	}
 	return nil

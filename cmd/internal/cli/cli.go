@@ -182,6 +182,13 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 		env.Account = srv.Credentials().Account
 		log.Info("sandbox started", "url", sc.BaseURL, "account", env.Account)
 	}
+	if o.NeedClient {
+		// Before the database file is created: a command that cannot run
+		// leaves nothing behind.
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	if o.NeedAccount && env.Account == "" {
 		return nil, &svcapi.ConfigError{Setting: "SVC_ACCOUNT", Reason: "not set (the linked account number; or --account)"}
 	}

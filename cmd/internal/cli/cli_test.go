@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,5 +94,26 @@ func TestParsePeriod(t *testing.T) {
 		if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("ParsePeriod(%q, %q) = %v, want error containing %q", tc.from, tc.to, err, tc.wantErr)
 		}
+	}
+}
+
+func TestEveryMissingSettingInOneLineAndNoDatabaseLeft(t *testing.T) {
+	for _, v := range []string{"SVC_BASE_URL", "SVC_CLIENT_ID", "SVC_CLIENT_SECRET", "SVC_ENDPOINT_IP"} {
+		t.Setenv(v, "")
+	}
+	var c Common
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.Bind(fs)
+	db := filepath.Join(t.TempDir(), "t.db")
+	if err := fs.Parse([]string{"--db", db}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Open(context.Background(), slog.New(slog.DiscardHandler), Options{NeedClient: true})
+	var ce *svcapi.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_BASE_URL, SVC_CLIENT_ID, SVC_CLIENT_SECRET, SVC_ENDPOINT_IP" {
+		t.Fatalf("Open() = %v, want one ConfigError naming all four variables", err)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("database file after a config error: %v, want none created", err)
 	}
 }
