@@ -34,6 +34,7 @@ type fakeService struct {
 	totalLie          int             // added to meta.totalRecords
 	metaShort         int             // statement pages: meta counts this many records fewer than are served
 	maxPerPage        int             // caps recordsPerPage when > 0
+	unauthorized      bool            // answer every request HTTP 401 UAD
 	requests          int
 	url               string
 	billerReqs        []svcapi.BillersRequest
@@ -130,6 +131,11 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			conn.Close()
 		}
+		return
+	}
+	if f.unauthorized {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"statuscode":"UAD","status":"Unauthorized","actcode":"CHECK_CREDENTIALS","orderid":null,"data":null}`)
 		return
 	}
 	if r.URL.Path == "/marketplace/utilityPayments/billers" {

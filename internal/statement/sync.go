@@ -49,7 +49,9 @@ type syncer struct {
 // finished, failed or mismatched. The error wraps ErrIncomplete when a
 // window failed or still mismatches (the Summary lists them); it is the
 // context's error when the run was interrupted (pages already fetched are
-// kept and the next run resumes after them), or a database error.
+// kept and the next run resumes after them), the *svcapi.Error or
+// *svcapi.ConfigError that stopped the run when the service refused the
+// credentials (HTTP 401/403) or a setting is missing, or a database error.
 func Sync(ctx context.Context, o Options) (Summary, error) {
 	if err := o.defaults(); err != nil {
 		return Summary{}, err
@@ -104,9 +106,12 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 	sum.WindowsLeft = len(windows) - sum.Windows
 	sum.Elapsed = time.Since(began)
 
+	var stop *stopError
 	switch {
 	case werr != nil:
 		err = werr
+	case errors.As(gerr, &stop):
+		err = fmt.Errorf("sync stopped, no window can succeed: %w", stop.err)
 	case gerr != nil:
 		err = fmt.Errorf("sync interrupted: %w", gerr)
 	case ctx.Err() != nil:
@@ -222,7 +227,8 @@ func (s *syncer) problem(p WindowProblem) {
 // total or MaxWalks walks were made this run. A window that fails is
 // recorded (checkpoint 'failed', a problem) and nil returned, so that the
 // other windows go on; the error is non-nil only when the run is
-// interrupted.
+// interrupted, or stopped (a *stopError) because the service refused the
+// credentials or the client lacks a setting: no other window could succeed.
 func (s *syncer) walkWindow(ctx context.Context, w *window) error {
 	log := s.o.Log.With(LogKind, w.kind, LogDay, w.day)
 	err := s.walk(ctx, w, log)
@@ -244,6 +250,10 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
+			if refused(err) {
+				// Every other window would be refused the same way.
+				return &stopError{err}
+			}
 			log.WarnContext(ctx, "window failed", LogPage, failPage, "error", err.Error())
 			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: err.Error()})
 			s.jobs <- job{kind: w.kind, apply: func(tx *writeTx) error {
@@ -264,6 +274,21 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 		page = 1
 	}
 }
+
+// refused reports whether err means no request of this run can succeed:
+// the service refused the credentials (HTTP 401/403) or the client is not
+// configured for the operation.
+func refused(err error) bool {
+	var ae *svcapi.Error
+	var ce *svcapi.ConfigError
+	return errors.As(err, &ae) && ae.Unauthorized() || errors.As(err, &ce)
+}
+
+// stopError stops the whole run: its cause concerns every window.
+type stopError struct{ err error }
+
+func (e *stopError) Error() string { return e.err.Error() }
+func (e *stopError) Unwrap() error { return e.err }
 
 // finishResult is the state a window's walk ended in.
 type finishResult struct {

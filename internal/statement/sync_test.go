@@ -346,6 +346,27 @@ func TestSyncMetaLagsRecords(t *testing.T) {
 	}
 }
 
+// TestSyncStopsWhenCredentialsRefused: a 401 concerns every window, so the
+// run stops at once with that error instead of failing window after window.
+func TestSyncStopsWhenCredentialsRefused(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(5)
+	f.unauthorized = true
+	o := baseOptions(t, cl)
+	o.Concurrency = 1
+	sum, err := Sync(context.Background(), o)
+	var ae *svcapi.Error
+	if !errors.As(err, &ae) || !ae.Unauthorized() || errors.Is(err, ErrIncomplete) {
+		t.Fatalf("Sync = %v, want the service's 401 error", err)
+	}
+	if f.requests != 1 || len(sum.Problems) != 0 || sum.WindowsLeft != 10 {
+		t.Errorf("%d requests, problems %+v, %d windows left; want 1 request and the run stopped", f.requests, sum.Problems, sum.WindowsLeft)
+	}
+	if got := queryInt(t, o.DB, `SELECT count(*) FROM sync_runs WHERE state = 'failed' AND error LIKE '%UAD%'`); got != 1 {
+		t.Errorf("sync run not recorded as failed with the service's answer")
+	}
+}
+
 func TestSyncServiceCapsPageSize(t *testing.T) {
 	f, cl := newFake(t)
 	f.fill(27)
