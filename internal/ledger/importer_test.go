@@ -334,6 +334,23 @@ func TestRecorderMatchesJSONLImport(t *testing.T) {
 	}
 }
 
+// TestRecorderCancelledContext: a call answered while the run is being
+// interrupted is still recorded.
+func TestRecorderCancelledContext(t *testing.T) {
+	db := openDB(t)
+	r := NewRecorder(db, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "orderid": "O1",
+		"data": map[string]any{"externalRef": "R1", "pool": poolA("100", "10", "90")}})
+	if err := r.Record(ctx, &svcapi.CallRecord{At: time.Now(), Operation: svcapi.OpLitigation, ExternalRef: "R1", Response: env}); err != nil {
+		t.Fatalf("Record with a cancelled context: %v", err)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM calls WHERE external_ref = 'R1' AND pool_amount = '10.00'`); n != 1 {
+		t.Errorf("calls = %d, want the call recorded", n)
+	}
+}
+
 func TestRecorderBadRecord(t *testing.T) {
 	db := openDB(t)
 	r := NewRecorder(db, nil)

@@ -36,10 +36,10 @@ func NewRecorder(db *store.DB, log *slog.Logger) *Recorder {
 	return &Recorder{db: db, log: log, now: time.Now}
 }
 
-// Record stores one call. A record that cannot be read as a call (a
-// success answer of a pool operation without its pool, a bad timestamp) is
-// kept in import_errors with its reason, like a bad imported line, and
-// reported as an error.
+// Record stores one call, even when ctx is already cancelled. A record
+// that cannot be read as a call (a success answer of a pool operation
+// without its pool, a bad timestamp) is kept in import_errors with its
+// reason, like a bad imported line, and reported as an error.
 func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -57,6 +57,9 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 	}
 	row, perr := parseLine(line)
 	at := store.FormatTime(r.now())
+	// A call that was made is recorded even when the run is being
+	// interrupted (Ctrl-C, a stopped sync): the ledger must know it.
+	ctx = context.WithoutCancel(ctx)
 	err = r.db.Write(ctx, func(tx *sql.Tx) error {
 		if perr != nil {
 			_, err := tx.ExecContext(ctx, insertImportError, SourceSvcrecon, 0,
