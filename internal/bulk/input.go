@@ -232,6 +232,17 @@ func Build(op *svcapi.Operation, t *Table, sets Sets, runID string) ([]Row, erro
 		setNames = append(setNames, n)
 	}
 	sort.Strings(setNames)
+	// A mandatory field with neither a column nor a --set value is one
+	// problem of the header, not one of every row.
+	noColumn := map[string]bool{}
+	for _, f := range op.Fields {
+		if _, set := sets[f.Name]; f.Req != svcapi.Mandatory || set || seen[f.Name] != "" || f.Name == RefField {
+			continue
+		}
+		noColumn[f.Name] = true
+		probs = append(probs, Problem{Line: 1, Column: f.Name,
+			Reason: fmt.Sprintf("mandatory column missing: add a %s column, or --set %s=VALUE for every row", f.Name, f.Name)})
+	}
 	_, hasRef := op.Field(RefField)
 	width := RefWidth(t)
 	refLine := map[string]int{}
@@ -286,7 +297,7 @@ func Build(op *svcapi.Operation, t *Table, sets Sets, runID string) ([]Row, erro
 		var ve *svcapi.ValidationError
 		if err := op.Validate(body); errors.As(err, &ve) {
 			for _, fe := range ve.Fields {
-				if bad[fe.Field] {
+				if bad[fe.Field] || noColumn[fe.Field] {
 					continue // already reported
 				}
 				col := colOf[fe.Field]

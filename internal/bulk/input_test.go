@@ -224,3 +224,21 @@ func TestDeriveRef(t *testing.T) {
 		t.Error("derived ref is not alphanumeric")
 	}
 }
+
+// A mandatory field with no column and no --set is one problem of the
+// header, named once, not a problem on every row.
+func TestMissingMandatoryColumnReportedOnce(t *testing.T) {
+	_, err := build(t, "verifyPanPlusV2", "pan\nABCDE0001F\nABCDE0002F\nABCDE0003F\n", "consent=Y")
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("Build() = %v, want an InvalidError", err)
+	}
+	got := ie.Lines()
+	want := []string{
+		"in.csv:1: latitude: mandatory column missing: add a latitude column, or --set latitude=VALUE for every row",
+		"in.csv:1: longitude: mandatory column missing: add a longitude column, or --set longitude=VALUE for every row",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
