@@ -340,6 +340,10 @@ func (c *checker) readCalls(ctx context.Context) error {
 		return err
 	}
 	c.chains = map[uint16]*chainState{}
+	resolved, err := c.resolvePending(ctx, lo, hi)
+	if err != nil {
+		return err
+	}
 	rows, err := c.db.QueryContext(ctx, `SELECT id, ts, operation, external_ref, orderid, outcome,
 		pool_account, pool_shape, pool_opening, pool_amount, pool_closing
 		FROM calls WHERE ts >= ? AND ts <= ? AND `+notReadOnly+` ORDER BY ts, id`, lo, hi)
@@ -363,6 +367,16 @@ func (c *checker) readCalls(ctx context.Context) error {
 		if t != groupTS {
 			c.flushGroup(group)
 			group, groupTS = group[:0], t
+		}
+		if r, ok := resolved[id]; ok && outcome == OutcomePending {
+			outcome = r.state // resolve.go: what became of it
+			if r.pool != nil {
+				shape, acct = string(r.pool.Shape), r.pool.Account
+				opening, amount, closing = r.pool.Opening.String(), r.pool.Amount.String(), r.pool.Closing.String()
+				if r.orderID != "" {
+					orderID = r.orderID
+				}
+			}
 		}
 		c.nCalls++
 		debit := shape != "" && outcome == OutcomeSuccess
