@@ -64,8 +64,25 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := rep.WriteText(stdout); err != nil {
 		return err
 	}
+	if empty(rep.Summary) {
+		log.Warn("nothing to reconcile in the period: no call imported, no statement record synced (run import-calls and sync first, or check --db)",
+			"db", com.DB)
+	}
 	if *failOnBreaks && rep.HasFindings() {
 		return &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("check: findings (breaks, mismatches, duplicates, call-only or statement-only); see the summary")}
 	}
 	return nil
+}
+
+// empty reports whether a period had neither calls nor statement debits.
+func empty(s ledger.Summary) bool {
+	if s.Calls > 0 {
+		return false
+	}
+	for _, o := range s.Outcomes {
+		if o.Count > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -284,3 +284,27 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 		t.Errorf("killed and imported again: %d calls, clean import %d; contents differ", len(got), len(want))
 	}
 }
+
+// TestCheckEmptyPeriodWarns: a period with nothing imported or synced (a
+// forgotten import, a mistyped --db) says so.
+func TestCheckEmptyPeriodWarns(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "empty.db")
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "nothing to reconcile in the period") {
+		t.Errorf("stderr = %q, want the warning", errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	if err := importCalls(context.Background(), []string{"--db", db, "--log-level", "warn", "-"}, strings.NewReader(okEnvelope+"\n"), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(errOut.String(), "nothing to reconcile") {
+		t.Errorf("warned with a call in the period: %q", errOut.String())
+	}
+}
