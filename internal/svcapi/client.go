@@ -400,14 +400,14 @@ func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef strin
 }
 
 // loggedResponse is the response as the call log keeps it: redacted, and
-// for read-only operations without its data member — a statement page's
+// for report and list operations (not txnStatus) without its data member — a statement page's
 // records are stored by the sync, and re-encoding them for every page would
 // cost more than the call. Nothing is computed when nothing records.
 func (c *Client) loggedResponse(op *Operation, raw []byte) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
-	if op.ReadOnly() {
+	if op.ReadOnly() && op.Name != OpTxnStatus { // a look-up's answer is what resolves a pending call: kept whole
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err == nil {
 			if _, ok := m["data"]; ok {

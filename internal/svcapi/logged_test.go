@@ -11,7 +11,8 @@ import (
 )
 
 // A report page is logged without its data (its records are stored by the
-// sync); a billable call's answer is logged whole, redacted.
+// sync); a billable call's answer and a txnStatus look-up (which resolves a
+// pending call) are logged whole, redacted.
 func TestLoggedResponseDropsDataOfReadOnlyCalls(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -22,6 +23,7 @@ func TestLoggedResponseDropsDataOfReadOnlyCalls(t *testing.T) {
 		{svcapi.OpStatement, "statement.json", svcapi.StatementRequest{BankProfileID: "1", AccountNumber: "0409", ExternalRef: "ST1",
 			Pagination: svcapi.Pagination{PageNumber: "1", RecordsPerPage: "10"},
 			Filters:    svcapi.StatementFilters{TxnDateFrom: "2026-11-01", TxnDateTo: "2026-11-01"}}, false},
+		{svcapi.OpTxnStatus, "txnStatus.json", svcapi.TxnStatusRequest{TransactionDate: "2026-11-21", ExternalRef: "R1"}, true},
 		{svcapi.OpVerifyPanPlusV2, "verifyPanPlusV2.json", svcapi.VerifyPanPlusV2Request{PAN: "ABCDE1234F",
 			Location: svcapi.Location{Latitude: "1", Longitude: "2"}, ExternalRef: "R1", Consent: "Y"}, true},
 	} {
