@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/ledger"
@@ -44,6 +45,10 @@ func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	var files []string
 	stdinSeen := false
 	for _, a := range fs.Args() {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			// The flag package stops at the first file name.
+			return cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
+		}
 		if a == "-" {
 			if stdinSeen {
 				return cli.Usagef("import-calls: - (standard input) given twice")

@@ -82,6 +82,7 @@ func TestImportCallsAndCheckUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"import-calls"},
 		{"import-calls", "-", "-"},
+		{"import-calls", "a.jsonl", "--log-level", "warn"},
 		{"check", "--from", "2026-11-21"},
 		{"check", "--from", "2026-11-21", "--to", "2026-11-20"},
 		{"check", "--from", "2026-11-21", "--to", "2026-11-21", "--as-of", "2026-11-01"},
