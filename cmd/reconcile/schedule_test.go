@@ -284,3 +284,75 @@ func TestRepoSchedules(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleLeaseAcrossProcesses runs `reconcile schedule run` in child
+// processes on one database: while one runs the job (import-calls reading
+// its standard input, which the test holds open) a second is skipped naming
+// the first's pid; when the first ends the lease is released; a process
+// killed with SIGKILL while running the job leaves a lease the next process
+// takes over at once, recording the killed run as abandoned.
+func TestScheduleLeaseAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "schedules.yaml", "jobs:\n  slow:\n    cron: '@daily'\n    command: import-calls\n    args: [\"-\"]\n")
+	dbPath := filepath.Join(dir, "jobs.db")
+	db, err := store.Open(context.Background(), dbPath) // created before two processes open it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	args := []string{"schedule", "run", "--file", file, "--db", dbPath, "slow"}
+	line := envelopeLines(1)[0] + "\n"
+	running := `SELECT count(*) FROM job_runs WHERE job = 'slow' AND outcome = 'running'`
+	finished := func(h *helper, feed bool) (int, string) {
+		t.Helper()
+		if feed {
+			io.WriteString(h.stdin, line)
+		}
+		h.stdin.Close()
+		select {
+		case <-h.done:
+		case <-time.After(time.Minute):
+			t.Fatalf("child still running after a minute:\n%s", h.output())
+		}
+		return h.cmd.ProcessState.ExitCode(), h.output()
+	}
+
+	first := startHelper(t, nil, args...)
+	first.waitForRows(t, dbPath, running, 1)
+	second := startHelper(t, nil, args...)
+	code, out := finished(second, false)
+	pid := fmt.Sprintf(":%d:", first.cmd.Process.Pid)
+	if code != 0 || !strings.Contains(out, "job slow: skipped (lease held by ") || !strings.Contains(out, pid) {
+		t.Fatalf("second process: exit %d, want 0 and skipped by the lease of pid %s:\n%s", code, pid, out)
+	}
+	if code, out := finished(first, true); code != 0 || !strings.Contains(out, "job slow: ok (run 1,") {
+		t.Fatalf("first process: exit %d, want 0 and ok:\n%s", code, out)
+	}
+
+	third := startHelper(t, nil, args...)
+	third.waitForRows(t, dbPath, running, 1)
+	third.kill()
+	if code, out := finished(startHelper(t, nil, args...), true); code != 0 || !strings.Contains(out, "job slow: ok (run 4,") {
+		t.Fatalf("after a killed run: exit %d, want 0 and ok at once:\n%s", code, out)
+	}
+
+	recs, err := schedule.History(context.Background(), db, schedule.HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%d:%s", r.ID, r.Outcome))
+	}
+	if want := "4:ok 3:failed 2:skipped 1:ok"; strings.Join(got, " ") != want {
+		t.Errorf("history = %v, want %s", got, want)
+	}
+	if len(recs) == 4 && !strings.Contains(recs[1].Error, "abandoned") {
+		t.Errorf("killed run's error = %q, want abandoned", recs[1].Error)
+	}
+	var leases int
+	db.QueryRow(`SELECT count(*) FROM leases`).Scan(&leases)
+	if leases != 0 {
+		t.Errorf("%d leases left after the last run ended", leases)
+	}
+}

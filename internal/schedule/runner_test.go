@@ -218,6 +218,11 @@ func TestLeaseHeldByOtherProcess(t *testing.T) {
 	b := newBlocker()
 	daemon := newRunner(t, db1, b, "daemon-host:100:aaaa")
 	cronEntry := newRunner(t, db2, newBlocker(), "cron-host:200:bbbb")
+	// Should the lease not hold, the second process's run ends at once
+	// (and the test fails) instead of blocking.
+	cronEntry.Funcs["block"] = func(ctx context.Context, r Run) (string, error) {
+		return "", errors.New("ran while another process held the lease")
+	}
 	done := startBlocked(t, daemon, b, context.Background())
 
 	if h := leaseHolder(t, db2, "a"); h != daemon.Holder {
