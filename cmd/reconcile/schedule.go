@@ -47,8 +47,9 @@ func runSchedule(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // scheduleFlags are the flags of the schedule subcommands.
 type scheduleFlags struct {
-	common cli.Common
-	file   string
+	common    cli.Common
+	file      string
+	stopGrace time.Duration
 }
 
 // bind registers --file and, when withDB, the database and log flags of
@@ -57,6 +58,8 @@ func (sf *scheduleFlags) bind(fs *flag.FlagSet, withDB bool) {
 	fs.StringVar(&sf.file, "file", "schedules.yaml", "the schedules file")
 	if withDB {
 		bindCommon(fs, &sf.common, inheritedFlags...)
+		fs.DurationVar(&sf.stopGrace, "stop-grace", schedule.DefaultStopGrace,
+			"after SIGINT/SIGTERM (or a job's timeout), how long a job may take to stop before its run is recorded as cancelled without it")
 	}
 }
 
@@ -180,7 +183,7 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 	if err != nil {
 		return nil, err
 	}
-	return &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log}, nil
+	return &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, StopGrace: sf.stopGrace}, nil
 }
 
 func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer) error {

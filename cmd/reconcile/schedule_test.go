@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,5 +357,76 @@ func TestScheduleLeaseAcrossProcesses(t *testing.T) {
 	db.QueryRow(`SELECT count(*) FROM leases`).Scan(&leases)
 	if leases != 0 {
 		t.Errorf("%d leases left after the last run ended", leases)
+	}
+}
+
+// TestHelperSignals is not a test: run as a child process by
+// TestScheduleSignalRecorded (RECONCILE_SIGNAL_HELPER_ARGS set), it is the
+// reconcile command as main runs it, SIGINT and SIGTERM cancelling its
+// context.
+func TestHelperSignals(t *testing.T) {
+	args := os.Getenv("RECONCILE_SIGNAL_HELPER_ARGS")
+	if args == "" {
+		t.Skip("helper process for TestScheduleSignalRecorded")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Exit(run(ctx, strings.Split(args, "\n"), os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// TestScheduleSignalRecorded sends SIGTERM, then SIGINT, to a process
+// running a job (`schedule run`, then the daemon with an @every job): the
+// job is cancelled through its context, recorded as cancelled with the
+// signal, and the lease is released. The job (import-calls reading a pipe
+// the test holds open) is blocked in a read its context cannot end: the
+// process stops all the same, after --stop-grace.
+func TestScheduleSignalRecorded(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "schedules.yaml", "jobs:\n  slow:\n    cron: '@every 1s'\n    command: import-calls\n    args: [\"-\"]\n")
+	dbPath := filepath.Join(dir, "jobs.db")
+	db, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, tc := range []struct {
+		sig  syscall.Signal
+		args []string
+		want string
+	}{
+		{syscall.SIGTERM, []string{"schedule", "run", "--file", file, "--db", dbPath, "--stop-grace", "100ms", "slow"}, "terminated"},
+		{syscall.SIGINT, []string{"schedule", "--file", file, "--db", dbPath, "--stop-grace", "100ms"}, "interrupt"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSignals$")
+		cmd.Env = append(os.Environ(), "RECONCILE_SIGNAL_HELPER_ARGS="+strings.Join(tc.args, "\n"))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		stdin, err := cmd.StdinPipe() // held open: the job waits for its input
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		h := &helper{cmd: cmd, done: make(chan struct{})}
+		go func() { cmd.Wait(); close(h.done) }()
+		h.waitForRows(t, dbPath, `SELECT count(*) FROM job_runs WHERE outcome = 'running'`, 1)
+		cmd.Process.Signal(tc.sig)
+		select {
+		case <-h.done:
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running a minute after %v", tc.args, tc.sig)
+		}
+		stdin.Close()
+		var outcome, errText string
+		var leases int
+		db.QueryRow(`SELECT outcome, error FROM job_runs WHERE id = (SELECT max(id) FROM job_runs)`).Scan(&outcome, &errText)
+		db.QueryRow(`SELECT count(*) FROM leases`).Scan(&leases)
+		if outcome != schedule.OutcomeCancelled || !strings.Contains(errText, tc.want+" signal received") || leases != 0 {
+			t.Errorf("run %d after %v: outcome %q, error %q, %d leases; want cancelled naming the signal, no lease\n%s",
+				i+1, tc.sig, outcome, errText, leases, out.String())
+		}
 	}
 }

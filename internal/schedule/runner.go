@@ -46,9 +46,10 @@ const (
 	AttrRun = "jobRun"
 )
 
-// Defaults of the lease.
+// Defaults of the lease and the stop.
 const (
-	DefaultLeaseTTL = 2 * time.Minute
+	DefaultLeaseTTL  = 2 * time.Minute
+	DefaultStopGrace = 30 * time.Second
 )
 
 var (
@@ -60,6 +61,9 @@ var (
 	ErrTimeout = errors.New("job timed out")
 	// ErrStopping is returned by Trigger when its context is already done.
 	ErrStopping = errors.New("scheduler stopping")
+	// ErrAbandoned is the error of a run whose job did not return within
+	// StopGrace of its cancellation (a job that ignores its context).
+	ErrAbandoned = errors.New("the job did not return after it was cancelled")
 )
 
 // PanicError is the error of a run whose job panicked.
@@ -95,6 +99,11 @@ type Runner struct {
 	// LeaseTTL is how long a lease lasts unless renewed; default
 	// DefaultLeaseTTL. It is renewed every LeaseTTL/4 while a job runs.
 	LeaseTTL time.Duration
+	// StopGrace is how long a cancelled job (stop signal, timeout, lost
+	// lease) may take to return before its run is recorded as it stands and
+	// Trigger returns without it; default DefaultStopGrace. Such a job is
+	// not started again in this runner until it does return.
+	StopGrace time.Duration
 
 	initOnce sync.Once
 	mu       sync.Mutex
@@ -126,6 +135,9 @@ func (r *Runner) init() {
 		}
 		if r.LeaseTTL <= 0 {
 			r.LeaseTTL = DefaultLeaseTTL
+		}
+		if r.StopGrace <= 0 {
+			r.StopGrace = DefaultStopGrace
 		}
 		r.running = map[string]int64{}
 	})
@@ -215,10 +227,16 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 	}
 	r.running[name] = 0
 	r.mu.Unlock()
-	defer func() {
+	release := func() {
 		r.mu.Lock()
 		delete(r.running, name)
 		r.mu.Unlock()
+	}
+	abandoned := false
+	defer func() {
+		if !abandoned {
+			release()
+		}
 	}()
 
 	res.Started = r.Now()
@@ -252,7 +270,34 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 		r.renew(ctx, job.Name, log, stopRenew, cancel)
 	}()
 
-	summary, jobErr := call(jctx, fn, Run{ID: id, Job: job, Trigger: trigger})
+	type outcome struct {
+		summary string
+		err     error
+	}
+	ended := make(chan outcome, 1)
+	go func() {
+		summary, err := call(jctx, fn, Run{ID: id, Job: job, Trigger: trigger})
+		ended <- outcome{summary, err}
+	}()
+	var out outcome
+	select {
+	case out = <-ended:
+	case <-jctx.Done():
+		// Cancelled: the job should return soon; one that ignores its
+		// context does not hold up the stop (or the next runs) for ever.
+		grace := time.NewTimer(r.StopGrace)
+		select {
+		case out = <-ended:
+		case <-grace.C:
+			abandoned = true
+			out.err = fmt.Errorf("%w within %s (%v)", ErrAbandoned, r.StopGrace, context.Cause(jctx))
+			log.Error("job still running after it was cancelled: recorded as it stands, not started again until it returns",
+				"grace", r.StopGrace.String())
+			go func() { <-ended; release() }()
+		}
+		grace.Stop()
+	}
+	summary, jobErr := out.summary, out.err
 	close(stopRenew)
 	<-renewDone
 

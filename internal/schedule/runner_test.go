@@ -460,3 +460,47 @@ func TestHistory(t *testing.T) {
 		t.Errorf("History(b, 1) = %+v, want the newest b run", bs)
 	}
 }
+
+// TestCancelIgnoredAbandoned: a job that ignores its context does not hold
+// up a stop: after StopGrace its run is recorded as cancelled with
+// ErrAbandoned, and the job is not started again until it has returned.
+func TestCancelIgnoredAbandoned(t *testing.T) {
+	db := openDB(t, filepath.Join(t.TempDir(), "j.db"))
+	r := newRunner(t, db, newBlocker(), "me")
+	r.StopGrace = 50 * time.Millisecond
+	started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r.Funcs["block"] = func(ctx context.Context, run Run) (string, error) {
+		close(started)
+		<-release // deaf to ctx
+		close(returned)
+		return "late", nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() { res, _ := r.Trigger(ctx, "a", TriggerSchedule); done <- res }()
+	<-started
+	cancel()
+	res := <-done
+	if res.Outcome != OutcomeCancelled || !errors.Is(res.Err, ErrAbandoned) {
+		t.Fatalf("Trigger(a) = %+v, want cancelled with ErrAbandoned", res)
+	}
+	if got := runRows(t, db); len(got) != 1 || got[0].Outcome != OutcomeCancelled || !got[0].Finished {
+		t.Errorf("job_runs = %+v, want the run recorded cancelled", got)
+	}
+	if again := trigger(t, r, context.Background(), "a"); again.Outcome != OutcomeSkipped || !strings.Contains(again.Summary, "still going") {
+		t.Errorf("Trigger(a) while the abandoned job still runs = %+v, want skipped", again)
+	}
+	close(release)
+	<-returned
+	r.Funcs["block"] = func(ctx context.Context, run Run) (string, error) { return "ran", nil }
+	for i := 0; ; i++ { // the job returned; its runner slot is freed right after
+		res := trigger(t, r, context.Background(), "a")
+		if res.Outcome == OutcomeOK {
+			break
+		}
+		if i == 1000 {
+			t.Fatalf("Trigger(a) after the abandoned job returned = %+v, want ok", res)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
