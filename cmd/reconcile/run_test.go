@@ -130,6 +130,15 @@ func TestRunSandbox(t *testing.T) {
 			t.Errorf("breaks.csv has no %s row", kind)
 		}
 	}
+	// The breaks to look at come before the explained gaps.
+	explained := false
+	for _, r := range breaks {
+		if r["kind"] == ledger.BreakExplainedGap {
+			explained = true
+		} else if explained {
+			t.Errorf("breaks.csv: %s at %s after the explained gaps", r["kind"], r["timestamp"])
+		}
+	}
 	for _, o := range ledger.Outcomes {
 		if !hasRow(matching, map[string]string{"outcome": o}) {
 			t.Errorf("matching.csv has no %s row", o)

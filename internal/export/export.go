@@ -23,7 +23,8 @@
 //
 // Sheets: Summary (period, pools, calls, outcomes, breaks, reversals,
 // unsettled by age, pending, the statement's debits and credits per day and
-// a chart of them), Breaks, Matching (every recon_matches row), Duplicates
+// a chart of them), Breaks (the unexplained breaks first, then the
+// explained gaps, each by time), Matching (every recon_matches row), Duplicates
 // and Pending (its duplicateDebit and pending rows), Reversals, Unsettled
 // (the run's rows), Statement (every records column of the period's
 // statement records plus reversed) and Orders (the period's collect orders

@@ -188,7 +188,7 @@ func reconSheets(r *run) []sheet {
 			COALESCE(c.orderid, ''), b.expected, b.actual, b.delta, b.explained_by, b.note,
 			b.call_id, b.prev_call_id
 			FROM recon_breaks b LEFT JOIN calls c ON c.id = b.call_id
-			WHERE b.run_id = ? ORDER BY b.pool_account, b.ts, b.call_id`,
+			WHERE b.run_id = ? ORDER BY b.pool_account, b.kind = 'explainedGap', b.ts, b.call_id`,
 		args: []any{r.id},
 		mark: func(v []sql.NullString) mark {
 			if v[0].String == "explainedGap" {
