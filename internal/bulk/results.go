@@ -146,22 +146,13 @@ func (rs *Results) sensitive() []string {
 		f, _ := rs.Op.Field(h)
 		last := h[strings.LastIndex(h, ".")+1:]
 		switch {
-		case f.Redacted || inFold(last, svcapi.RedactedKeys):
+		case f.Redacted || svcapi.IsRedactedKey(last):
 			out[i] = "redact"
-		case inFold(last, svcapi.MaskedKeys):
+		case svcapi.IsMaskedKey(last):
 			out[i] = "mask"
 		}
 	}
 	return out
-}
-
-func inFold(s string, list []string) bool {
-	for _, x := range list {
-		if strings.EqualFold(s, x) {
-			return true
-		}
-	}
-	return false
 }
 
 // each calls fn with the header, then with every row of the results in input

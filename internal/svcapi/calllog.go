@@ -130,6 +130,14 @@ func keyIn(k string, keys []string) bool {
 	return false
 }
 
+// IsRedactedKey reports whether values under this key (any case) are
+// removed before anything is written (RedactedKeys).
+func IsRedactedKey(k string) bool { return keyIn(k, RedactedKeys) }
+
+// IsMaskedKey reports whether values under this key (any case) are masked
+// to their last four characters (MaskedKeys).
+func IsMaskedKey(k string) bool { return keyIn(k, MaskedKeys) }
+
 func redactValue(v any, secrets []string) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -139,13 +147,13 @@ func redactValue(v any, secrets []string) any {
 				k = sk
 			}
 			switch {
-			case keyIn(k, RedactedKeys):
+			case IsRedactedKey(k):
 				if val != nil {
 					x[k] = Redacted
 				} else {
 					x[k] = nil
 				}
-			case keyIn(k, MaskedKeys):
+			case IsMaskedKey(k):
 				if s, ok := text(val); ok && s != "" {
 					x[k] = MaskLast4(ScrubString(s, secrets...))
 				} else {

@@ -189,11 +189,7 @@ func biometricFields() []Field {
 	var fs []Field
 	for _, n := range biometricMandatory {
 		f := str("biometricData."+n, Mandatory, "from the registered-device service")
-		for _, k := range RedactedKeys {
-			if k == n {
-				f.Redacted = true
-			}
-		}
+		f.Redacted = IsRedactedKey(n)
 		fs = append(fs, f)
 	}
 	for _, n := range biometricOptional {
