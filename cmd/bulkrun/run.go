@@ -16,7 +16,6 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk"
-	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -275,24 +274,14 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // openEnv resolves the common flags: logger, database and, when client is
-// set, a client recording every call in the calls table (besides
-// --call-log), so the night's reconciliation sees the bulk calls.
+// set, a client (cli.Open makes it record every call in the calls table,
+// besides --call-log, so the night's reconciliation sees the bulk calls).
 func openEnv(ctx context.Context, c *cli.Common, stderr io.Writer, client bool) (*cli.Env, error) {
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {
 		return nil, err
 	}
-	env, err := c.Open(ctx, log, cli.Options{})
-	if err != nil || !client {
-		return env, err
-	}
-	cfg := env.Config
-	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), ledger.NewRecorder(env.DB, log))
-	if env.Client, err = svcapi.New(cfg); err != nil {
-		env.Close()
-		return nil, err
-	}
-	return env, nil
+	return c.Open(ctx, log, cli.Options{NeedClient: client})
 }
 
 // inputOf reads a run's input file and checks it is the file the run

@@ -135,7 +135,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	opts := cli.Options{NeedAccount: true}
+	counter := &statement.CallCounter{} // the sync's retries: the client's attempts minus the pages asked for
+	opts := cli.Options{NeedAccount: true, NeedClient: true, Recorders: []svcapi.Recorder{counter}}
 	// The reports' directory now, not after an hour of sync.
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("run: --out: %w", err)
@@ -155,13 +156,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer env.Close()
-	cfg := env.Config
-	counter := &statement.CallCounter{}
-	cfg.Recorders = append(append([]svcapi.Recorder(nil), cfg.Recorders...), counter) // the calls table is in cfg already
-	client, err := svcapi.New(cfg)
-	if err != nil {
-		return err
-	}
+	client := env.Client
 	if pFrom.IsZero() {
 		pFrom, pTo = env.Sandbox.Period()
 	}
