@@ -205,8 +205,8 @@ func parseLine(line []byte) (callRow, error) {
 			r.poolClosing = Money(p.Closing)
 		}
 	}
-	if op != nil && op.ReadOnly() && op.Name != svcapi.OpTxnStatus && r.response != nil {
-		r.response = withoutData(r.response)
+	if op != nil && !op.LogsData() && r.response != nil {
+		r.response = svcapi.WithoutData(r.response)
 	}
 	return r, nil
 }
@@ -342,27 +342,6 @@ func redact(doc []byte) []byte {
 		return bytes.Clone(doc)
 	}
 	return svcapi.RedactJSON(doc)
-}
-
-// withoutData drops the data member of an envelope (a statement page can be
-// megabytes; the envelope's metadata is what the call log needs).
-func withoutData(resp []byte) []byte {
-	if !bytes.Contains(resp, []byte(`"data"`)) {
-		return resp
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(resp, &m) != nil {
-		return resp
-	}
-	if _, ok := m["data"]; !ok {
-		return resp
-	}
-	delete(m, "data")
-	b, err := json.Marshal(m)
-	if err != nil {
-		return resp
-	}
-	return b
 }
 
 // Money formats an amount exactly, with at least two decimals ("12.50",

@@ -400,23 +400,35 @@ func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef strin
 }
 
 // loggedResponse is the response as the call log keeps it: redacted, and
-// for report and list operations (not txnStatus) without its data member — a statement page's
-// records are stored by the sync, and re-encoding them for every page would
-// cost more than the call. Nothing is computed when nothing records.
+// without its data member when the operation does not log it
+// (Operation.LogsData). Nothing is computed when nothing records.
 func (c *Client) loggedResponse(op *Operation, raw []byte) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
-	if op.ReadOnly() && op.Name != OpTxnStatus { // a look-up's answer is what resolves a pending call: kept whole
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &m); err == nil {
-			if _, ok := m["data"]; ok {
-				delete(m, "data")
-				if b, err := json.Marshal(m); err == nil {
-					raw = b
-				}
-			}
-		}
+	if !op.LogsData() {
+		raw = WithoutData(raw)
 	}
 	return RedactJSON(raw, c.cfg.ClientSecret)
+}
+
+// WithoutData returns a response envelope without its data member; a body
+// that is not a JSON object, or has no data, is returned as it is.
+func WithoutData(resp []byte) []byte {
+	if !bytes.Contains(resp, []byte(`"data"`)) {
+		return resp
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(resp, &m) != nil {
+		return resp
+	}
+	if _, ok := m["data"]; !ok {
+		return resp
+	}
+	delete(m, "data")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return resp
+	}
+	return b
 }

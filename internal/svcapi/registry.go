@@ -106,6 +106,13 @@ type Operation struct {
 // ReadOnly reports whether the operation is safe to retry.
 func (op *Operation) ReadOnly() bool { return !op.Billable }
 
+// LogsData reports whether the call log keeps the data of this operation's
+// answers. Report pages and lists (statement, collect orders, billers, bank
+// lists) are logged without it: their records are stored by the sync, and
+// re-encoding them for every page would cost more than the call. Billable
+// calls and txnStatus look-ups (which resolve pending calls) keep it.
+func (op *Operation) LogsData() bool { return op.Billable || op.Name == OpTxnStatus }
+
 // Field returns the schema of the named field (or one of its aliases).
 func (op *Operation) Field(name string) (Field, bool) {
 	for _, f := range op.Fields {
