@@ -29,16 +29,16 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 )
 
-// command is one subcommand of bulkrun.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+// commands is bulkrun's table of subcommands, in help order.
+func commands() []cli.Command {
+	return []cli.Command{
+		{Name: "ops", Summary: "list the operations, or one operation's fields and an example CSV header", Run: runOps},
+		{Name: "run", Summary: "call an operation for every row of a CSV file (continues an unfinished run of the same file)", Run: runRun},
+		{Name: "resume", Summary: "continue a stopped or killed run", Run: runResume},
+		{Name: "status", Summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)", Run: runStatus},
+		{Name: "recheck", Summary: "resolve a run's pending rows with the transaction-status look-up", Run: runRecheck},
+	}
 }
-
-var commands = map[string]command{}
-
-func register(c command) { commands[c.name] = c }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,11 +59,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cmds := make([]cli.Command, 0, len(commands))
-	for _, c := range commands {
-		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Run: c.run})
-	}
-	return cli.Dispatch(ctx, "bulkrun", cmds, `Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
+	return cli.Dispatch(ctx, "bulkrun", commands(), `Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
 2 bad flags or input, nothing sent; 3 all rows sent, some pending (recheck later).
 
 Examples:

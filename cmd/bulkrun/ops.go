@@ -12,9 +12,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func init() {
-	register(command{name: "ops", summary: "list the operations, or one operation's fields and an example CSV header", run: runOps})
-}
 
 func runOps(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("ops", "bulkrun ops [NAME]", "  bulkrun ops\n  bulkrun ops litigation", stderr)

@@ -19,10 +19,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func init() {
-	register(command{name: "run", summary: "call an operation for every row of a CSV file (continues an unfinished run of the same file)", run: runRun})
-	register(command{name: "resume", summary: "continue a stopped or killed run", run: runResume})
-}
 
 // multi is a repeatable string flag.
 type multi []string

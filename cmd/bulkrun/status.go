@@ -14,10 +14,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func init() {
-	register(command{name: "status", summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)", run: runStatus})
-	register(command{name: "recheck", summary: "resolve a run's pending rows with the transaction-status look-up", run: runRecheck})
-}
 
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("status", "bulkrun status [RUN]", "  bulkrun status\n  bulkrun status 7KQ2M --db ops.db", stderr)

@@ -9,9 +9,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/ledger"
 )
 
-func init() {
-	register(command{name: "check", summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders", run: runCheck})
-}
 
 const checkExamples = `  reconcile check --from 2026-11-01 --to 2026-11-21
   reconcile check --from 2026-11-21 --to 2026-11-21 --fail-on-breaks      # exit 3 on findings (cron)

@@ -11,9 +11,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/export"
 )
 
-func init() {
-	register(command{name: "export", summary: "write the reconciliation workbook and CSV files of a period", run: runExport})
-}
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("export", "reconcile export --from YYYY-MM-DD --to YYYY-MM-DD [--out DIR] [--format xlsx|csv|both] [--csv-bom] [flags]\n\n"+

@@ -16,9 +16,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func init() {
-	register(command{name: "history", summary: "job runs (scheduled and manual), newest first", run: runHistory})
-}
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("history", "reconcile history [--job NAME] [--limit N] [--db FILE] [-v]\n\n"+

@@ -12,9 +12,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
-func init() {
-	register(command{name: "import-calls", summary: "import call logs (JSONL or bare envelopes, gzip ok) into the ledger", run: runImportCalls})
-}
 
 const importCallsExamples = `  reconcile import-calls logs/calls-2026-11-21.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not

@@ -2,7 +2,7 @@
 // statement and collect orders, import call logs, check the pool, export the
 // reports, and schedule all of it.
 //
-// Each subcommand lives in its own file and registers itself in init.
+// Each subcommand lives in its own file; commands lists them all, explicitly.
 package main
 
 import (
@@ -18,22 +18,21 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 )
 
-// command is one subcommand of reconcile.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+// commands is reconcile's table of subcommands, in help order. billersync
+// is its own command too; it is listed here so that schedules.yaml can run
+// it in-process.
+func commands() []cli.Command {
+	return []cli.Command{
+		{Name: "run", Summary: "the nightly job: sync, import call logs, check, export (--sandbox: try it with no account)", Run: runRun},
+		{Name: "sync", Summary: "walk the statement and collect orders of a period into the database", Run: runSync},
+		{Name: "import-calls", Summary: "import call logs (JSONL or bare envelopes, gzip ok) into the ledger", Run: runImportCalls},
+		{Name: "check", Summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders", Run: runCheck},
+		{Name: "export", Summary: "write the reconciliation workbook and CSV files of a period", Run: runExport},
+		{Name: "billersync", Summary: "sync the biller list (same as the billersync command)", Run: billercmd.Run},
+		{Name: "schedule", Summary: "run the jobs of schedules.yaml on time; list: next runs; run JOB: one now", Run: runSchedule},
+		{Name: "history", Summary: "job runs (scheduled and manual), newest first", Run: runHistory},
+	}
 }
-
-var commands = map[string]command{}
-
-func init() {
-	// billersync is its own command too; registered here so that
-	// schedules.yaml can run it in-process.
-	register(command{name: "billersync", summary: "sync the biller list (same as the billersync command)", run: billercmd.Run})
-}
-
-func register(c command) { commands[c.name] = c }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -43,11 +42,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cmds := make([]cli.Command, 0, len(commands))
-	for _, c := range commands {
-		cmds = append(cmds, cli.Command{Name: c.name, Summary: c.summary, Run: c.run})
-	}
-	return cli.Dispatch(ctx, "reconcile", cmds, `Exit status: 0 done; 1 a step failed; 2 bad flags or input; 3 findings with --fail-on-breaks.
+	return cli.Dispatch(ctx, "reconcile", commands(), `Exit status: 0 done; 1 a step failed; 2 bad flags or input; 3 findings with --fail-on-breaks.
 
 Examples:
   reconcile run --sandbox

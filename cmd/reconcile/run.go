@@ -19,9 +19,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func init() {
-	register(command{name: "run", summary: "the nightly job: sync, import call logs, check, export (--sandbox: try it with no account)", run: runRun})
-}
 
 // clock is the time the commands' date defaults count from: run's
 // yesterday, schedule list's next runs (tests fix it).

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,9 +19,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-func init() {
-	register(command{name: "schedule", summary: "run the jobs of schedules.yaml on time; list: next runs; run JOB: one now", run: runSchedule})
-}
 
 // inheritedFlags are the flags of the scheduler that every job gets too,
 // unless its args set them.
@@ -74,22 +72,29 @@ func bindCommon(fs *flag.FlagSet, c *cli.Common, names ...string) {
 	}
 }
 
-// jobCommands are the subcommands a job may run: every registered one but
-// schedule itself.
-func jobCommands() []string {
-	var names []string
-	for n := range commands {
-		if n != "schedule" {
-			names = append(names, n)
+// jobCommands are the subcommands a job may run: every one but schedule
+// itself, by name.
+func jobCommands() map[string]cli.Command {
+	out := map[string]cli.Command{}
+	for _, c := range append(commands(), testJobs...) {
+		if c.Name != "schedule" {
+			out[c.Name] = c
 		}
 	}
-	sort.Strings(names)
-	return names
+	return out
+}
+
+// testJobs are extra job commands a test adds (nil otherwise).
+var testJobs []cli.Command
+
+// jobNames lists jobCommands' names, sorted.
+func jobNames() []string {
+	return slices.Sorted(maps.Keys(jobCommands()))
 }
 
 // loadSchedules parses the file; its mistakes are usage errors (exit 2).
 func loadSchedules(path string) (*schedule.File, error) {
-	f, err := schedule.Load(path, jobCommands())
+	f, err := schedule.Load(path, jobNames())
 	var pe *schedule.ParseError
 	if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
 		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
@@ -105,7 +110,7 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 	inherited := map[string]string{"db": sf.common.DB, "log-format": sf.common.LogFormat, "log-level": sf.common.LogLevel}
 	out := &lockedWriter{w: stdout}
 	funcs := map[string]schedule.JobFunc{}
-	for _, name := range jobCommands() {
+	for name, cmd := range jobCommands() {
 		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
 			ctx = cli.WithLogAttrs(ctx, schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID)
 			var args []string
@@ -116,7 +121,7 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 			}
 			args = append(args, run.Job.Args...)
 			tail := &tailBuffer{max: 4096}
-			err := commands[name].run(ctx, args, io.MultiWriter(out, tail), stderr)
+			err := cmd.Run(ctx, args, io.MultiWriter(out, tail), stderr)
 			return tail.String(), err
 		}
 	}

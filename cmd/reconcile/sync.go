@@ -12,9 +12,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func init() {
-	register(command{name: "sync", summary: "walk the statement and collect orders of a period into the database", run: runSync})
-}
 
 func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("sync", "reconcile sync --from YYYY-MM-DD --to YYYY-MM-DD [--what statement,orders] [--refresh] [flags]\n\n"+

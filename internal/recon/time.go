@@ -1,0 +1,18 @@
+package recon
+
+import "time"
+
+// IST is Indian Standard Time (UTC+05:30, no daylight saving). Timestamps
+// the service sends without a zone are IST, and so are the dates that
+// decide results (periods, the as-of date of aging).
+var IST = time.FixedZone("IST", 5*3600+1800)
+
+// TimestampLayout is the service's timestamp format (envelope timestamp,
+// txnDateTime), also how record and call times are stored: IST.
+const TimestampLayout = "2006-01-02 15:04:05"
+
+// DateLayout is a calendar day, YYYY-MM-DD.
+const DateLayout = "2006-01-02"
+
+// Today returns the calendar day of now in IST.
+func Today(now time.Time) string { return now.In(IST).Format(DateLayout) }
