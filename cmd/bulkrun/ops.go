@@ -12,7 +12,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-
 func runOps(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("ops", "bulkrun ops [NAME]", "  bulkrun ops\n  bulkrun ops litigation", stderr)
 	pos, err := parseArgs(fs, args)

@@ -19,7 +19,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-
 // multi is a repeatable string flag.
 type multi []string
 

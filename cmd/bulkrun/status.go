@@ -14,7 +14,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("status", "bulkrun status [RUN]", "  bulkrun status\n  bulkrun status 7KQ2M --db ops.db", stderr)
 	var common cli.Common

@@ -9,7 +9,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/ledger"
 )
 
-
 const checkExamples = `  reconcile check --from 2026-11-01 --to 2026-11-21
   reconcile check --from 2026-11-21 --to 2026-11-21 --fail-on-breaks      # exit 3 on findings (cron)
   reconcile check --from 2026-10-01 --to 2026-10-31 --as-of 2026-11-21    # age unsettled orders as of today

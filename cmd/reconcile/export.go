@@ -11,7 +11,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/export"
 )
 
-
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("export", "reconcile export --from YYYY-MM-DD --to YYYY-MM-DD [--out DIR] [--format xlsx|csv|both] [--csv-bom] [flags]\n\n"+
 		"Writes the current reconciliation of the period (the last run of reconcile check for exactly\n"+

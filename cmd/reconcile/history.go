@@ -16,7 +16,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("history", "reconcile history [--job NAME] [--limit N] [--db FILE] [-v]\n\n"+
 		"Prints the recorded job runs, newest first: run id, job, trigger (schedule or manual),\n"+

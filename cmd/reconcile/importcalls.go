@@ -12,7 +12,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
-
 const importCallsExamples = `  reconcile import-calls logs/calls-2026-11-21.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input

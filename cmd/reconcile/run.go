@@ -19,7 +19,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-
 // clock is the time the commands' date defaults count from: run's
 // yesterday, schedule list's next runs (tests fix it).
 var clock = time.Now

@@ -7,8 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +18,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
-
 
 // inheritedFlags are the flags of the scheduler that every job gets too,
 // unless its args set them.

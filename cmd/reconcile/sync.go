@@ -12,7 +12,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-
 func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("sync", "reconcile sync --from YYYY-MM-DD --to YYYY-MM-DD [--what statement,orders] [--refresh] [flags]\n\n"+
 		"Walks every page of the statement and the collect-order statement, one IST day at a time,\n"+
