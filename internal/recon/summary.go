@@ -1,0 +1,50 @@
+package recon
+
+// Summary is the summary of one reconciliation run, as the ledger writes it
+// (recon_runs.summary, JSON) and export reads it back. Amounts are exact
+// decimal strings (Money); every outcome, break kind and bucket is present.
+type Summary struct {
+	From           string              `json:"from"`
+	To             string              `json:"to"`
+	AsOf           string              `json:"asOf"`
+	Pools          []PoolSummary       `json:"pools"`
+	Calls          int                 `json:"calls"`
+	CallsWithDebit int                 `json:"callsWithDebit"`
+	CallsFailed    int                 `json:"callsFailed"`
+	CallsPending   int                 `json:"callsPending"`
+	Debited        string              `json:"debited"`
+	Credited       string              `json:"credited"`
+	Outcomes       map[string]CountSum `json:"outcomes"`
+	Breaks         map[string]BreakSum `json:"breaks"`
+	Reversals      ReversalSum         `json:"reversals"`
+	Unsettled      map[string]CountSum `json:"unsettled"`
+	Pending        CountSum            `json:"pending"`
+}
+
+// PoolSummary is one pool account's chain over the period.
+type PoolSummary struct {
+	Account string `json:"account"`
+	Opening string `json:"opening"` // the first chained call's opening
+	Closing string `json:"closing"` // the last chained call's closing
+	Calls   int    `json:"calls"`
+	Debited string `json:"debited"`
+}
+
+// CountSum is a count and an exact amount.
+type CountSum struct {
+	Count  int    `json:"count"`
+	Amount string `json:"amount"`
+}
+
+// BreakSum is a count of breaks and their total delta.
+type BreakSum struct {
+	Count int    `json:"count"`
+	Delta string `json:"delta"`
+}
+
+// ReversalSum counts reversed records; Unlinked have no synced reversal record.
+type ReversalSum struct {
+	Count    int    `json:"count"`
+	Amount   string `json:"amount"`
+	Unlinked int    `json:"unlinked"`
+}
