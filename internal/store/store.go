@@ -11,15 +11,19 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
+	"os"
 	"path"
 	"sort"
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -33,15 +37,26 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
-// Pragmas: WAL, busy_timeout 10s, foreign_keys on, synchronous NORMAL.
+// Pragmas: busy_timeout 10s, foreign_keys on, synchronous NORMAL on every
+// connection; the file is switched to WAL once (WAL is persistent).
+//
+// A new file is created readable by its owner only (0600): it holds names,
+// PANs and addresses from responses. A file that holds tables but is not
+// svcrecon's (no schema_migrations table) is refused before anything is
+// written to it (ErrForeign).
+//
+// Many processes may open one file at once, new or not: the WAL switch and
+// the migrations wait for each other (busy_timeout, and a bounded retry
+// where SQLite answers busy without waiting).
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database: empty path")
 	}
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	q := url.Values{}
-	// busy_timeout first: switching a new file to WAL takes a lock, and
-	// another process opening it at the same moment must wait, not fail.
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+	for _, p := range []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -52,15 +67,98 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	sqldb.SetMaxOpenConns(8)
 	sqldb.SetConnMaxIdleTime(time.Minute)
 	db := &DB{DB: sqldb, Path: path}
-	if err := db.PingContext(ctx); err != nil {
+	fail := func(what string, err error) (*DB, error) {
 		sqldb.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("%s database %s: %w", what, path, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return fail("open", err)
+	}
+	if err := db.refuseForeign(ctx); err != nil {
+		return fail("open", err)
+	}
+	if err := retryBusy(ctx, func() error {
+		var mode string
+		return db.QueryRowContext(ctx, `PRAGMA journal_mode=WAL`).Scan(&mode)
+	}); err != nil {
+		return fail("open", fmt.Errorf("switch to WAL: %w", err))
 	}
 	if err := db.migrate(ctx); err != nil {
-		sqldb.Close()
-		return nil, fmt.Errorf("migrate database %s: %w", path, err)
+		return fail("migrate", err)
 	}
 	return db, nil
+}
+
+// ErrForeign is returned by Open for a database that holds tables but is
+// not svcrecon's.
+var ErrForeign = errors.New("the file holds tables but is not a svcrecon database (no schema_migrations table); give another --db")
+
+// refuseForeign returns ErrForeign when the database has tables but none
+// of them is schema_migrations. It only reads.
+func (db *DB) refuseForeign(ctx context.Context) error {
+	var tables, ours int
+	err := retryBusy(ctx, func() error {
+		return db.QueryRowContext(ctx, `SELECT count(*), count(CASE WHEN name = 'schema_migrations' THEN 1 END)
+			FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).Scan(&tables, &ours)
+	})
+	if err != nil {
+		return err
+	}
+	if tables > 0 && ours == 0 {
+		return ErrForeign
+	}
+	return nil
+}
+
+// createPrivate creates path with mode 0600 when it does not exist yet, so
+// that SQLite (which gives the -wal and -shm files the database's mode)
+// never makes it readable by others. An existing file is left as it is.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (any
+// extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// retryBusy runs fn until it succeeds, fails otherwise than busy, or about
+// a minute has passed. SQLite answers busy without calling the busy handler
+// where waiting could deadlock (a reader upgrading to a writer, the WAL
+// switch of a new file); starting over is then the cure.
+func retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(time.Minute)
+	wait := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(wait + time.Duration(rand.Int64N(int64(wait))))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
 }
 
 // Write runs fn in a transaction, serialized with every other Write of this
@@ -80,8 +178,11 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+	if err := retryBusy(ctx, func() error {
+		_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`)
+		return err
+	}); err != nil {
 		return err
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")
@@ -95,20 +196,22 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = db.Write(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base).Scan(&n); err != nil {
+		err = retryBusy(ctx, func() error {
+			return db.Write(ctx, func(tx *sql.Tx) error {
+				var n int
+				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base).Scan(&n); err != nil {
+					return err
+				}
+				if n > 0 {
+					return nil
+				}
+				if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+					return fmt.Errorf("%s: %w", base, err)
+				}
+				_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)`,
+					base, time.Now().UTC().Format(time.RFC3339))
 				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return fmt.Errorf("%s: %w", base, err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)`,
-				base, time.Now().UTC().Format(time.RFC3339))
-			return err
+			})
 		})
 		if err != nil {
 			return err

@@ -1,11 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -85,5 +89,89 @@ func TestConcurrentOpenOfANewFile(t *testing.T) {
 				t.Fatalf("round %d: Open() = %v, want every opener to succeed", round, err)
 			}
 		}
+	}
+}
+
+// TestConcurrentOpenFromProcesses opens one new file from several processes
+// at once (this test binary, re-run as children): every one must succeed.
+func TestConcurrentOpenFromProcesses(t *testing.T) {
+	if path := os.Getenv("STORE_TEST_OPEN_CHILD"); path != "" {
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		db.Close()
+		os.Exit(0)
+	}
+	for round := range 5 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("p%d.db", round))
+		cmds := make([]*exec.Cmd, 4)
+		for i := range cmds {
+			cmds[i] = exec.Command(os.Args[0], "-test.run=^TestConcurrentOpenFromProcesses$")
+			cmds[i].Env = append(os.Environ(), "STORE_TEST_OPEN_CHILD="+path)
+			if err := cmds[i].Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, c := range cmds {
+			if err := c.Wait(); err != nil {
+				out, _ := os.ReadFile(path)
+				t.Fatalf("round %d: child %d: %v (db %d bytes)", round, i, err, len(out))
+			}
+		}
+	}
+}
+
+func TestNewFileIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	path := filepath.Join(t.TempDir(), "p.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(context.Background(), `CREATE TABLE x(a)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode = %v, want 0600", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+}
+
+func TestForeignDatabaseIsRefusedBeforeAnyWrite(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "other.db")
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.ExecContext(ctx, `CREATE TABLE invoices (id INTEGER PRIMARY KEY, total TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, path); !errors.Is(err, ErrForeign) {
+		t.Fatalf("Open(foreign) = %v, want ErrForeign", err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Fatal("Open(foreign) changed the file")
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		t.Error("Open(foreign) left a -wal file (switched to WAL)")
 	}
 }
