@@ -39,6 +39,7 @@ type Config struct {
 	RetryMax   time.Duration // default 8s
 	Rate       float64       // calls per second for all calls together; 0: unlimited
 	Burst      int           // default 1 (or the rate, rounded up)
+	MaxBody    int64         // largest answer read, in bytes; default DefaultMaxBody
 
 	HTTPClient *http.Client     // optional; default an own client with Timeout
 	Logger     *slog.Logger     // optional; default discards
@@ -121,6 +122,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.RetryMax <= 0 {
 		cfg.RetryMax = 8 * time.Second
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
 	}
 	c := &Client{cfg: cfg, http: cfg.HTTPClient, log: cfg.Logger, now: cfg.Now}
 	c.base, _ = url.Parse(cfg.BaseURL)
@@ -296,7 +300,17 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	}
 	defer resp.Body.Close()
 	rec.HTTPStatus = resp.StatusCode
-	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBody+1))
+	if rerr == nil && int64(len(raw)) > c.cfg.MaxBody {
+		// Past the cap nothing is decoded, and only the head is kept.
+		rec.Response = c.headOnly(raw, fmt.Sprintf("answer larger than the %d-byte cap (--max-body); not read", c.cfg.MaxBody))
+		err := fmt.Errorf("answer larger than %d bytes (--max-body)", c.cfg.MaxBody)
+		if op.Billable {
+			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
+				Reason: fmt.Sprintf("answer too large (HTTP %d)", resp.StatusCode), Err: err}
+		}
+		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: err}
+	}
 	if len(raw) > 0 {
 		rec.Response = c.loggedResponse(op, raw)
 	}
@@ -406,10 +420,40 @@ func (c *Client) loggedResponse(op *Operation, raw []byte) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
+	if len(raw) > loggedHead && !json.Valid(raw) {
+		return c.headOnly(raw, fmt.Sprintf("not JSON, %d bytes; only the first %d kept", len(raw), loggedHead))
+	}
 	if !op.LogsData() {
 		raw = WithoutData(raw)
 	}
 	return RedactJSON(raw, c.cfg.ClientSecret)
+}
+
+// DefaultMaxBody is the largest answer a client reads unless Config.MaxBody
+// says otherwise: 32 MiB, far above any page of the service.
+const DefaultMaxBody = 32 << 20
+
+// loggedHead is how much of an answer that is too large or not JSON the
+// call log keeps.
+const loggedHead = 1024
+
+// headOnly is what the call log keeps of an answer it cannot keep whole:
+// a JSON object with a note and the first KiB as text, secrets scrubbed.
+func (c *Client) headOnly(raw []byte, note string) json.RawMessage {
+	if len(c.cfg.Recorders) == 0 {
+		return nil
+	}
+	// Scrub a little past the cut, so that a secret straddling it goes whole.
+	head := ScrubString(string(raw[:min(len(raw), loggedHead+len(c.cfg.ClientSecret))]), c.cfg.ClientSecret)
+	head = strings.ToValidUTF8(head[:min(len(head), loggedHead)], "\uFFFD")
+	b, err := json.Marshal(struct {
+		Note string `json:"note"`
+		Head string `json:"head"`
+	}{note, head})
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // WithoutData returns a response envelope without its data member; a body

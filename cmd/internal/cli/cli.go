@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +60,7 @@ type Common struct {
 	LogFormat, LogLevel                                            string
 	Rate                                                           float64
 	Timeout                                                        time.Duration
+	MaxBody                                                        int64 // bytes
 
 	explicit map[string]bool
 }
@@ -84,6 +86,42 @@ func (c *Common) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.Float64Var(&c.Rate, "rate", 0, "at most this many calls per second (0: no limit)")
 	fs.DurationVar(&c.Timeout, "timeout", 60*time.Second, "time-out of one HTTP call")
+	fs.Func("max-body", "largest answer read, e.g. 32MiB (past it a report call is retried, a billable one is pending)", func(s string) error {
+		n, err := parseSize(s)
+		c.MaxBody = n
+		return err
+	})
+}
+
+// parseSize reads a positive byte count: 1048576, 512KiB, 32MiB, 1GiB.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			mult, num = u.mult, strings.TrimSuffix(s, u.suffix)
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("%q: want a positive size such as 32MiB", s)
+	}
+	return n * mult, nil
+}
+
+// checkNetwork refuses network settings that cannot work.
+func (c *Common) checkNetwork() error {
+	switch {
+	case c.Rate < 0:
+		return Usagef("--rate %v: want 0 (no limit) or a positive number of calls per second", c.Rate)
+	case c.Timeout <= 0:
+		return Usagef("--timeout %v: want a positive duration such as 60s", c.Timeout)
+	}
+	return nil
 }
 
 type logAttrsKey struct{}
@@ -163,8 +201,11 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 			env.Close()
 		}
 	}()
+	if err := c.checkNetwork(); err != nil {
+		return nil, err
+	}
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, Logger: log}
+		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log}
 	if c.Sandbox {
 		so := sandbox.Options{Seed: c.SandboxSeed, Days: c.SandboxDays}
 		if o.SandboxOptions != nil {

@@ -117,3 +117,37 @@ func TestEveryMissingSettingInOneLineAndNoDatabaseLeft(t *testing.T) {
 		t.Errorf("database file after a config error: %v, want none created", err)
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{{"1048576", 1 << 20, true}, {"32MiB", 32 << 20, true}, {"512KiB", 512 << 10, true}, {"1GiB", 1 << 30, true},
+		{"0", 0, false}, {"-5MiB", 0, false}, {"lots", 0, false}, {"32MB", 0, false}} {
+		got, err := parseSize(c.in)
+		if (err == nil) != c.ok || (c.ok && got != c.want) {
+			t.Errorf("parseSize(%q) = %d, %v; want %d (ok %v)", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestBadNetworkSettingsAreRefusedBeforeTheDatabase(t *testing.T) {
+	for _, args := range [][]string{{"--rate", "-5"}, {"--timeout", "0s"}, {"--timeout", "-1s"}} {
+		dir := t.TempDir()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		var c Common
+		c.Bind(fs)
+		if err := fs.Parse(append(args, "--db", filepath.Join(dir, "x.db"), "--sandbox")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Open(context.Background(), slog.New(slog.DiscardHandler), Options{NeedClient: true})
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: Open = %v, want a usage error", args, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: left %d files behind", args, len(entries))
+		}
+	}
+}
