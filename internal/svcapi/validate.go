@@ -2,10 +2,12 @@ package svcapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // FieldError says what is wrong with one field of a request.
@@ -148,26 +150,70 @@ func (f Field) Check(v any) error {
 	if !scalar {
 		return fmt.Errorf("want a %s, got an object or array", f.Type)
 	}
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	if n := f.MaxLen(); len(s) > n {
+		return fmt.Errorf("%d bytes long, longer than the %d this field takes", len(s), n)
+	}
+	if f.Redacted {
+		// A secret is never quoted back, not even in an error.
+		if err := f.checkValue(s); err != nil {
+			return errors.New("not a valid value (not shown: the field is secret)")
+		}
+		return nil
+	}
+	return f.checkValue(s)
+}
+
+// Length limits of request fields, in bytes of UTF-8.
+const (
+	maxFieldLen      = 1 << 10   // names, numbers, codes, addresses
+	maxLongFieldLen  = 256 << 10 // biometric capture data (pidData, hmac, certificates …)
+	maxQuotedInError = 40        // how much of a bad value an error quotes
+)
+
+// MaxLen is the longest value the field takes: the biometric capture data
+// and secret fields are long by nature (an encrypted PID block runs to tens
+// of KiB); every other field is short.
+func (f Field) MaxLen() int {
+	if f.Redacted || strings.HasPrefix(f.Name, "biometricData.") {
+		return maxLongFieldLen
+	}
+	return maxFieldLen
+}
+
+// quote quotes a bad value for an error, clipped.
+func quote(s string) string {
+	if len(s) > maxQuotedInError {
+		s = strings.ToValidUTF8(s[:maxQuotedInError], "") + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// checkValue checks a scalar's text against the field's type and
+// enumeration.
+func (f Field) checkValue(s string) error {
 	switch f.Type {
 	case TypeInteger:
 		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-			return fmt.Errorf("%q is not a whole number", s)
+			return fmt.Errorf("%s is not a whole number", quote(s))
 		}
 	case TypeDecimal:
 		d, err := parseDecimal(s)
 		if err != nil {
-			return fmt.Errorf("%q is not a decimal amount", s)
+			return fmt.Errorf("%s is not a decimal amount", quote(s))
 		}
 		if d.Sign() <= 0 {
 			return fmt.Errorf("amount %s must be above zero", s)
 		}
 	case TypeBoolean:
 		if _, err := strconv.ParseBool(s); err != nil {
-			return fmt.Errorf("%q is not true or false", s)
+			return fmt.Errorf("%s is not true or false", quote(s))
 		}
 	case TypeDate:
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
-			return fmt.Errorf("%q is not a date YYYY-MM-DD", s)
+			return fmt.Errorf("%s is not a date YYYY-MM-DD", quote(s))
 		}
 	}
 	if len(f.Enum) > 0 {
@@ -176,7 +222,7 @@ func (f Field) Check(v any) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%q is not one of %s", s, strings.Join(f.Enum, ", "))
+		return fmt.Errorf("%s is not one of %s", quote(s), strings.Join(f.Enum, ", "))
 	}
 	return nil
 }
