@@ -363,8 +363,16 @@ func Operations() []Operation {
 
 // Lookup returns the named operation, or false.
 func Lookup(name string) (*Operation, bool) {
-	op, ok := byName[name]
-	return op, ok
+	if op, ok := byName[name]; ok {
+		return op, true
+	}
+	// Names match regardless of case (verifypanplusv2); callers use op.Name.
+	for n, op := range byName {
+		if strings.EqualFold(n, name) {
+			return op, true
+		}
+	}
+	return nil, false
 }
 
 // Operation names, for callers that use them in code.

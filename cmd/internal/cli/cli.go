@@ -337,6 +337,7 @@ func Exit(err error, stderr io.Writer) int {
 func NewFlagSet(name, synopsis, examples string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Bool("version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
@@ -361,9 +362,26 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if err != nil {
-		return Usagef("%s: %v (see %s -h)", fs.Name(), err, fs.Name())
+		return Usagef("%s: %v%s (see %s -h)", fs.Name(), err, flagHint(fs, err), fs.Name())
+	}
+	if v := fs.Lookup("version"); v != nil && v.Value.String() == "true" {
+		fmt.Fprintln(out, Version())
+		return flag.ErrHelp
 	}
 	return nil
+}
+
+// flagHint suggests a defined flag for the flag package's "flag provided
+// but not defined: -fomr".
+func flagHint(fs *flag.FlagSet, err error) string {
+	const undefined = "flag provided but not defined: "
+	msg := err.Error()
+	if !strings.HasPrefix(msg, undefined) {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return didYouMean(strings.TrimLeft(strings.TrimPrefix(msg, undefined), "-"), names, "--")
 }
 
 // Command is one subcommand of a program with subcommands.
@@ -393,10 +411,16 @@ func Dispatch(ctx context.Context, prog string, cmds []Command, footer string, a
 		}
 		return nil
 	}
-	for _, c := range cmds {
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, Version())
+		return nil
+	}
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
 		if c.Name == args[0] {
 			return c.Run(ctx, args[1:], stdout, stderr)
 		}
+		names[i] = c.Name
 	}
-	return Usagef("unknown subcommand %q (see %s -h)", args[0], prog)
+	return Usagef("unknown subcommand %q%s (see %s -h)", args[0], didYouMean(args[0], names, prog+" "), prog)
 }

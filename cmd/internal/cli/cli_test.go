@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -149,5 +150,40 @@ func TestBadNetworkSettingsAreRefusedBeforeTheDatabase(t *testing.T) {
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%v: left %d files behind", args, len(entries))
 		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	cands := []string{"run", "sync", "import-calls", "check", "export", "schedule", "history"}
+	for _, c := range []struct{ in, want string }{
+		{"chek", "check"}, {"CHECK", "check"}, {"imprt-calls", "import-calls"}, {"sched", "schedule"},
+		{"export", "export"}, {"frobnicate", ""}, {"x", ""},
+	} {
+		if got := Suggest(c.in, cands); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDispatchSuggestsAndPrintsTheVersion(t *testing.T) {
+	cmds := []Command{{Name: "check", Run: func(context.Context, []string, io.Writer, io.Writer) error { return nil }}}
+	err := Dispatch(context.Background(), "reconcile", cmds, "", []string{"chek"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "did you mean reconcile check?") {
+		t.Errorf("Dispatch(chek) = %v, want a suggestion", err)
+	}
+	var out bytes.Buffer
+	if err := Dispatch(context.Background(), "reconcile", cmds, "", []string{"--version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "svcrecon ") {
+		t.Errorf("Dispatch(--version) = %v, %q", err, out.String())
+	}
+	fs := NewFlagSet("check", "reconcile check", "", io.Discard)
+	fs.String("from", "", "")
+	err = Parse(fs, []string{"--fomr", "2026-11-01"})
+	if err == nil || !strings.Contains(err.Error(), "did you mean --from?") {
+		t.Errorf("Parse(--fomr) = %v, want a suggestion", err)
+	}
+	out.Reset()
+	fs = NewFlagSet("check", "reconcile check", "", &out)
+	if err := Parse(fs, []string{"--version"}); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "svcrecon ") {
+		t.Errorf("Parse(--version) = %v, %q", err, out.String())
 	}
 }
