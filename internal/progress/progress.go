@@ -29,7 +29,6 @@ type Bar struct {
 	now   func() time.Time
 
 	mu      sync.Mutex
-	last    time.Time
 	stopped bool
 	tick    *time.Ticker
 	quit    chan struct{}

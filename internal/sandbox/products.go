@@ -57,7 +57,6 @@ var (
 	prodLitigation   = productIndex[svcapi.OpLitigation]
 	prodFundTransfer = productIndex[svcapi.OpFundTransfer]
 	prodBrandOrder   = productIndex[svcapi.OpBrandOrder]
-	prodPan          = productIndex[svcapi.OpVerifyPanPlusV2]
 )
 
 // transferFee is the fee of a fund transfer by mode, in paise.

@@ -6,21 +6,20 @@ import (
 
 // stmtRec is one plain-statement record ready to be written.
 type stmtRec struct {
-	date        string
-	sec         int32
-	orderID     string
-	ref         string
-	txnID       string
-	prod        uint8
-	credit      bool
-	charged     int64
-	orderValue  int64
-	fee         int64
-	closing     int64
-	reversal    string
-	number      bool // orderValue and convenienceFee as JSON numbers
-	nullSubName bool
-	narration   string
+	date       string
+	sec        int32
+	orderID    string
+	ref        string
+	txnID      string
+	prod       uint8
+	credit     bool
+	charged    int64
+	orderValue int64
+	fee        int64
+	closing    int64
+	reversal   string
+	number     bool // orderValue and convenienceFee as JSON numbers
+	narration  string
 }
 
 // liveRec is a statement record made by a live call.
