@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -185,5 +186,33 @@ func TestDispatchSuggestsAndPrintsTheVersion(t *testing.T) {
 	fs = NewFlagSet("check", "reconcile check", "", &out)
 	if err := Parse(fs, []string{"--version"}); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "svcrecon ") {
 		t.Errorf("Parse(--version) = %v, %q", err, out.String())
+	}
+}
+
+func TestCheckPeriod(t *testing.T) {
+	now := time.Date(2026, 11, 22, 1, 0, 0, 0, svcapi.IST) // 2026-11-21 19:30 UTC
+	d := func(s string) time.Time {
+		v, err := ParseDate("x", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		from, to  string
+		allowLong bool
+		want      string
+	}{
+		{"2026-11-01", "2026-11-22", false, ""},
+		{"2026-11-01", "2026-11-23", false, "after today (2026-11-22, IST)"},
+		{"1900-01-01", "2026-11-21", false, "longer than 400"},
+		{"1900-01-01", "2026-11-21", true, ""},
+		{"2025-10-19", "2026-11-22", false, ""}, // 400 days
+		{"2025-10-18", "2026-11-22", false, "401 days"},
+	} {
+		err := CheckPeriod(d(c.from), d(c.to), now, c.allowLong)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("CheckPeriod(%s, %s, %v) = %v, want %q", c.from, c.to, c.allowLong, err, c.want)
+		}
 	}
 }
