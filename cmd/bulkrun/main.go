@@ -37,6 +37,7 @@ func commands() []cli.Command {
 		{Name: "resume", Summary: "continue a stopped or killed run", Run: runResume},
 		{Name: "status", Summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)", Run: runStatus},
 		{Name: "recheck", Summary: "resolve a run's pending rows with the transaction-status look-up", Run: runRecheck},
+		{Name: "callback", Summary: "callback decode [FILE|-]: decrypt QR eKYC callback values (key in SVC_ENCRYPTION_KEY)", Run: runCallback},
 	}
 }
 
@@ -66,7 +67,8 @@ Examples:
   bulkrun ops verifyPanPlusV2
   bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59 --concurrency 16
   bulkrun status 7KQ2M
-  bulkrun recheck 7KQ2M --min-wait 5m`, args, stdout, stderr)
+  bulkrun recheck 7KQ2M --min-wait 5m
+  SVC_ENCRYPTION_KEY=$(cat callback.key) bulkrun callback decode --mask values.txt`, args, stdout, stderr)
 }
 
 // parseArgs parses flags that may come before or after the positional

@@ -2,17 +2,20 @@
 // service with a generated history) on a loopback address, so that every
 // command can be tried by hand without an account. It prints the settings to
 // paste into a shell, optionally writes the history's call log, and serves
-// until interrupted.
+// until interrupted. "svcsandbox callback" instead writes encrypted QR eKYC
+// callback values and prints their key, for bulkrun callback decode.
 package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,7 +24,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-const synopsis = "svcsandbox [--addr 127.0.0.1:8089] [--seed N] [--days N] [--end YYYY-MM-DD] [--calls FILE] [fault flags]"
+const synopsis = "svcsandbox [--addr 127.0.0.1:8089] [--seed N] [--days N] [--end YYYY-MM-DD] [--calls FILE] [fault flags]\n       svcsandbox callback --out FILE [--count N] [--seed N]   (QR eKYC callback values; see svcsandbox callback -h)"
 
 const examples = `  # serve the default world, write its call log; paste the export line into another shell
   go run ./cmd/svcsandbox --calls calls.jsonl
@@ -38,7 +41,11 @@ const examples = `  # serve the default world, write its call log; paste the exp
   svcsandbox --5xx 0.1 --drop 0.05 --tup 0.05 --drift --latency 50ms
 
   # a fixed history ending on a given day, without planted defects
-  svcsandbox --seed 42 --days 60 --end 2026-11-20 --no-defects`
+  svcsandbox --seed 42 --days 60 --end 2026-11-20 --no-defects
+
+  # encrypted QR eKYC callback values, and the key to decode them with bulkrun
+  eval "$(go run ./cmd/svcsandbox callback --out values.txt)"
+  go run ./cmd/bulkrun callback decode values.txt`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -51,6 +58,9 @@ func main() {
 var ready func(*sandbox.Server)
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "callback" {
+		return runCallback(args[1:], stdout, stderr)
+	}
 	fs := cli.NewFlagSet("svcsandbox", synopsis, examples, stderr)
 	var (
 		o        sandbox.Options
@@ -163,5 +173,49 @@ func writeCalls(sb *sandbox.Sandbox, path string) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("--calls %s: %w", path, err)
 	}
+	return nil
+}
+
+const callbackExamples = `  # write 5 values and set SVC_ENCRYPTION_KEY in this shell, then decode them
+  eval "$(go run ./cmd/svcsandbox callback --out values.txt)"
+  go run ./cmd/bulkrun callback decode values.txt
+
+  # 1000 values of another made-up world
+  svcsandbox callback --out many.txt --count 1000 --seed 42`
+
+// runCallback writes encrypted QR eKYC callback values (spec Part 6), one
+// per line as the service delivers them, and prints the sandbox's key as an
+// export line. The key is made up: printing it is the point.
+func runCallback(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("svcsandbox callback", "svcsandbox callback --out FILE [--count N] [--seed N]", callbackExamples, stderr)
+	out := fs.String("out", "", "write the values to this file, one per line (URL-encoded, as delivered)")
+	count := fs.Int("count", 5, "how many values")
+	seed := fs.Int64("seed", 1, "seed of the key and the made-up people")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return cli.Usagef("unexpected argument %q (see svcsandbox callback -h)", fs.Arg(0))
+	case *out == "":
+		return cli.Usagef("give the values file: svcsandbox callback --out values.txt (the key goes to stdout)")
+	case *count <= 0:
+		return cli.Usagef("--count %d: want a positive number of values", *count)
+	}
+	vals, err := sandbox.CallbackValues(*seed, *count)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, v := range vals {
+		b.WriteString(v.Value)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(*out, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	fmt.Fprintf(stdout, "export SVC_ENCRYPTION_KEY=%s\n", hex.EncodeToString(sandbox.CallbackKey(*seed)))
+	fmt.Fprintf(stdout, "# %d QR eKYC callback values in %s, encrypted with the sandbox's made-up key (seed %d); decode: bulkrun callback decode %s\n",
+		len(vals), *out, *seed, *out)
 	return nil
 }

@@ -68,7 +68,7 @@ func TestDecodeCallbackErrors(t *testing.T) {
 		name  string
 		value string
 		key   []byte
-		want  error // nil: any error
+		want  error
 	}{
 		{"short key", good, callbackKey[:16], svcapi.ErrCallbackKey},
 		{"long key", good, append(callbackKey, 'x'), svcapi.ErrCallbackKey},
@@ -77,8 +77,8 @@ func TestDecodeCallbackErrors(t *testing.T) {
 		{"not whole blocks", base64.StdEncoding.EncodeToString(raw[:len(raw)-3]), callbackKey, svcapi.ErrCallbackBlocks},
 		{"wrong key", good, []byte("ffffffffffffffffffffffffffffffff"), svcapi.ErrCallbackPadding},
 		{"tampered last block", base64.StdEncoding.EncodeToString(append(raw[:len(raw)-1:len(raw)-1], raw[len(raw)-1]^0x5a)), callbackKey, svcapi.ErrCallbackPadding},
-		{"not base64", "!!!not base64!!!", callbackKey, nil},
-		{"bad URL escape", "%zz", callbackKey, nil},
+		{"not base64", "!!!not base64!!!", callbackKey, svcapi.ErrCallbackBase64},
+		{"bad URL escape", "%zz", callbackKey, svcapi.ErrCallbackURL},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,8 +86,34 @@ func TestDecodeCallbackErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("DecodeCallback = %q, nil; want an error", got)
 			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
+			if !errors.Is(err, tc.want) {
 				t.Errorf("DecodeCallback err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaskCallback(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"12 digits in a string", `{"name":"A","id":"ref 999941057058 ok"}`, `{"id":"ref XXXXXXXX7058 ok","name":"A"}`},
+		{"grouped by spaces", `{"note":"9999 4105 7058"}`, `{"note":"XXXXXXXXXX7058"}`},
+		{"grouped by hyphens", `{"note":"9999-4105-7058."}`, `{"note":"XXXXXXXXXX7058."}`},
+		{"bare number", `{"n":999941057058,"amount":12.5}`, `{"amount":12.5,"n":"XXXXXXXX7058"}`},
+		{"masked key", `{"uid":"ABCD-12"}`, `{"uid":"XXXD-12"}`},
+		{"redacted key", `{"hmac":"abc","x":[1]}`, `{"hmac":"[REDACTED]","x":[1]}`},
+		{"nested in an array", `[{"a":["x999941057058"]}]`, `[{"a":["xXXXXXXXX7058"]}]`},
+		{"13 digits left alone", `{"n":"9999410570581","m":9999410570581}`, `{"m":9999410570581,"n":"9999410570581"}`},
+		{"11 digits left alone", `{"n":"99994105705"}`, `{"n":"99994105705"}`},
+		{"grouped card left alone", `{"card":"4111 1111 1111 1111"}`, `{"card":"4111 1111 1111 1111"}`},
+		{"after another number", `{"a":"flat 12 999941057058"}`, `{"a":"flat 12 XXXXXXXX7058"}`},
+		{"escaped quote before", `{"a":"\"999941057058\""}`, `{"a":"\"XXXXXXXX7058\""}`},
+		{"text", "<kyc uid=\"999941057058\" phone=\"919876543210\"/>", "<kyc uid=\"XXXXXXXX7058\" phone=\"XXXXXXXX3210\"/>"},
+		{"text without numbers", "plain", "plain"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(svcapi.MaskCallback([]byte(tc.in))); got != tc.want {
+				t.Errorf("MaskCallback(%s) = %s, want %s", tc.in, got, tc.want)
 			}
 		})
 	}
