@@ -30,6 +30,8 @@ type DB struct {
 	*sql.DB
 	Path string
 	mu   sync.Mutex // one writer in this process
+
+	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -52,6 +54,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	sqldb.SetMaxOpenConns(8)
 	sqldb.SetConnMaxIdleTime(time.Minute)
 	db := &DB{DB: sqldb, Path: path}
+	db.journal = NewBatch(db, 0)
 	if err := db.PingContext(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
