@@ -277,7 +277,9 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 			return err
 		}
 		var out bytes.Buffer
-		json.Indent(&out, svcapi.Redact(b), "", "  ")
+		if err := json.Indent(&out, svcapi.Redact(b), "", "  "); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "line %d:\n%s\n", r.Line, out.String())
 	}
 	note := "derived externalRefs shown use a provisional run id " + runID

@@ -208,13 +208,8 @@ func Runs(ctx context.Context, db Journal, limit int) ([]*Run, error) {
 	return out, nil
 }
 
-// UpdateSettings stores a run's settings (a resume may change concurrency,
-// rate, --max-debit and the outputs), updated at time.Now; Starter.Start
-// does the same with its own clock.
-func UpdateSettings(ctx context.Context, db Journal, id string, s Settings) error {
-	return updateSettings(ctx, db, id, s, time.Now())
-}
-
+// updateSettings stores a run's settings (a resume may change concurrency,
+// rate, --max-debit and the outputs), updated at at.
 func updateSettings(ctx context.Context, db Journal, id string, s Settings, at time.Time) error {
 	settings, err := s.encode()
 	if err != nil {
