@@ -149,7 +149,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 
 	st := &bulk.Starter{DB: env.DB}
-	plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256, Settings: settings, Again: *again})
+	plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
+		Rows: len(table.Records), Settings: settings, Again: *again})
 	if errors.Is(err, bulk.ErrRefused) {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
@@ -168,9 +169,6 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *dryRun {
 		return showDryRun(stdout, rows, run.ID, plan.Continue)
-	}
-	if !plan.Continue {
-		run.TotalRows = len(rows)
 	}
 	if err := st.Start(ctx, plan); err != nil {
 		return err

@@ -86,6 +86,15 @@ func (s Settings) encode() (string, error) {
 	return string(b), nil
 }
 
+// now is clock's time, or time.Now's when clock is nil: the default of the
+// Now options.
+func now(clock func() time.Time) time.Time {
+	if clock != nil {
+		return clock()
+	}
+	return time.Now()
+}
+
 // Run is one bulk run of an input file (bulk_runs).
 type Run struct {
 	ID          string
@@ -136,7 +145,7 @@ func CreateRun(ctx context.Context, db Journal, r *Run) error {
 		return err
 	}
 	if r.CreatedAt.IsZero() {
-		r.CreatedAt = time.Now()
+		r.CreatedAt = now(nil)
 	}
 	r.UpdatedAt = r.CreatedAt
 	r.State = RunRunning

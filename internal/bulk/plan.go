@@ -22,6 +22,7 @@ type Request struct {
 	Input    string   // absolute path of the input file
 	Name     string   // the input as the user named it, for messages ("": Input)
 	SHA256   string   // the input's SHA-256 (Table.SHA256)
+	Rows     int      // the input's data rows (len(Table.Records))
 	Settings Settings // the options of a new run, its --set values included
 	// Again starts a new run of a file that was run completely before, or
 	// that changed since a run of it (every row is called again).
@@ -51,12 +52,7 @@ type Starter struct {
 	Now func() time.Time
 }
 
-func (s *Starter) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *Starter) now() time.Time { return now(s.Now) }
 
 // Plan applies the resume policy to q:
 //
@@ -101,11 +97,10 @@ func (s *Starter) Plan(ctx context.Context, q Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Run: &Run{ID: id, Op: q.Op, InputPath: q.Input, InputSHA256: q.SHA256, Settings: q.Settings}}, nil
+	return &Plan{Run: &Run{ID: id, Op: q.Op, InputPath: q.Input, InputSHA256: q.SHA256, Settings: q.Settings, TotalRows: q.Rows}}, nil
 }
 
-// Start stores the planned run: a new run (set p.Run.TotalRows first) is
-// created in state running; a continued run's settings are updated (a
+// Start stores the planned run: a new run is created in state running; a continued run's settings are updated (a
 // resume may change concurrency, rate, --max-debit and the outputs).
 func (s *Starter) Start(ctx context.Context, p *Plan) error {
 	if p.Continue {

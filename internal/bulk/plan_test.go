@@ -14,7 +14,7 @@ func TestStarterPlan(t *testing.T) {
 	db := openDB(t)
 	clock := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	st := &Starter{DB: db, Now: func() time.Time { return clock }}
-	q := Request{Op: "verifyPanPlusV2", Input: "/data/pans.csv", Name: "pans.csv", SHA256: "v1",
+	q := Request{Op: "verifyPanPlusV2", Input: "/data/pans.csv", Name: "pans.csv", SHA256: "v1", Rows: 3,
 		Settings: Settings{Sets: Sets{"consent": "Y"}, Concurrency: 8}}
 	start := func(q Request) *Run {
 		t.Helper()
@@ -22,7 +22,6 @@ func TestStarterPlan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Plan(%+v) = %v", q, err)
 		}
-		p.Run.TotalRows = 3
 		if err := st.Start(ctx, p); err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +29,7 @@ func TestStarterPlan(t *testing.T) {
 	}
 
 	first := start(q)
-	if got, err := LoadRun(ctx, db, first.ID); err != nil || !got.CreatedAt.Equal(clock) || got.State != RunRunning || got.Settings.Concurrency != 8 {
+	if got, err := LoadRun(ctx, db, first.ID); err != nil || !got.CreatedAt.Equal(clock) || got.State != RunRunning || got.Settings.Concurrency != 8 || got.TotalRows != 3 {
 		t.Fatalf("started run = %+v, %v; want running, created at the injected clock", got, err)
 	}
 

@@ -39,12 +39,7 @@ type Rechecker struct {
 	Now func() time.Time
 }
 
-func (rc *Rechecker) now() time.Time {
-	if rc.Now != nil {
-		return rc.Now()
-	}
-	return time.Now()
-}
+func (rc *Rechecker) now() time.Time { return now(rc.Now) }
 
 // SendingAge is how old a 'sending' row must be for Recheck to treat it as
 // pending: older than any call can last (the client's time-out), so the

@@ -72,12 +72,7 @@ type Summary struct {
 	Stop      string // "" when every row was sent; else StopInterrupted, StopMaxDebit or StopError
 }
 
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
+func (r *Runner) now() time.Time { return now(r.Now) }
 
 // Execute sends every row of the run that has no journal row yet or that
 // Recheck returned to unsent (the service never executed it; it is sent
