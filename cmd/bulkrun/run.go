@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 	"strings"
 
@@ -149,64 +148,29 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
 	}
 
-	prev, err := bulk.LatestRun(ctx, env.DB, op.Name, table.SHA256)
+	st := &bulk.Starter{DB: env.DB}
+	plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
+		Rows: len(table.Records), Settings: settings, Again: *again})
+	if errors.Is(err, bulk.ErrRefused) {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
 	if err != nil {
 		return err
 	}
-	if prev == nil && !*again {
-		// The same file name with other content: an edited input. Its rows
-		// already called would be called (and billed) again under new
-		// derived externalRefs, so say so instead of starting a new run.
-		old, err := bulk.LatestRunOfPath(ctx, env.DB, op.Name, input)
-		if err != nil {
-			return err
-		}
-		if old != nil {
-			c, err := bulk.CountRows(ctx, env.DB, old)
-			if err != nil {
-				return err
-			}
-			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf(
-				"%s changed since run %s (%s, %s: %d rows called, %d success): a new run would call every row again; "+
-					"restore the file and run bulkrun resume %s, or put only the rows still to call in a new file, or add --again",
-				*in, old.ID, old.CreatedAt.Format("2006-01-02 15:04 MST"), old.State, c.Journaled(), c.Success, old.ID)}
-		}
-	}
-	var run *bulk.Run
-	switch {
-	case prev != nil && prev.State != bulk.RunDone:
-		if !maps.Equal(prev.Settings.Sets, setValues) {
-			return cli.Usagef("run %s of this file is unfinished with --set %s; continue it with bulkrun resume %s",
-				prev.ID, showSets(prev.Settings.Sets), prev.ID)
-		}
-		run = prev
+	run := plan.Run
+	if plan.Continue {
 		if err := f.apply(fs, &run.Settings); err != nil {
 			return err
 		}
-	case prev != nil && !*again:
-		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf(
-			"%s was already run completely as run %s (%s): see bulkrun status %s; add --again to send every row again",
-			*in, prev.ID, prev.CreatedAt.Format("2006-01-02 15:04 MST"), prev.ID)}
 	}
-	runID := ""
-	if run != nil {
-		runID = run.ID
-	} else if runID, err = bulk.UniqueRunID(ctx, env.DB); err != nil {
-		return err
-	}
-	rows, err := buildRows(op, table, setValues, runID, stderr)
+	rows, err := buildRows(op, table, setValues, run.ID, stderr)
 	if err != nil {
 		return err
 	}
 	if *dryRun {
-		return showDryRun(stdout, rows, runID, run != nil)
+		return showDryRun(stdout, rows, run.ID, plan.Continue)
 	}
-	if run == nil {
-		run = &bulk.Run{ID: runID, Op: op.Name, InputPath: input, InputSHA256: table.SHA256, Settings: settings, TotalRows: len(rows)}
-		if err := bulk.CreateRun(ctx, env.DB, run); err != nil {
-			return err
-		}
-	} else if err := bulk.UpdateSettings(ctx, env.DB, run.ID, run.Settings); err != nil {
+	if err := st.Start(ctx, plan); err != nil {
 		return err
 	}
 	return execute(ctx, env, run, op, table, rows, stdout, stderr)
@@ -254,7 +218,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if op.Headers == svcapi.H5 && env.Config.OutletID == "" {
 		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
 	}
-	table, err := inputOf(run)
+	table, err := run.ReadInput()
 	if err != nil {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
@@ -262,7 +226,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := bulk.UpdateSettings(ctx, env.DB, run.ID, run.Settings); err != nil {
+	if err := (&bulk.Starter{DB: env.DB}).Start(ctx, &bulk.Plan{Run: run, Continue: true}); err != nil {
 		return err
 	}
 	return execute(ctx, env, run, op, table, rows, stdout, stderr)
@@ -277,20 +241,6 @@ func openEnv(ctx context.Context, c *cli.Common, stderr io.Writer, client bool) 
 		return nil, err
 	}
 	return c.Open(ctx, log, cli.Options{NeedClient: client})
-}
-
-// inputOf reads a run's input file and checks it is the file the run
-// started with.
-func inputOf(run *bulk.Run) (*bulk.Table, error) {
-	table, err := bulk.ReadTable(run.InputPath)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", run.ID, err)
-	}
-	if table.SHA256 != run.InputSHA256 {
-		return nil, fmt.Errorf("run %s: %s changed since the run started (sha256 %.12s…, was %.12s…); its rows cannot be matched to the journal",
-			run.ID, run.InputPath, table.SHA256, run.InputSHA256)
-	}
-	return table, nil
 }
 
 // buildRows validates every row; problems go to stderr, one per line.
@@ -312,17 +262,6 @@ func buildRows(op *svcapi.Operation, table *bulk.Table, sets bulk.Sets, runID st
 	return rows, nil
 }
 
-func showSets(s bulk.Sets) string {
-	if len(s) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for k, v := range s {
-		parts = append(parts, k+"="+v)
-	}
-	return strings.Join(parts, " ")
-}
-
 // dryRunBodies is how many request bodies --dry-run shows.
 const dryRunBodies = 3
 
@@ -336,7 +275,9 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 			return err
 		}
 		var out bytes.Buffer
-		json.Indent(&out, svcapi.Redact(b), "", "  ")
+		if err := json.Indent(&out, svcapi.Redact(b), "", "  "); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "line %d:\n%s\n", r.Line, out.String())
 	}
 	note := "derived externalRefs shown use a provisional run id " + runID

@@ -32,7 +32,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer env.Close()
 	if len(pos) == 0 {
-		runs, err := bulk.Runs(ctx, env.DB, 20)
+		runs, err := bulk.Recent(ctx, env.DB, 20)
 		if err != nil {
 			return err
 		}
@@ -43,23 +43,16 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
 		for _, r := range runs {
-			c, err := bulk.CountRows(ctx, env.DB, r)
-			if err != nil {
-				return err
-			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(svcapi.IST).Format("2006-01-02 15:04"),
-				r.Op, r.State, c.Total, c.Success, c.Failed, c.Pending+c.Sending, c.Unsent, c.Debit.StringFixed(2), r.InputPath)
+				r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending+r.Sending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
 		}
 		return tw.Flush()
 	}
-	run, err := loadRun(ctx, env, pos[0])
+	st, err := bulk.Status(ctx, env.DB, pos[0])
 	if err != nil {
-		return err
+		return notFound(env, err)
 	}
-	c, err := bulk.CountRows(ctx, env.DB, run)
-	if err != nil {
-		return err
-	}
+	run, c := st.Run, st.Counts
 	s := run.Settings
 	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
 	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(svcapi.IST).Format(time.DateTime), run.UpdatedAt.In(svcapi.IST).Format(time.DateTime))
@@ -67,7 +60,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if s.Rate > 0 {
 		rate = fmt.Sprintf("%v/s", s.Rate)
 	}
-	fmt.Fprintf(stdout, "settings: concurrency %d, rate %s, max-debit %s, set %s\n", s.Concurrency, rate, orNone(s.MaxDebit), showSets(s.Sets))
+	fmt.Fprintf(stdout, "settings: concurrency %d, rate %s, max-debit %s, set %s\n", s.Concurrency, rate, orNone(s.MaxDebit), s.Sets)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "rows\t%d\t\n", c.Total)
 	fmt.Fprintf(tw, "success\t%d\t\n", c.Success)
@@ -103,10 +96,15 @@ func orNone(s string) string {
 
 func loadRun(ctx context.Context, env *cli.Env, id string) (*bulk.Run, error) {
 	run, err := bulk.LoadRun(ctx, env.DB, strings.ToUpper(id))
+	return run, notFound(env, err)
+}
+
+// notFound makes an unknown run id a usage error; other errors pass.
+func notFound(env *cli.Env, err error) error {
 	if errors.Is(err, bulk.ErrRunNotFound) {
-		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("%w in %s (bulkrun status lists runs)", err, env.DB.Path)}
+		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("%w in %s (bulkrun status lists runs)", err, env.DB.Path)}
 	}
-	return run, err
+	return err
 }
 
 const recheckExamples = `  bulkrun recheck 7KQ2M
@@ -163,7 +161,7 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var paths []string
 	var werr error
 	if op, ok := svcapi.Lookup(run.Op); ok {
-		if table, err := inputOf(run); err != nil {
+		if table, err := run.ReadInput(); err != nil {
 			env.Log.Warn("results not rewritten", "error", err.Error())
 		} else {
 			paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)

@@ -10,9 +10,14 @@
 //     (dotted column names become nested objects; integer and boolean fields
 //     are typed, everything else stays text) and validates every row before
 //     anything is sent;
+//   - Starter.Plan applies the resume policy of bulkrun run: continue the
+//     unfinished run of the same file, or refuse (the file was edited since
+//     a run, or was run completely, unless Request.Again; an unfinished run
+//     with other --set values), or start a new run; Starter.Start stores it;
 //   - Runner.Execute calls the rows with a worker pool and a shared rate
-//     limit, journaling each row in SQLite (bulk_rows) as 'sending' in a
-//     committed transaction before its call and with its outcome after it;
+//     limit, journaling each row (the Journal, bulk_rows in internal/store)
+//     as 'sending' in a committed transaction before its call and with its
+//     outcome after it (group commit: concurrent rows share transactions);
 //   - Rechecker.Recheck resolves pending rows with the transaction-status
 //     look-up;
 //   - Results.WriteCSV and WriteXLSX write the results from the journal, in

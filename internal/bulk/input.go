@@ -275,7 +275,12 @@ func Build(op *svcapi.Operation, t *Table, sets Sets, runID string) ([]Row, erro
 				continue
 			}
 			f, _ := op.Field(n)
-			v, _ := f.Convert(sets[n]) // checked by ParseSets
+			v, err := f.Convert(sets[n]) // checked by ParseSets, unless sets did not come from it
+			if err != nil {
+				probs = append(probs, Problem{Line: rec.Line, Column: "--set " + n, Reason: err.Error()})
+				bad[n] = true
+				continue
+			}
 			svcapi.SetPath(body, n, v)
 		}
 		ref, _ := body[RefField].(string)

@@ -3,39 +3,69 @@ package bulk
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
+// Journal is where bulk keeps its runs (bulk_runs) and their journal rows
+// (bulk_rows). *store.DB implements it.
+//
+// ClaimBulkRow, UnclaimBulkRow and FinishBulkRow return only once their
+// write is committed (they may share the commit with other rows' writes):
+// a row is 'sending' in the database before its call.
+type Journal interface {
+	CreateBulkRun(ctx context.Context, r store.BulkRun) error
+	BulkRunExists(ctx context.Context, id string) (bool, error)
+	BulkRun(ctx context.Context, id string) (*store.BulkRun, error)
+	LatestBulkRun(ctx context.Context, op, sha string) (*store.BulkRun, error)
+	LatestBulkRunOfPath(ctx context.Context, op, path string) (*store.BulkRun, error)
+	BulkRuns(ctx context.Context, limit int) ([]store.BulkRun, error)
+	SetBulkRunState(ctx context.Context, id, state string, at time.Time) error
+	ReopenBulkRun(ctx context.Context, id string, at time.Time) error
+	SetBulkRunSettings(ctx context.Context, id, settings string, at time.Time) error
+
+	PendSendingBulkRows(ctx context.Context, runID, reason string) (int, error)
+	EachBulkRowState(ctx context.Context, runID string, fn func(state, poolAmount string) error) error
+	EachBulkRow(ctx context.Context, runID string, fn func(store.BulkRow) error) error
+	EachBulkRowToCheck(ctx context.Context, runID string, sendingBefore time.Time, fn func(store.BulkRow) error) error
+	ClaimBulkRow(ctx context.Context, runID string, line int, ref string, at time.Time) (int, error)
+	UnclaimBulkRow(ctx context.Context, runID string, line int) error
+	FinishBulkRow(ctx context.Context, runID string, r store.BulkRow, at time.Time) error
+	CheckedBulkRow(ctx context.Context, runID string, line int, state string, at time.Time) error
+	ResolveBulkRow(ctx context.Context, runID, from string, r store.BulkRow, at time.Time) error
+}
+
+var _ Journal = (*store.DB)(nil)
+
 // Run states (bulk_runs.state).
 const (
-	RunRunning = "running" // a process is working on it, or died doing so
-	RunStopped = "stopped" // interrupted, stopped by --max-debit or an error; resumable
-	RunDone    = "done"    // every row was sent (some may still be pending)
+	RunRunning = store.BulkRunning // a process is working on it, or died doing so
+	RunStopped = store.BulkStopped // interrupted, stopped by --max-debit or an error; resumable
+	RunDone    = store.BulkDone    // every row was sent (some may still be pending)
 )
 
 // Row states (bulk_rows.state). A row of the file with no journal row was
 // not sent (yet): OutcomeUnsent in the results.
 const (
-	StateSending = "sending" // journaled before the call; outcome not recorded yet
-	StateSuccess = "success"
-	StateFailed  = "failed"
-	StatePending = "pending" // outcome unknown: resolve with Recheck, never re-send blindly
+	StateSending = store.BulkSending // journaled before the call; outcome not recorded yet
+	StateSuccess = store.BulkSuccess
+	StateFailed  = store.BulkFailed
+	StatePending = store.BulkPending // outcome unknown: resolve with Recheck, never re-send blindly
 	// StateUnsent is a row Recheck returned to unsent: the transaction-status
 	// look-up said the service never executed it (svcapi.TxnNotFound). The
 	// next Execute sends it again with the same externalRef. Its journal row
 	// stays as the audit trail (attempts, statuscode SNA, error).
-	StateUnsent = OutcomeUnsent
+	StateUnsent = store.BulkUnsent
 )
 
 // OutcomeUnsent is the results outcome of a row that was never sent.
-const OutcomeUnsent = "unsent"
+const OutcomeUnsent = StateUnsent
 
 // Settings are the options a run was started with, kept in
 // bulk_runs.settings so that a resume behaves the same.
@@ -46,6 +76,23 @@ type Settings struct {
 	Rate        float64 `json:"rate,omitempty"`
 	Out         string  `json:"out,omitempty"`
 	XLSX        bool    `json:"xlsx,omitempty"`
+}
+
+func (s Settings) encode() (string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "", fmt.Errorf("encode run settings: %w", err)
+	}
+	return string(b), nil
+}
+
+// now is clock's time, or time.Now's when clock is nil: the default of the
+// Now options.
+func now(clock func() time.Time) time.Time {
+	if clock != nil {
+		return clock()
+	}
+	return time.Now()
 }
 
 // Run is one bulk run of an input file (bulk_runs).
@@ -61,6 +108,19 @@ type Run struct {
 	UpdatedAt   time.Time
 }
 
+// runOf decodes a stored run; nil stays nil.
+func runOf(r *store.BulkRun) (*Run, error) {
+	if r == nil {
+		return nil, nil
+	}
+	run := &Run{ID: r.ID, Op: r.Op, InputPath: r.InputPath, InputSHA256: r.InputSHA256, TotalRows: r.TotalRows,
+		State: r.State, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if err := json.Unmarshal([]byte(r.Settings), &run.Settings); err != nil {
+		return nil, fmt.Errorf("bulk run %s: settings: %w", r.ID, err)
+	}
+	return run, nil
+}
+
 // ErrRunNotFound is returned for an unknown run id.
 var ErrRunNotFound = errors.New("no such bulk run")
 
@@ -70,141 +130,104 @@ const runAlphabet = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
 // NewRunID returns a random 5-character alphanumeric run id.
 func NewRunID() string {
 	b := make([]byte, 5)
-	rand.Read(b)
+	rand.Read(b) // never fails (crypto/rand)
 	for i := range b {
 		b[i] = runAlphabet[int(b[i])%len(runAlphabet)]
 	}
 	return string(b)
 }
 
-// CreateRun stores a new run in state running. A taken id is an error.
-func CreateRun(ctx context.Context, db *store.DB, r *Run) error {
-	settings, err := json.Marshal(r.Settings)
+// CreateRun stores a new run in state running, created at r.CreatedAt
+// (time.Now when zero). A taken id is an error.
+func CreateRun(ctx context.Context, db Journal, r *Run) error {
+	settings, err := r.Settings.encode()
 	if err != nil {
 		return err
 	}
-	now := store.FormatTime(time.Now())
+	if r.CreatedAt.IsZero() {
+		r.CreatedAt = now(nil)
+	}
+	r.UpdatedAt = r.CreatedAt
 	r.State = RunRunning
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs (id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Op, r.InputPath, r.InputSHA256, string(settings), r.TotalRows, r.State, now, now)
-		if err != nil {
-			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
-		}
-		return nil
-	})
+	return db.CreateBulkRun(ctx, store.BulkRun{ID: r.ID, Op: r.Op, InputPath: r.InputPath, InputSHA256: r.InputSHA256,
+		Settings: settings, TotalRows: r.TotalRows, State: r.State, CreatedAt: r.CreatedAt})
 }
 
 // UniqueRunID returns a NewRunID not used in db yet.
-func UniqueRunID(ctx context.Context, db *store.DB) (string, error) {
+func UniqueRunID(ctx context.Context, db Journal) (string, error) {
 	for range 20 {
 		id := NewRunID()
-		var n int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM bulk_runs WHERE id = ?`, id).Scan(&n); err != nil {
+		taken, err := db.BulkRunExists(ctx, id)
+		if err != nil {
 			return "", fmt.Errorf("pick run id: %w", err)
 		}
-		if n == 0 {
+		if !taken {
 			return id, nil
 		}
 	}
 	return "", errors.New("pick run id: no free id after 20 tries")
 }
 
-const runColumns = `id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at`
-
-func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
-	var r Run
-	var settings, created, updated string
-	if err := row.Scan(&r.ID, &r.Op, &r.InputPath, &r.InputSHA256, &settings, &r.TotalRows, &r.State, &created, &updated); err != nil {
+// LoadRun returns the run with this id, or an error matching ErrRunNotFound.
+func LoadRun(ctx context.Context, db Journal, id string) (*Run, error) {
+	r, err := db.BulkRun(ctx, id)
+	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(settings), &r.Settings); err != nil {
-		return nil, fmt.Errorf("bulk run %s: settings: %w", r.ID, err)
-	}
-	r.CreatedAt, _ = time.Parse(store.TimeLayout, created)
-	r.UpdatedAt, _ = time.Parse(store.TimeLayout, updated)
-	return &r, nil
-}
-
-// LoadRun returns the run with this id, or an error matching ErrRunNotFound.
-func LoadRun(ctx context.Context, db *store.DB, id string) (*Run, error) {
-	r, err := scanRun(db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM bulk_runs WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	if r == nil {
 		return nil, fmt.Errorf("bulk run %q: %w", id, ErrRunNotFound)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("load bulk run %s: %w", id, err)
-	}
-	return r, nil
+	return runOf(r)
 }
 
 // LatestRun returns the newest run of op over an input with this SHA-256,
 // or nil when there is none.
-func LatestRun(ctx context.Context, db *store.DB, op, sha string) (*Run, error) {
-	r, err := scanRun(db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM bulk_runs
-		WHERE op = ? AND input_sha256 = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, sha))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+func LatestRun(ctx context.Context, db Journal, op, sha string) (*Run, error) {
+	r, err := db.LatestBulkRun(ctx, op, sha)
 	if err != nil {
-		return nil, fmt.Errorf("find bulk run of this file: %w", err)
+		return nil, err
 	}
-	return r, nil
+	return runOf(r)
 }
 
 // LatestRunOfPath returns the newest run of op whose input file had this
 // (absolute) path, whatever its content then, or nil.
-func LatestRunOfPath(ctx context.Context, db *store.DB, op, path string) (*Run, error) {
-	r, err := scanRun(db.QueryRowContext(ctx, `SELECT `+runColumns+` FROM bulk_runs
-		WHERE op = ? AND input_path = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, path))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+func LatestRunOfPath(ctx context.Context, db Journal, op, path string) (*Run, error) {
+	r, err := db.LatestBulkRunOfPath(ctx, op, path)
 	if err != nil {
-		return nil, fmt.Errorf("find bulk run of this file: %w", err)
+		return nil, err
 	}
-	return r, nil
+	return runOf(r)
 }
 
-// Runs lists the newest runs first.
-func Runs(ctx context.Context, db *store.DB, limit int) ([]*Run, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+runColumns+` FROM bulk_runs ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
+// Runs lists the newest runs first, at most limit.
+func Runs(ctx context.Context, db Journal, limit int) ([]*Run, error) {
+	rs, err := db.BulkRuns(ctx, limit)
 	if err != nil {
-		return nil, fmt.Errorf("list bulk runs: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []*Run
-	for rows.Next() {
-		r, err := scanRun(rows)
+	out := make([]*Run, 0, len(rs))
+	for i := range rs {
+		r, err := runOf(&rs[i])
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-// SetState records a run's state.
-func SetState(ctx context.Context, db *store.DB, id, state string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET state = ?, updated_at = ? WHERE id = ?`,
-			state, store.FormatTime(time.Now()), id)
-		return err
-	})
-}
-
-// UpdateSettings stores a run's settings (a resume may change concurrency,
-// rate, --max-debit and the outputs).
-func UpdateSettings(ctx context.Context, db *store.DB, id string, s Settings) error {
-	b, err := json.Marshal(s)
+// updateSettings stores a run's settings (a resume may change concurrency,
+// rate, --max-debit and the outputs), updated at at.
+func updateSettings(ctx context.Context, db Journal, id string, s Settings, at time.Time) error {
+	settings, err := s.encode()
 	if err != nil {
 		return err
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET settings = ?, updated_at = ? WHERE id = ?`,
-			string(b), store.FormatTime(time.Now()), id)
-		return err
-	})
+	if err := db.SetBulkRunSettings(ctx, id, settings, at); err != nil {
+		return fmt.Errorf("bulk run %s: store settings: %w", id, err)
+	}
+	return nil
 }
 
 // ReasonDiedSending is the error recorded on a row that was found 'sending'
@@ -213,21 +236,12 @@ const ReasonDiedSending = "the process stopped during the call; outcome unknown,
 
 // recoverSending turns the rows left 'sending' by a process that died into
 // 'pending'. It returns how many there were.
-func recoverSending(ctx context.Context, db *store.DB, runID string) (int, error) {
-	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, error = ? WHERE run_id = ? AND state = ?`,
-			StatePending, ReasonDiedSending, runID, StateSending)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+func recoverSending(ctx context.Context, db Journal, runID string) (int, error) {
+	n, err := db.PendSendingBulkRows(ctx, runID, ReasonDiedSending)
 	if err != nil {
 		return 0, fmt.Errorf("bulk run %s: mark interrupted rows pending: %w", runID, err)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // Counts are the rows of a run per state, and its pool debits.
@@ -248,18 +262,9 @@ type Counts struct {
 func (c Counts) Journaled() int { return c.Sending + c.Success + c.Failed + c.Pending }
 
 // CountRows counts a run's rows per state and sums its debits.
-func CountRows(ctx context.Context, db *store.DB, run *Run) (Counts, error) {
+func CountRows(ctx context.Context, db Journal, run *Run) (Counts, error) {
 	c := Counts{Total: run.TotalRows}
-	rows, err := db.QueryContext(ctx, `SELECT state, pool_amount FROM bulk_rows WHERE run_id = ?`, run.ID)
-	if err != nil {
-		return c, fmt.Errorf("count rows of bulk run %s: %w", run.ID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var state, amount string
-		if err := rows.Scan(&state, &amount); err != nil {
-			return c, err
-		}
+	err := db.EachBulkRowState(ctx, run.ID, func(state, amount string) error {
 		switch state {
 		case StateSending:
 			c.Sending++
@@ -273,6 +278,8 @@ func CountRows(ctx context.Context, db *store.DB, run *Run) (Counts, error) {
 			c.Returned++
 		}
 		if state == StateSuccess && amount != "" {
+			// A debit that does not parse is left out of the sums, as
+			// the results show it as written.
 			if d, err := decimal.NewFromString(amount); err == nil {
 				c.Debit = c.Debit.Add(d)
 				if d.GreaterThan(c.MaxDebit) {
@@ -280,56 +287,23 @@ func CountRows(ctx context.Context, db *store.DB, run *Run) (Counts, error) {
 				}
 			}
 		}
-	}
+		return nil
+	})
 	c.Unsent = c.Total - c.Journaled()
-	return c, rows.Err()
+	return c, err
 }
 
 // Entry is one journal row (bulk_rows).
-type Entry struct {
-	Line       int
-	Ref        string
-	State      string
-	StatusCode string
-	Status     string
-	OrderID    string
-	PoolAmount string
-	Response   []byte // redacted envelope JSON
-	Error      string
-	SentAt     time.Time
-	Attempts   int // times journaled 'sending'; above 1 after Recheck returned it to unsent
-}
+type Entry = store.BulkRow
 
 // entries calls fn for each journal row of the run in line order.
-func entries(ctx context.Context, db *store.DB, runID string, where string, fn func(Entry) error, args ...any) error {
-	q := `SELECT line, external_ref, state, statuscode, status, orderid, pool_amount, response, error, sent_at, attempts
-		FROM bulk_rows WHERE run_id = ?` + where + ` ORDER BY line`
-	rows, err := db.QueryContext(ctx, q, append([]any{runID}, args...)...)
-	if err != nil {
-		return fmt.Errorf("read journal of bulk run %s: %w", runID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e Entry
-		var resp sql.NullString
-		var sent string
-		if err := rows.Scan(&e.Line, &e.Ref, &e.State, &e.StatusCode, &e.Status, &e.OrderID, &e.PoolAmount, &resp, &e.Error, &sent, &e.Attempts); err != nil {
-			return err
-		}
-		if resp.Valid {
-			e.Response = []byte(resp.String)
-		}
-		e.SentAt, _ = time.Parse(store.TimeLayout, sent)
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+func entries(ctx context.Context, db Journal, runID string, fn func(Entry) error) error {
+	return db.EachBulkRow(ctx, runID, fn)
 }
 
 // Entries returns a run's journal rows in line order.
-func Entries(ctx context.Context, db *store.DB, runID string) ([]Entry, error) {
+func Entries(ctx context.Context, db Journal, runID string) ([]Entry, error) {
 	var out []Entry
-	err := entries(ctx, db, runID, "", func(e Entry) error { out = append(out, e); return nil })
+	err := entries(ctx, db, runID, func(e Entry) error { out = append(out, e); return nil })
 	return out, err
 }

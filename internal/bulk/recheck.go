@@ -2,14 +2,12 @@ package bulk
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -29,15 +27,19 @@ type RecheckSummary struct {
 // Rechecker resolves a run's pending rows with the transaction-status
 // look-up.
 type Rechecker struct {
-	DB     *store.DB
+	DB     Journal
 	Client Caller
 	Log    *slog.Logger
 	// MinWait: rows sent less than this long ago are left for later.
 	MinWait time.Duration
 	// Concurrency is the number of look-ups in flight; default 4.
 	Concurrency int
-	Now         func() time.Time
+	// Now is the clock that decides which rows are old enough to look up,
+	// and stamps the journal; default time.Now.
+	Now func() time.Time
 }
+
+func (rc *Rechecker) now() time.Time { return now(rc.Now) }
 
 // SendingAge is how old a 'sending' row must be for Recheck to treat it as
 // pending: older than any call can last (the client's time-out), so the
@@ -64,19 +66,14 @@ const SendingAge = 5 * time.Minute
 // stopped, so that bulkrun resume (or the same bulkrun run) continues it.
 func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, error) {
 	var s RecheckSummary
-	now := time.Now
-	if rc.Now != nil {
-		now = rc.Now
-	}
 	op, ok := svcapi.Lookup(run.Op)
 	if !ok {
 		return s, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
 	}
 	_, hasRef := op.Field(RefField)
 	var pending []Entry
-	orphaned := store.FormatTime(now().Add(-SendingAge))
-	err := entries(ctx, rc.DB, run.ID, " AND (state = ? OR state = ? AND sent_at < ?)",
-		func(e Entry) error { pending = append(pending, e); return nil }, StatePending, StateSending, orphaned)
+	err := rc.DB.EachBulkRowToCheck(ctx, run.ID, rc.now().Add(-SendingAge),
+		func(e Entry) error { pending = append(pending, e); return nil })
 	if err != nil {
 		return s, err
 	}
@@ -116,7 +113,7 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 			}
 		}()
 	}
-	cutoff := now().Add(-rc.MinWait)
+	cutoff := rc.now().Add(-rc.MinWait)
 	for _, e := range pending {
 		switch {
 		case !hasRef:
@@ -136,7 +133,7 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 	close(work)
 	wg.Wait()
 	if s.NotExecuted > 0 && firstErr == nil {
-		if err := reopen(context.WithoutCancel(ctx), rc.DB, run); err != nil {
+		if err := reopen(context.WithoutCancel(ctx), rc.DB, run, rc.now()); err != nil {
 			firstErr = err
 		}
 	}
@@ -150,13 +147,8 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 }
 
 // reopen marks a done run stopped: Recheck returned rows to unsent.
-func reopen(ctx context.Context, db *store.DB, run *Run) error {
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET state = ?, updated_at = ? WHERE id = ? AND state = ?`,
-			RunStopped, store.FormatTime(time.Now()), run.ID, RunDone)
-		return err
-	})
-	if err != nil {
+func reopen(ctx context.Context, db Journal, run *Run, at time.Time) error {
+	if err := db.ReopenBulkRun(ctx, run.ID, at); err != nil {
 		return fmt.Errorf("bulk run %s: mark stopped (rows to send again): %w", run.ID, err)
 	}
 	if run.State == RunDone {
@@ -202,15 +194,10 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 			d, err = rc.lookup(ctx, next, e.Ref)
 		}
 	}
-	checked := store.FormatTime(time.Now())
+	checked := rc.now()
 	jctx := context.WithoutCancel(ctx)
 	if err != nil {
-		werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET checked_at = ? WHERE run_id = ? AND line = ? AND state = ?`,
-				checked, runID, e.Line, e.State)
-			return err
-		})
-		if werr != nil {
+		if werr := rc.DB.CheckedBulkRow(jctx, runID, e.Line, e.State, checked); werr != nil {
 			return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
 		}
 		return "", err
@@ -248,14 +235,8 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 			errText = ReasonDiedSending
 		}
 	}
-	werr := rc.DB.Write(jctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(jctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
-			error = ?, checked_at = ?, done_at = CASE WHEN ? IN ('success', 'failed') THEN ? ELSE done_at END
-			WHERE run_id = ? AND line = ? AND state = ?`,
-			state, code, msg, orderID, amount, errText, checked, state, checked, runID, e.Line, e.State)
-		return err
-	})
-	if werr != nil {
+	res := Entry{Line: e.Line, State: state, StatusCode: code, Status: msg, OrderID: orderID, PoolAmount: amount, Error: errText}
+	if werr := rc.DB.ResolveBulkRow(jctx, runID, e.State, res, checked); werr != nil {
 		return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
 	}
 	return state, nil

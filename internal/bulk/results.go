@@ -126,7 +126,7 @@ func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef b
 	}
 	header = append(header, ColumnPoolAmount, ColumnError)
 	seen := map[string]bool{}
-	err = entries(ctx, rs.DB, rs.Run.ID, "", func(e Entry) error {
+	err = entries(ctx, rs.DB, rs.Run.ID, func(e Entry) error {
 		for _, kv := range FlattenData(e.Response) {
 			if !seen[kv.Key] {
 				seen[kv.Key] = true
@@ -207,7 +207,7 @@ func (rs *Results) each(ctx context.Context, fn func(cells []string) error) erro
 		}
 		return fn(append(cells, data...))
 	}
-	err = entries(ctx, rs.DB, rs.Run.ID, "", func(e Entry) error {
+	err = entries(ctx, rs.DB, rs.Run.ID, func(e Entry) error {
 		for i < len(recs) && recs[i].Line < e.Line {
 			if err := row(recs[i], nil); err != nil {
 				return err

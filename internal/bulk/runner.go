@@ -2,7 +2,6 @@ package bulk
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -43,7 +41,7 @@ const (
 // Runner sends the rows of a run. Set DB, Client and Log; the rest is
 // optional.
 type Runner struct {
-	DB     *store.DB
+	DB     Journal
 	Client Caller
 	Log    *slog.Logger
 	// Concurrency is the number of calls in flight at once; default 1.
@@ -61,7 +59,8 @@ type Runner struct {
 	Progress io.Writer
 	// Secret is scrubbed from stored responses (the client secret).
 	Secret string
-	// Now is the clock of the journal's timestamps; default time.Now.
+	// Now is the clock of the journal's timestamps (sent, done, the run's
+	// updates); default time.Now.
 	Now func() time.Time
 }
 
@@ -73,12 +72,7 @@ type Summary struct {
 	Stop      string // "" when every row was sent; else StopInterrupted, StopMaxDebit or StopError
 }
 
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
+func (r *Runner) now() time.Time { return now(r.Now) }
 
 // Execute sends every row of the run that has no journal row yet or that
 // Recheck returned to unsent (the service never executed it; it is sent
@@ -112,7 +106,7 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 			"rows", sum.Recovered)
 	}
 	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent
-	err = entries(ctx, r.DB, run.ID, "", func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
+	err = entries(ctx, r.DB, run.ID, func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
 	if err != nil {
 		return sum, err
 	}
@@ -120,7 +114,7 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	if err != nil {
 		return sum, err
 	}
-	if err := SetState(ctx, r.DB, run.ID, RunRunning); err != nil {
+	if err := r.DB.SetBulkRunState(ctx, run.ID, RunRunning, r.now()); err != nil {
 		return sum, fmt.Errorf("bulk run %s: %w", run.ID, err)
 	}
 	todo := make([]Row, 0, len(rows))
@@ -140,12 +134,6 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	ex.bar = progress.New(r.Progress, "run "+run.ID, int64(len(rows)), log)
 	ex.bar.Add(int64(len(rows) - len(todo)))
 
-	ex.jq = make(chan journalOp)
-	journalDone := make(chan struct{})
-	go func() {
-		defer close(journalDone)
-		ex.journalLoop(context.WithoutCancel(ctx))
-	}()
 	jobs := make(chan Row)
 	var wg sync.WaitGroup
 	for range conc {
@@ -171,8 +159,6 @@ feed:
 	}
 	close(jobs)
 	wg.Wait()
-	close(ex.jq)
-	<-journalDone
 	ex.bar.Done()
 
 	// The journal is written whatever happened to ctx.
@@ -190,7 +176,7 @@ feed:
 			sum.Stop = StopInterrupted
 		}
 	}
-	if err := SetState(jctx, r.DB, run.ID, state); err != nil && ex.err == nil {
+	if err := r.DB.SetBulkRunState(jctx, run.ID, state, r.now()); err != nil && ex.err == nil {
 		ex.err = fmt.Errorf("bulk run %s: %w", run.ID, err)
 	}
 	run.State = state
@@ -204,7 +190,6 @@ type execution struct {
 	log     *slog.Logger
 	limiter *rate.Limiter
 	bar     *progress.Bar
-	jq      chan journalOp
 
 	mu     sync.Mutex
 	debit  decimal.Decimal
@@ -367,74 +352,13 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int) (res 
 	return res, false
 }
 
-// journalOp is one journal write, committed in a batch with others.
-type journalOp struct {
-	fn   func(ctx context.Context, tx *sql.Tx) error
-	done chan error
-}
-
-// maxBatch bounds the journal writes committed in one transaction.
-const maxBatch = 256
-
-// journalLoop commits journal writes in batches (group commit): each writer
-// waits until the transaction holding its write is committed, so a row is
-// still 'sending' in the database before its call, but 32 workers share a
-// commit instead of queueing for one each.
-func (ex *execution) journalLoop(ctx context.Context) {
-	for op := range ex.jq {
-		batch := []journalOp{op}
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case o, ok := <-ex.jq:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, o)
-			default:
-				break drain
-			}
-		}
-		err := ex.DB.Write(ctx, func(tx *sql.Tx) error {
-			for _, o := range batch {
-				if err := o.fn(ctx, tx); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		for _, o := range batch {
-			o.done <- err
-		}
-	}
-}
-
-// write runs fn in a committed journal transaction.
-func (ex *execution) write(fn func(ctx context.Context, tx *sql.Tx) error) error {
-	done := make(chan error, 1)
-	ex.jq <- journalOp{fn: fn, done: done}
-	return <-done
-}
-
-// claim journals a row as 'sending' before its call: a new journal row, or
-// a row Recheck returned to unsent (same line and externalRef). It returns
-// the row's attempt number, or 0 when the row is journaled already
-// (another process claimed it).
+// claim journals a row as 'sending' before its call (committed, possibly
+// with other rows' writes, before it returns): a new journal row, or a row
+// Recheck returned to unsent (same line and externalRef). It returns the
+// row's attempt number, or 0 when the row is journaled already (another
+// process claimed it).
 func (ex *execution) claim(ctx context.Context, row Row) (int, error) {
-	var attempt int
-	err := ex.write(func(ctx context.Context, tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at, attempts)
-			VALUES (?, ?, ?, ?, ?, 1)
-			ON CONFLICT (run_id, line) DO UPDATE SET state = excluded.state, sent_at = excluded.sent_at,
-				attempts = bulk_rows.attempts + 1, done_at = NULL
-			WHERE bulk_rows.state = ? AND bulk_rows.external_ref = excluded.external_ref
-			RETURNING attempts`, ex.run.ID, row.Line, row.Ref, StateSending, store.FormatTime(ex.now()), StateUnsent).Scan(&attempt)
-		if errors.Is(err, sql.ErrNoRows) {
-			attempt = 0
-			return nil
-		}
-		return err
-	})
+	attempt, err := ex.DB.ClaimBulkRow(ctx, ex.run.ID, row.Line, row.Ref, ex.now())
 	if err != nil {
 		return 0, fmt.Errorf("journal line %d as sending: %w", row.Line, err)
 	}
@@ -444,31 +368,13 @@ func (ex *execution) claim(ctx context.Context, row Row) (int, error) {
 // unclaim undoes claim for a request that never left: a first attempt's
 // journal row is deleted, a re-send goes back to unsent.
 func (ex *execution) unclaim(ctx context.Context, row Row) error {
-	return ex.write(func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_rows WHERE run_id = ? AND line = ? AND state = ? AND attempts = 1`,
-			ex.run.ID, row.Line, StateSending)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, attempts = attempts - 1 WHERE run_id = ? AND line = ? AND state = ?`,
-			StateUnsent, ex.run.ID, row.Line, StateSending)
-		return err
-	})
+	return ex.DB.UnclaimBulkRow(ctx, ex.run.ID, row.Line)
 }
 
+// finish journals the outcome of a row's call.
 func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
-	var resp any
-	if res.Response != nil {
-		resp = string(res.Response)
-	}
-	err := ex.write(func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
-			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`,
-			res.State, res.StatusCode, res.Status, res.OrderID, res.PoolAmount, resp, res.Error, store.FormatTime(ex.now()),
-			ex.run.ID, row.Line)
-		return err
-	})
-	if err != nil {
+	res.Line = row.Line
+	if err := ex.DB.FinishBulkRow(ctx, ex.run.ID, res, ex.now()); err != nil {
 		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending on resume): %w",
 			row.Line, res.State, err)
 	}

@@ -34,6 +34,8 @@ type DB struct {
 	*sql.DB
 	Path string
 	mu   sync.Mutex // one writer in this process
+
+	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
 }
 
 // Open opens (creating if needed) the database at path and migrates it.
@@ -67,6 +69,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	sqldb.SetMaxOpenConns(8)
 	sqldb.SetConnMaxIdleTime(time.Minute)
 	db := &DB{DB: sqldb, Path: path}
+	db.journal = NewBatch(db, 0)
 	fail := func(what string, err error) (*DB, error) {
 		sqldb.Close()
 		return nil, fmt.Errorf("%s database %s: %w", what, path, err)

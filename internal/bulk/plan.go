@@ -1,0 +1,197 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrRefused is matched (errors.Is) by the errors Starter.Plan refuses a
+// run with: *EditedInputError, *UnfinishedError and *CompletedError.
+// Nothing was sent; bulkrun exits 2.
+var ErrRefused = errors.New("bulk run refused")
+
+// Request is a run of one operation over an input file, as bulkrun run asks
+// for it.
+type Request struct {
+	Op       string   // the operation
+	Input    string   // absolute path of the input file
+	Name     string   // the input as the user named it, for messages ("": Input)
+	SHA256   string   // the input's SHA-256 (Table.SHA256)
+	Rows     int      // the input's data rows (len(Table.Records))
+	Settings Settings // the options of a new run, its --set values included
+	// Again starts a new run of a file that was run completely before, or
+	// that changed since a run of it (every row is called again).
+	Again bool
+}
+
+func (q Request) name() string {
+	if q.Name != "" {
+		return q.Name
+	}
+	return q.Input
+}
+
+// Plan is the run Starter.Plan chose for a Request.
+type Plan struct {
+	// Run is the run to execute: an unfinished run of the same file and
+	// operation (Continue), whose settings the caller may still change, or a
+	// new run with an unused id, not stored until Start.
+	Run      *Run
+	Continue bool
+}
+
+// Starter decides which run a bulkrun run continues or starts, and stores
+// it. Set DB; Now is the clock of the run's timestamps (default time.Now).
+type Starter struct {
+	DB  Journal
+	Now func() time.Time
+}
+
+func (s *Starter) now() time.Time { return now(s.Now) }
+
+// Plan applies the resume policy to q:
+//
+//   - the newest run of this operation over the same content (SHA-256) is
+//     unfinished: continue it, if its --set values are q's (else
+//     *UnfinishedError: bulkrun resume continues it);
+//   - it is done: *CompletedError, unless q.Again;
+//   - no run has this content but a run of the same path had other content:
+//     the file was edited, and a new run would call its rows again under new
+//     derived externalRefs: *EditedInputError, unless q.Again;
+//   - else a new run, with a fresh id.
+//
+// The refusals match ErrRefused.
+func (s *Starter) Plan(ctx context.Context, q Request) (*Plan, error) {
+	prev, err := LatestRun(ctx, s.DB, q.Op, q.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil && !q.Again {
+		old, err := LatestRunOfPath(ctx, s.DB, q.Op, q.Input)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			c, err := CountRows(ctx, s.DB, old)
+			if err != nil {
+				return nil, err
+			}
+			return nil, &EditedInputError{Name: q.name(), Run: old, Counts: c}
+		}
+	}
+	switch {
+	case prev != nil && prev.State != RunDone:
+		if !maps.Equal(prev.Settings.Sets, q.Settings.Sets) {
+			return nil, &UnfinishedError{Run: prev}
+		}
+		return &Plan{Run: prev, Continue: true}, nil
+	case prev != nil && !q.Again:
+		return nil, &CompletedError{Name: q.name(), Run: prev}
+	}
+	id, err := UniqueRunID(ctx, s.DB)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Run: &Run{ID: id, Op: q.Op, InputPath: q.Input, InputSHA256: q.SHA256, Settings: q.Settings, TotalRows: q.Rows}}, nil
+}
+
+// Start stores the planned run: a new run is created in state running; a continued run's settings are updated (a
+// resume may change concurrency, rate, --max-debit and the outputs).
+func (s *Starter) Start(ctx context.Context, p *Plan) error {
+	if p.Continue {
+		return updateSettings(ctx, s.DB, p.Run.ID, p.Run.Settings, s.now())
+	}
+	p.Run.CreatedAt = s.now()
+	return CreateRun(ctx, s.DB, p.Run)
+}
+
+// EditedInputError refuses a new run of a file whose earlier version was
+// run: its rows already called would be called (and billed) again under new
+// derived externalRefs.
+type EditedInputError struct {
+	Name   string // the input, as the user named it
+	Run    *Run   // the newest run of that path
+	Counts Counts // its rows
+}
+
+func (e *EditedInputError) Error() string {
+	return fmt.Sprintf("%s changed since run %s (%s, %s: %d rows called, %d success): a new run would call every row again; "+
+		"restore the file and run bulkrun resume %s, or put only the rows still to call in a new file, or add --again",
+		e.Name, e.Run.ID, e.Run.CreatedAt.Format("2006-01-02 15:04 MST"), e.Run.State, e.Counts.Journaled(), e.Counts.Success, e.Run.ID)
+}
+
+// Unwrap returns ErrRefused.
+func (e *EditedInputError) Unwrap() error { return ErrRefused }
+
+// UnfinishedError refuses to continue an unfinished run of the same file
+// with other --set values than it started with.
+type UnfinishedError struct {
+	Run *Run
+}
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("run %s of this file is unfinished with --set %s; continue it with bulkrun resume %s",
+		e.Run.ID, e.Run.Settings.Sets, e.Run.ID)
+}
+
+// Unwrap returns ErrRefused.
+func (e *UnfinishedError) Unwrap() error { return ErrRefused }
+
+// CompletedError refuses a new run of a file run completely before
+// (without Request.Again).
+type CompletedError struct {
+	Name string // the input, as the user named it
+	Run  *Run   // the completed run
+}
+
+func (e *CompletedError) Error() string {
+	return fmt.Sprintf("%s was already run completely as run %s (%s): see bulkrun status %s; add --again to send every row again",
+		e.Name, e.Run.ID, e.Run.CreatedAt.Format("2006-01-02 15:04 MST"), e.Run.ID)
+}
+
+// Unwrap returns ErrRefused.
+func (e *CompletedError) Unwrap() error { return ErrRefused }
+
+// ReadInput reads the run's input file and checks it is the file the run
+// started with (same SHA-256): the journal matches rows by line. A changed
+// file is an *InputChangedError.
+func (r *Run) ReadInput() (*Table, error) {
+	table, err := ReadTable(r.InputPath)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	if table.SHA256 != r.InputSHA256 {
+		return nil, &InputChangedError{Run: r, SHA256: table.SHA256}
+	}
+	return table, nil
+}
+
+// InputChangedError is a run's input file that changed since the run
+// started: its rows cannot be matched to the journal.
+type InputChangedError struct {
+	Run    *Run
+	SHA256 string // the file's SHA-256 now
+}
+
+func (e *InputChangedError) Error() string {
+	return fmt.Sprintf("run %s: %s changed since the run started (sha256 %.12s…, was %.12s…); its rows cannot be matched to the journal",
+		e.Run.ID, e.Run.InputPath, e.SHA256, e.Run.InputSHA256)
+}
+
+// String lists the values as field=value, sorted by field; "(none)" when
+// there are none.
+func (s Sets) String() string {
+	if len(s) == 0 {
+		return "(none)"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		parts = append(parts, k+"="+s[k])
+	}
+	return strings.Join(parts, " ")
+}

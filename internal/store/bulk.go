@@ -1,0 +1,341 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Bulk run states (bulk_runs.state).
+const (
+	BulkRunning = "running" // a process is working on it, or died doing so
+	BulkStopped = "stopped" // interrupted or stopped; resumable
+	BulkDone    = "done"    // every row was sent (some may still be pending)
+)
+
+// Bulk row states (bulk_rows.state). A row of the input with no journal row
+// was not sent (yet).
+const (
+	BulkSending = "sending" // journaled before the call; outcome not recorded yet
+	BulkSuccess = "success"
+	BulkFailed  = "failed"
+	BulkPending = "pending" // outcome unknown: looked up, never re-sent blindly
+	BulkUnsent  = "unsent"  // returned to unsent: the service never executed it
+)
+
+// BulkRun is one bulk run of an input file (bulk_runs).
+type BulkRun struct {
+	ID          string
+	Op          string
+	InputPath   string
+	InputSHA256 string
+	Settings    string // JSON, the run's options as its owner encodes them
+	TotalRows   int
+	State       string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// BulkRow is one journal row of a bulk run (bulk_rows).
+type BulkRow struct {
+	Line       int
+	Ref        string
+	State      string
+	StatusCode string
+	Status     string
+	OrderID    string
+	PoolAmount string
+	Response   []byte // redacted envelope JSON
+	Error      string
+	SentAt     time.Time
+	Attempts   int // times journaled 'sending'; above 1 after a return to unsent
+}
+
+// CreateBulkRun stores a new run, created and updated at r.CreatedAt. A
+// taken id is an error.
+func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun) error {
+	at := FormatTime(r.CreatedAt)
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs (id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Op, r.InputPath, r.InputSHA256, r.Settings, r.TotalRows, r.State, at, at)
+		if err != nil {
+			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
+		}
+		return nil
+	})
+}
+
+// BulkRunExists reports whether a run has this id.
+func (db *DB) BulkRunExists(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM bulk_runs WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up bulk run id %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+const bulkRunColumns = `id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at`
+
+func scanBulkRun(row interface{ Scan(...any) error }) (*BulkRun, error) {
+	var r BulkRun
+	var created, updated string
+	if err := row.Scan(&r.ID, &r.Op, &r.InputPath, &r.InputSHA256, &r.Settings, &r.TotalRows, &r.State, &created, &updated); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.CreatedAt, err = time.Parse(TimeLayout, created); err != nil {
+		return nil, fmt.Errorf("bulk run %s: created_at: %w", r.ID, err)
+	}
+	if r.UpdatedAt, err = time.Parse(TimeLayout, updated); err != nil {
+		return nil, fmt.Errorf("bulk run %s: updated_at: %w", r.ID, err)
+	}
+	return &r, nil
+}
+
+// oneBulkRun returns the run the query selects, or nil when there is none.
+func (db *DB) oneBulkRun(ctx context.Context, where string, args ...any) (*BulkRun, error) {
+	r, err := scanBulkRun(db.QueryRowContext(ctx, `SELECT `+bulkRunColumns+` FROM bulk_runs `+where, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// BulkRun returns the run with this id, or nil when there is none.
+func (db *DB) BulkRun(ctx context.Context, id string) (*BulkRun, error) {
+	r, err := db.oneBulkRun(ctx, `WHERE id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("load bulk run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// LatestBulkRun returns the newest run of op over an input with this
+// SHA-256, or nil when there is none.
+func (db *DB) LatestBulkRun(ctx context.Context, op, sha string) (*BulkRun, error) {
+	r, err := db.oneBulkRun(ctx, `WHERE op = ? AND input_sha256 = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, sha)
+	if err != nil {
+		return nil, fmt.Errorf("find bulk run of this file: %w", err)
+	}
+	return r, nil
+}
+
+// LatestBulkRunOfPath returns the newest run of op whose input had this
+// path, whatever its content then, or nil when there is none.
+func (db *DB) LatestBulkRunOfPath(ctx context.Context, op, path string) (*BulkRun, error) {
+	r, err := db.oneBulkRun(ctx, `WHERE op = ? AND input_path = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, path)
+	if err != nil {
+		return nil, fmt.Errorf("find bulk run of this file: %w", err)
+	}
+	return r, nil
+}
+
+// BulkRuns lists at most limit runs, the newest first.
+func (db *DB) BulkRuns(ctx context.Context, limit int) ([]BulkRun, error) {
+	rows, err := db.QueryContext(ctx, `SELECT `+bulkRunColumns+` FROM bulk_runs ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list bulk runs: %w", err)
+	}
+	defer rows.Close()
+	var out []BulkRun
+	for rows.Next() {
+		r, err := scanBulkRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list bulk runs: %w", err)
+		}
+		out = append(out, *r)
+	}
+	return out, rows.Err()
+}
+
+// SetBulkRunState records a run's state, updated at at.
+func (db *DB) SetBulkRunState(ctx context.Context, id, state string, at time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET state = ?, updated_at = ? WHERE id = ?`, state, FormatTime(at), id)
+		return err
+	})
+}
+
+// ReopenBulkRun marks a run in state BulkDone BulkStopped (rows are to be
+// sent again), updated at at. A run in another state is left alone.
+func (db *DB) ReopenBulkRun(ctx context.Context, id string, at time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET state = ?, updated_at = ? WHERE id = ? AND state = ?`,
+			BulkStopped, FormatTime(at), id, BulkDone)
+		return err
+	})
+}
+
+// SetBulkRunSettings stores a run's settings (JSON), updated at at.
+func (db *DB) SetBulkRunSettings(ctx context.Context, id, settings string, at time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_runs SET settings = ?, updated_at = ? WHERE id = ?`, settings, FormatTime(at), id)
+		return err
+	})
+}
+
+// PendSendingBulkRows turns a run's rows left BulkSending (by a process
+// that died during their call) into BulkPending with error reason, and
+// returns how many there were.
+func (db *DB) PendSendingBulkRows(ctx context.Context, runID, reason string) (int, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, error = ? WHERE run_id = ? AND state = ?`,
+			BulkPending, reason, runID, BulkSending)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+// EachBulkRowState calls fn with the state and pool amount of each journal
+// row of the run, in no particular order.
+func (db *DB) EachBulkRowState(ctx context.Context, runID string, fn func(state, poolAmount string) error) error {
+	rows, err := db.QueryContext(ctx, `SELECT state, pool_amount FROM bulk_rows WHERE run_id = ?`, runID)
+	if err != nil {
+		return fmt.Errorf("count rows of bulk run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var state, amount string
+		if err := rows.Scan(&state, &amount); err != nil {
+			return fmt.Errorf("count rows of bulk run %s: %w", runID, err)
+		}
+		if err := fn(state, amount); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// EachBulkRow calls fn for each journal row of the run in line order.
+func (db *DB) EachBulkRow(ctx context.Context, runID string, fn func(BulkRow) error) error {
+	return db.eachBulkRow(ctx, runID, "", fn)
+}
+
+// EachBulkRowToCheck calls fn, in line order, for each journal row of the
+// run that waits for a transaction-status look-up: every BulkPending row,
+// and every BulkSending row sent before sendingBefore (its process died).
+func (db *DB) EachBulkRowToCheck(ctx context.Context, runID string, sendingBefore time.Time, fn func(BulkRow) error) error {
+	return db.eachBulkRow(ctx, runID, " AND (state = ? OR state = ? AND sent_at < ?)", fn,
+		BulkPending, BulkSending, FormatTime(sendingBefore))
+}
+
+func (db *DB) eachBulkRow(ctx context.Context, runID string, where string, fn func(BulkRow) error, args ...any) error {
+	q := `SELECT line, external_ref, state, statuscode, status, orderid, pool_amount, response, error, sent_at, attempts
+		FROM bulk_rows WHERE run_id = ?` + where + ` ORDER BY line`
+	rows, err := db.QueryContext(ctx, q, append([]any{runID}, args...)...)
+	if err != nil {
+		return fmt.Errorf("read journal of bulk run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e BulkRow
+		var resp sql.NullString
+		var sent string
+		if err := rows.Scan(&e.Line, &e.Ref, &e.State, &e.StatusCode, &e.Status, &e.OrderID, &e.PoolAmount, &resp, &e.Error, &sent, &e.Attempts); err != nil {
+			return fmt.Errorf("read journal of bulk run %s: %w", runID, err)
+		}
+		if resp.Valid {
+			e.Response = []byte(resp.String)
+		}
+		if e.SentAt, err = time.Parse(TimeLayout, sent); err != nil {
+			return fmt.Errorf("read journal of bulk run %s: line %d: sent_at: %w", runID, e.Line, err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// The row writes of a run being sent (ClaimBulkRow, UnclaimBulkRow,
+// FinishBulkRow) are committed in batches shared by every caller (group
+// commit, see Batch): each returns once its write is committed.
+
+// ClaimBulkRow journals a row as BulkSending, sent at at, before its call:
+// a new journal row, or a row returned to BulkUnsent with the same
+// externalRef (its attempts count goes up). It returns the row's attempt
+// number (1 for a first call), or 0 when the row is journaled already in
+// another state (another process claimed it).
+func (db *DB) ClaimBulkRow(ctx context.Context, runID string, line int, ref string, at time.Time) (int, error) {
+	var attempt int
+	err := db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at, attempts)
+			VALUES (?, ?, ?, ?, ?, 1)
+			ON CONFLICT (run_id, line) DO UPDATE SET state = excluded.state, sent_at = excluded.sent_at,
+				attempts = bulk_rows.attempts + 1, done_at = NULL
+			WHERE bulk_rows.state = ? AND bulk_rows.external_ref = excluded.external_ref
+			RETURNING attempts`, runID, line, ref, BulkSending, FormatTime(at), BulkUnsent).Scan(&attempt)
+		if errors.Is(err, sql.ErrNoRows) {
+			attempt = 0
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return attempt, nil
+}
+
+// UnclaimBulkRow undoes ClaimBulkRow for a request that never left: a first
+// attempt's journal row is deleted, a re-send goes back to BulkUnsent.
+func (db *DB) UnclaimBulkRow(ctx context.Context, runID string, line int) error {
+	return db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_rows WHERE run_id = ? AND line = ? AND state = ? AND attempts = 1`,
+			runID, line, BulkSending)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, attempts = attempts - 1 WHERE run_id = ? AND line = ? AND state = ?`,
+			BulkUnsent, runID, line, BulkSending)
+		return err
+	})
+}
+
+// FinishBulkRow records the outcome of row r.Line's call (state,
+// statuscode, status, order id, pool amount, response, error), done at at.
+func (db *DB) FinishBulkRow(ctx context.Context, runID string, r BulkRow, at time.Time) error {
+	var resp any
+	if r.Response != nil {
+		resp = string(r.Response)
+	}
+	return db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
+			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`,
+			r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, resp, r.Error, FormatTime(at), runID, r.Line)
+		return err
+	})
+}
+
+// CheckedBulkRow records a failed look-up of a row still in state: its
+// checked_at becomes at.
+func (db *DB) CheckedBulkRow(ctx context.Context, runID string, line int, state string, at time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET checked_at = ? WHERE run_id = ? AND line = ? AND state = ?`,
+			FormatTime(at), runID, line, state)
+		return err
+	})
+}
+
+// ResolveBulkRow records the answer of a look-up of row r.Line, if the row
+// is still in state from: its state, statuscode, status, order id, pool
+// amount and error become r's, checked at at (and done at at when the new
+// state is BulkSuccess or BulkFailed).
+func (db *DB) ResolveBulkRow(ctx context.Context, runID, from string, r BulkRow, at time.Time) error {
+	checked := FormatTime(at)
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
+			error = ?, checked_at = ?, done_at = CASE WHEN ? IN (?, ?) THEN ? ELSE done_at END
+			WHERE run_id = ? AND line = ? AND state = ?`,
+			r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, r.Error, checked, r.State, BulkSuccess, BulkFailed, checked,
+			runID, r.Line, from)
+		return err
+	})
+}
