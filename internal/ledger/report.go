@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 // Break is one break of the pool chain or arithmetic (recon_breaks).
@@ -24,20 +25,9 @@ type Break struct {
 	Note        string
 }
 
-// Match is one matching result other than matched and reversed
-// (recon_matches holds them all).
-type Match struct {
-	Outcome         string
-	CallID          int64 // 0 for statementOnly
-	SvcOrderID      string
-	ExternalRef     string
-	Operation       string
-	TS              string
-	CallAmount      string
-	StatementAmount string
-	Delta           string
-	Note            string
-}
+// Match is one matching result other than matched and reversed, as
+// recon_matches holds every result: CallID 0 for statementOnly.
+type Match = store.CheckMatch
 
 // Report is the result of Check.
 type Report struct {

@@ -140,7 +140,7 @@ func (c *checkRun) save(ctx context.Context, f *findings) (*Report, error) {
 		},
 		Matches: func(yield func(store.CheckMatch) bool) {
 			for _, m := range f.matches {
-				if !yield(store.CheckMatch(f.matchOut(m))) {
+				if !yield(f.matchOut(m)) {
 					return
 				}
 			}
