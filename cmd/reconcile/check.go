@@ -7,6 +7,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 const checkExamples = `  reconcile check --from 2026-11-01 --to 2026-11-21
@@ -71,7 +72,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // empty reports whether a period had neither calls nor statement debits.
-func empty(s ledger.Summary) bool {
+func empty(s recon.Summary) bool {
 	if s.Calls > 0 {
 		return false
 	}

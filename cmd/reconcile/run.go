@@ -15,6 +15,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -281,15 +282,15 @@ func findings(rep *ledger.Report) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, what))
 		}
 	}
-	add(s.Breaks[ledger.BreakArithmetic].Count, "arithmetic")
-	add(s.Breaks[ledger.BreakGap].Count, "gap")
-	for _, o := range []string{ledger.AmountMismatch, ledger.DuplicateDebit, ledger.CallOnly, ledger.StatementOnly} {
+	add(s.Breaks[recon.BreakArithmetic].Count, "arithmetic")
+	add(s.Breaks[recon.BreakGap].Count, "gap")
+	for _, o := range []string{recon.AmountMismatch, recon.DuplicateDebit, recon.CallOnly, recon.StatementOnly} {
 		add(s.Outcomes[o].Count, o)
 	}
 	add(s.Pending.Count, "pending")
 	add(s.Reversals.Unlinked, "reversal not found")
 	unsettled := 0
-	for _, b := range ledger.Buckets {
+	for _, b := range recon.BucketNames() {
 		unsettled += s.Unsettled[b].Count
 	}
 	add(unsettled, "unsettled orders")

@@ -19,7 +19,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 )
 
@@ -125,7 +125,7 @@ func TestRunSandbox(t *testing.T) {
 	breaks := readCSV(t, filepath.Join(out, "breaks.csv"))
 	matching := readCSV(t, filepath.Join(out, "matching.csv"))
 	reversals := readCSV(t, filepath.Join(out, "reversals.csv"))
-	for _, kind := range []string{ledger.BreakArithmetic, ledger.BreakGap} {
+	for _, kind := range []string{recon.BreakArithmetic, recon.BreakGap} {
 		if !hasRow(breaks, map[string]string{"kind": kind}) {
 			t.Errorf("breaks.csv has no %s row", kind)
 		}
@@ -133,13 +133,13 @@ func TestRunSandbox(t *testing.T) {
 	// The breaks to look at come before the explained gaps.
 	explained := false
 	for _, r := range breaks {
-		if r["kind"] == ledger.BreakExplainedGap {
+		if r["kind"] == recon.BreakExplainedGap {
 			explained = true
 		} else if explained {
 			t.Errorf("breaks.csv: %s at %s after the explained gaps", r["kind"], r["timestamp"])
 		}
 	}
-	for _, o := range ledger.Outcomes {
+	for _, o := range recon.Outcomes {
 		if !hasRow(matching, map[string]string{"outcome": o}) {
 			t.Errorf("matching.csv has no %s row", o)
 		}
@@ -160,13 +160,13 @@ func TestRunSandbox(t *testing.T) {
 		var ok bool
 		switch d.Kind {
 		case sandbox.DefectUnloggedDebit:
-			ok = hasRow(matching, map[string]string{"outcome": ledger.StatementOnly, "svcOrderId": d.SvcOrderID})
+			ok = hasRow(matching, map[string]string{"outcome": recon.StatementOnly, "svcOrderId": d.SvcOrderID})
 		case sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit, sandbox.DefectPending, sandbox.DefectCallOnly:
 			ok = hasRow(matching, map[string]string{"outcome": d.Kind, "externalRef": d.ExternalRef})
 		case sandbox.DefectArithmetic:
-			ok = hasRow(breaks, map[string]string{"kind": ledger.BreakArithmetic, "externalRef": d.ExternalRef})
+			ok = hasRow(breaks, map[string]string{"kind": recon.BreakArithmetic, "externalRef": d.ExternalRef})
 		case sandbox.DefectGap:
-			ok = hasRow(breaks, map[string]string{"kind": ledger.BreakGap, "delta": ledger.Money(d.Delta)})
+			ok = hasRow(breaks, map[string]string{"kind": recon.BreakGap, "delta": recon.Money(d.Delta)})
 		case sandbox.DefectReversalUnlinked:
 			ok = hasRow(reversals, map[string]string{"svcOrderId": d.SvcOrderID, "reversalFound": "false"})
 		default:

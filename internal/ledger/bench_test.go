@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -128,8 +129,8 @@ func BenchmarkLedger(b *testing.B) {
 			b.ReportMetric(peak, "peak-heap-MiB")
 			s := rep.Summary
 			b.Logf("check: %d calls, %d records matched, %d reversed; breaks: %d arithmetic, %d gap, %d explainedGap; in %s",
-				s.Calls, s.Outcomes[Matched].Count, s.Outcomes[Reversed].Count, s.Breaks[BreakArithmetic].Count,
-				s.Breaks[BreakGap].Count, s.Breaks[BreakExplainedGap].Count, el.Round(time.Millisecond))
+				s.Calls, s.Outcomes[recon.Matched].Count, s.Outcomes[recon.Reversed].Count, s.Breaks[recon.BreakArithmetic].Count,
+				s.Breaks[recon.BreakGap].Count, s.Breaks[recon.BreakExplainedGap].Count, el.Round(time.Millisecond))
 		}
 	})
 }

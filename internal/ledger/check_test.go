@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -52,7 +52,7 @@ func TestArithmetic(t *testing.T) {
 				t.Fatalf("Import = %+v, %v", sum, err)
 			}
 			rep := check(t, db, "2026-11-21", "2026-11-21", "")
-			got := rep.Summary.Breaks[BreakArithmetic]
+			got := rep.Summary.Breaks[recon.BreakArithmetic]
 			if (got.Count == 1) != tt.wantBreak || got.Count > 1 {
 				t.Fatalf("arithmetic breaks = %+v, want break %v", got, tt.wantBreak)
 			}
@@ -116,7 +116,7 @@ func TestChain(t *testing.T) {
 				{svc: "OX", client: "X", ts: "2026-11-21 10:02:00", amount: "4.50"},
 				{svc: "OB", client: "B", ts: "2026-11-21 10:05:00", amount: "10"},
 			},
-			want: []want{{BreakExplainedGap, "4.50", []string{"OX"}}}},
+			want: []want{{recon.BreakExplainedGap, "4.50", []string{"OX"}}}},
 		{name: "gap explained by a reversal credit",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
@@ -127,11 +127,11 @@ func TestChain(t *testing.T) {
 				{svc: "RV1", client: "A", ts: "2026-11-21 11:00:00", amount: "10", mode: "CR"},
 				{svc: "OB", client: "B", ts: "2026-11-21 12:00:00", amount: "10"},
 			},
-			want: []want{{BreakExplainedGap, "-10.00", []string{"RV1"}}}},
+			want: []want{{recon.BreakExplainedGap, "-10.00", []string{"RV1"}}}},
 		{name: "gap explained by a pending call's record",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
-				{ts: "2026-11-21 10:01:00", ref: "P", outcome: OutcomePending},
+				{ts: "2026-11-21 10:01:00", ref: "P", outcome: recon.CallPending},
 				{ts: "2026-11-21 10:02:00", ref: "B", orderID: "OB", opening: "80", amount: "10", closing: "70"},
 			},
 			recs: []trec{
@@ -139,7 +139,7 @@ func TestChain(t *testing.T) {
 				{svc: "OP", client: "P", ts: "2026-11-21 10:01:00", amount: "10"},
 				{svc: "OB", client: "B", ts: "2026-11-21 10:02:00", amount: "10"},
 			},
-			want: []want{{BreakExplainedGap, "10.00", []string{"OP"}}}},
+			want: []want{{recon.BreakExplainedGap, "10.00", []string{"OP"}}}},
 		{name: "a reversal credit before a same-second pair logged out of order",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
@@ -149,20 +149,20 @@ func TestChain(t *testing.T) {
 			recs: []trec{
 				{svc: "RV", client: "Z", ts: "2026-11-21 10:00:05", amount: "2.36", mode: "CR"},
 			},
-			want: []want{{BreakExplainedGap, "-2.36", []string{"RV"}}}},
+			want: []want{{recon.BreakExplainedGap, "-2.36", []string{"RV"}}}},
 		{name: "unexplained gap",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
 				{ts: "2026-11-21 10:05:00", ref: "B", orderID: "OB", opening: "87", amount: "10", closing: "77"},
 			},
-			want: []want{{BreakGap, "3.00", nil}}},
+			want: []want{{recon.BreakGap, "3.00", nil}}},
 		{name: "records that do not sum to the gap leave it unexplained",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
 				{ts: "2026-11-21 10:05:00", ref: "B", orderID: "OB", opening: "87", amount: "10", closing: "77"},
 			},
 			recs: []trec{{svc: "OX", client: "X", ts: "2026-11-21 10:02:00", amount: "2"}},
-			want: []want{{BreakGap, "3.00", nil}}},
+			want: []want{{recon.BreakGap, "3.00", nil}}},
 		{name: "a logged debit's record does not explain a gap",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"},
@@ -172,7 +172,7 @@ func TestChain(t *testing.T) {
 				{svc: "OA", client: "A", ts: "2026-11-21 10:00:00", amount: "10"},
 				{svc: "OB", client: "B", ts: "2026-11-21 10:05:00", amount: "10"},
 			},
-			want: []want{{BreakGap, "10.00", nil}}},
+			want: []want{{recon.BreakGap, "10.00", nil}}},
 		{name: "separate pool accounts chain separately",
 			calls: []tcall{
 				{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", acct: "P1", opening: "100", amount: "10", closing: "90"},
@@ -194,11 +194,11 @@ func TestChain(t *testing.T) {
 			rep := check(t, db, "2026-11-21", "2026-11-21", "")
 			var got []want
 			for _, b := range rep.Breaks {
-				if b.Kind == BreakArithmetic {
+				if b.Kind == recon.BreakArithmetic {
 					t.Errorf("unexpected arithmetic break %+v", b)
 					continue
 				}
-				got = append(got, want{b.Kind, Money(b.Delta), b.ExplainedBy})
+				got = append(got, want{b.Kind, recon.Money(b.Delta), b.ExplainedBy})
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("breaks = %+v, want %+v", got, tt.want)
@@ -227,7 +227,7 @@ func TestChainPoolSummary(t *testing.T) {
 		tcall{ts: "2026-11-22 00:00:00", ref: "D", orderID: "OD", opening: "79.99", amount: "1", closing: "78.99"}, // after
 	)
 	rep := check(t, db, "2026-11-21", "2026-11-21", "")
-	want := []PoolSummary{{Account: "0409000123456", Opening: "100.00", Closing: "79.99", Calls: 3, Debited: "20.01"}}
+	want := []recon.PoolSummary{{Account: "0409000123456", Opening: "100.00", Closing: "79.99", Calls: 3, Debited: "20.01"}}
 	// pool_account is '' in these rows: they belong to the pool account ''.
 	want[0].Account = ""
 	if !slices.Equal(rep.Summary.Pools, want) {
@@ -263,15 +263,15 @@ func TestMatching(t *testing.T) {
 		{name: "matched by orderid",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "other", ts: day + " 10:00:00", amount: "10.00"}},
-			want:  map[string]int{Matched: 1}},
+			want:  map[string]int{recon.Matched: 1}},
 		{name: "matched by externalRef when the orderid is unknown",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "A", ts: day + " 10:00:01", amount: "10"}},
-			want:  map[string]int{Matched: 1}},
+			want:  map[string]int{recon.Matched: 1}},
 		{name: "amount mismatch",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "A", ts: day + " 10:00:00", amount: "9.50"}},
-			want:  map[string]int{AmountMismatch: 1},
+			want:  map[string]int{recon.AmountMismatch: 1},
 			check: func(t *testing.T, rep *Report) {
 				m := rep.Exceptions[0]
 				if m.Delta != "0.50" || m.CallAmount != "10.00" || m.StatementAmount != "9.50" {
@@ -280,17 +280,17 @@ func TestMatching(t *testing.T) {
 			}},
 		{name: "call only",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
-			want:  map[string]int{CallOnly: 1}},
+			want:  map[string]int{recon.CallOnly: 1}},
 		{name: "statement only",
 			recs: []trec{{svc: "OX", client: "X", ts: day + " 10:00:00", amount: "3"}},
-			want: map[string]int{StatementOnly: 1},
+			want: map[string]int{recon.StatementOnly: 1},
 			check: func(t *testing.T, rep *Report) {
-				if o := rep.Summary.Outcomes[StatementOnly]; o.Amount != "3.00" {
+				if o := rep.Summary.Outcomes[recon.StatementOnly]; o.Amount != "3.00" {
 					t.Errorf("statementOnly amount = %s, want 3.00", o.Amount)
 				}
 			}},
 		{name: "a record linked to a failed call is not statement only",
-			calls: []tcall{{ts: day + " 10:00:00", ref: "X", outcome: OutcomeFailed}},
+			calls: []tcall{{ts: day + " 10:00:00", ref: "X", outcome: recon.CallFailed}},
 			recs:  []trec{{svc: "OX", client: "X", ts: day + " 10:00:00", amount: "3"}},
 			want:  map[string]int{},
 			check: func(t *testing.T, rep *Report) {
@@ -315,29 +315,29 @@ func TestMatching(t *testing.T) {
 				{svc: "OA1", client: "A", ts: day + " 10:00:00", amount: "10"},
 				{svc: "OA2", client: "A", ts: day + " 10:00:05", amount: "10"},
 			},
-			want: map[string]int{DuplicateDebit: 2}},
+			want: map[string]int{recon.DuplicateDebit: 2}},
 		{name: "duplicate debit: one call, two records",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", orderID: "OA1", opening: "100", amount: "10", closing: "90"}},
 			recs: []trec{
 				{svc: "OA1", client: "A", ts: day + " 10:00:00", amount: "10"},
 				{svc: "OA2", client: "A", ts: day + " 10:00:05", amount: "10"},
 			},
-			want: map[string]int{DuplicateDebit: 2}},
+			want: map[string]int{recon.DuplicateDebit: 2}},
 		{name: "pending with its record",
-			calls: []tcall{{ts: day + " 10:00:00", ref: "P", outcome: OutcomePending}},
+			calls: []tcall{{ts: day + " 10:00:00", ref: "P", outcome: recon.CallPending}},
 			recs:  []trec{{svc: "OP", client: "P", ts: day + " 10:00:00", amount: "7"}},
-			want:  map[string]int{Pending: 1},
+			want:  map[string]int{recon.Pending: 1},
 			check: func(t *testing.T, rep *Report) {
 				m := rep.Exceptions[0]
-				if m.SvcOrderID != "OP" || rep.Summary.Pending != (CountSum{1, "7.00"}) || rep.Summary.CallsPending != 1 {
+				if m.SvcOrderID != "OP" || rep.Summary.Pending != (recon.CountSum{Count: 1, Amount: "7.00"}) || rep.Summary.CallsPending != 1 {
 					t.Errorf("pending row %+v summary %+v", m, rep.Summary.Pending)
 				}
 			}},
 		{name: "pending without a record",
-			calls: []tcall{{ts: day + " 10:00:00", ref: "P", outcome: OutcomePending}},
-			want:  map[string]int{Pending: 1},
+			calls: []tcall{{ts: day + " 10:00:00", ref: "P", outcome: recon.CallPending}},
+			want:  map[string]int{recon.Pending: 1},
 			check: func(t *testing.T, rep *Report) {
-				if rep.Summary.Pending != (CountSum{1, "0"}) {
+				if rep.Summary.Pending != (recon.CountSum{Count: 1, Amount: "0.00"}) {
 					t.Errorf("pending summary %+v", rep.Summary.Pending)
 				}
 			}},
@@ -347,15 +347,15 @@ func TestMatching(t *testing.T) {
 				{svc: "OA", client: "A", ts: day + " 10:00:00", amount: "10", reversal: "RV"},
 				{svc: "RV", client: "A", ts: day + " 11:00:00", amount: "10", mode: "CR"},
 			},
-			want: map[string]int{Reversed: 1}},
+			want: map[string]int{recon.Reversed: 1}},
 		{name: "a record outside the period still matches",
 			calls: []tcall{{ts: day + " 23:59:59", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "A", ts: "2026-11-22 00:00:01", amount: "10"}},
-			want:  map[string]int{Matched: 1}},
+			want:  map[string]int{recon.Matched: 1}},
 		{name: "svcrecon's own read-only calls are no calls of the pool",
 			calls: []tcall{
 				{ts: day + " 10:00:00", op: svcapi.OpTxnStatus, ref: "X", orderID: "OX"},
-				{ts: day + " 10:00:01", op: svcapi.OpStatement, ref: "ST20261121P1W1R1", outcome: OutcomeFailed},
+				{ts: day + " 10:00:01", op: svcapi.OpStatement, ref: "ST20261121P1W1R1", outcome: recon.CallFailed},
 				{ts: day + " 10:00:02", op: svcapi.OpCollectOrders, ref: "CO20261121P1W1R1"},
 				{ts: "2026-11-22 09:00:00", op: svcapi.OpTxnStatus, ref: "Y", orderID: "OY"}, // after the period
 			},
@@ -363,7 +363,7 @@ func TestMatching(t *testing.T) {
 				{svc: "OX", client: "X", ts: day + " 09:59:00", amount: "3"},
 				{svc: "OY", client: "Y", ts: day + " 11:00:00", amount: "4"},
 			},
-			want: map[string]int{StatementOnly: 2},
+			want: map[string]int{recon.StatementOnly: 2},
 			check: func(t *testing.T, rep *Report) {
 				if s := rep.Summary; s.Calls != 0 || s.CallsFailed != 0 {
 					t.Errorf("calls %d, failed %d; want 0, 0", s.Calls, s.CallsFailed)
@@ -380,7 +380,7 @@ func TestMatching(t *testing.T) {
 			addCalls(t, db, tt.calls...)
 			addRecords(t, db, tt.recs...)
 			rep := check(t, db, day, day, "")
-			for _, o := range Outcomes {
+			for _, o := range recon.Outcomes {
 				if got := rep.Summary.Outcomes[o].Count; got != tt.want[o] {
 					t.Errorf("outcome %s = %d, want %d", o, got, tt.want[o])
 				}
@@ -422,7 +422,7 @@ func TestReversals(t *testing.T) {
 		trec{svc: "RVA", client: "A", ts: "2026-11-23 09:00:00", amount: "10", mode: "CR"},
 	)
 	rep := check(t, db, "2026-11-21", "2026-11-21", "")
-	if got := rep.Summary.Reversals; got != (ReversalSum{Count: 2, Amount: "30.00", Unlinked: 1}) {
+	if got := rep.Summary.Reversals; got != (recon.ReversalSum{Count: 2, Amount: "30.00", Unlinked: 1}) {
 		t.Errorf("reversals = %+v, want 2, 30.00, 1 unlinked", got)
 	}
 	rows, err := db.Query(`SELECT svc_order_id, reversal_svc_order_id, reversal_found, reversal_txn_date_time, reversal_amount
@@ -442,8 +442,8 @@ func TestReversals(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("recon_reversals = %q, want %q", got, want)
 	}
-	if rep.Summary.Outcomes[Reversed].Count != 2 {
-		t.Errorf("reversed outcomes = %d, want 2", rep.Summary.Outcomes[Reversed].Count)
+	if rep.Summary.Outcomes[recon.Reversed].Count != 2 {
+		t.Errorf("reversed outcomes = %d, want 2", rep.Summary.Outcomes[recon.Reversed].Count)
 	}
 }
 
@@ -460,8 +460,8 @@ func TestAging(t *testing.T) {
 		o("after", "2026-11-21", ""), // after the period's end
 	)
 	rep := check(t, db, "2026-11-01", "2026-11-20", "2026-11-20")
-	want := map[string]CountSum{"0-1": {2, "200.00"}, "2-3": {2, "200.00"}, "4-7": {2, "200.00"},
-		"8-30": {2, "200.00"}, ">30": {2, "200.00"}}
+	want := map[string]recon.CountSum{"0-1": {Count: 2, Amount: "200.00"}, "2-3": {Count: 2, Amount: "200.00"}, "4-7": {Count: 2, Amount: "200.00"},
+		"8-30": {Count: 2, Amount: "200.00"}, ">30": {Count: 2, Amount: "200.00"}}
 	for b, w := range want {
 		if got := rep.Summary.Unsettled[b]; got != w {
 			t.Errorf("bucket %s = %+v, want %+v", b, got, w)
@@ -475,7 +475,7 @@ func TestAging(t *testing.T) {
 		var a int
 		rows.Scan(&s, &a, &b)
 		ages[s] = a
-		if b != Bucket(a) {
+		if b != recon.BucketOf(a) {
 			t.Errorf("%s: bucket %s for age %d", s, b, a)
 		}
 	}
@@ -487,17 +487,6 @@ func TestAging(t *testing.T) {
 	rep = check(t, db, "2026-11-01", "2026-11-20", "2026-12-31")
 	if got := rep.Summary.Unsettled[">30"].Count; got != 10 {
 		t.Errorf("as of 2026-12-31: >30 = %d, want 10", got)
-	}
-}
-
-func TestBucket(t *testing.T) {
-	for _, tt := range []struct {
-		days int
-		want string
-	}{{0, "0-1"}, {1, "0-1"}, {2, "2-3"}, {3, "2-3"}, {4, "4-7"}, {7, "4-7"}, {8, "8-30"}, {30, "8-30"}, {31, ">30"}, {1000, ">30"}} {
-		if got := Bucket(tt.days); got != tt.want {
-			t.Errorf("Bucket(%d) = %s, want %s", tt.days, got, tt.want)
-		}
 	}
 }
 
@@ -513,8 +502,8 @@ func TestRerunSupersedes(t *testing.T) {
 	if sup == nil || *sup != second.RunID {
 		t.Errorf("first run superseded_by = %v, want %d", sup, second.RunID)
 	}
-	var s Summary
-	if err := json.Unmarshal([]byte(summary), &s); err != nil || s.Breaks[BreakArithmetic].Count != 1 {
+	var s recon.Summary
+	if err := json.Unmarshal([]byte(summary), &s); err != nil || s.Breaks[recon.BreakArithmetic].Count != 1 {
 		t.Errorf("first run's summary not kept: %q", summary)
 	}
 	for _, run := range []struct {
@@ -549,17 +538,17 @@ func TestSummaryJSON(t *testing.T) {
 			t.Errorf("summary lacks %q: %s", k, summary)
 		}
 	}
-	for _, o := range Outcomes {
-		if got := m["outcomes"].(map[string]any)[o]; got == nil || got.(map[string]any)["amount"] != "0" {
-			t.Errorf("outcomes.%s = %v, want count 0 amount \"0\"", o, got)
+	for _, o := range recon.Outcomes {
+		if got := m["outcomes"].(map[string]any)[o]; got == nil || got.(map[string]any)["amount"] != "0.00" {
+			t.Errorf("outcomes.%s = %v, want count 0 amount \"0.00\"", o, got)
 		}
 	}
-	for _, k := range BreakKinds {
+	for _, k := range recon.BreakKinds {
 		if m["breaks"].(map[string]any)[k] == nil {
 			t.Errorf("breaks.%s missing", k)
 		}
 	}
-	for _, b := range Buckets {
+	for _, b := range recon.BucketNames() {
 		if m["unsettled"].(map[string]any)[b] == nil {
 			t.Errorf("unsettled.%s missing", b)
 		}
@@ -600,16 +589,6 @@ func TestCheckRejectsBadPeriod(t *testing.T) {
 	}
 }
 
-func TestMoney(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"0", "0"}, {"0.00", "0"}, {"12.5", "12.50"}, {"12", "12.00"}, {"-0.1", "-0.10"}, {"0.125", "0.125"}, {"1000000.00", "1000000.00"},
-	} {
-		if got := Money(decimal.RequireFromString(tt.in)); got != tt.want {
-			t.Errorf("Money(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestHasFindingsEachKind: --fail-on-breaks exits 3 on any unexplained
 // break, mismatch, duplicate, call-only or statement-only record, and not on
 // what is explained or expected (explained gaps, reversals, pending calls,
@@ -619,36 +598,36 @@ func TestHasFindingsEachKind(t *testing.T) {
 		name    string
 		outcome string // an outcome with one record, or
 		brk     string // a break kind with one break, or
-		other   func(*Summary)
+		other   func(*recon.Summary)
 		want    bool
 	}{
 		{name: "nothing", want: false},
-		{name: "matched", outcome: Matched, want: false},
-		{name: "reversed", outcome: Reversed, want: false},
-		{name: "pending", outcome: Pending, want: false},
-		{name: "amountMismatch", outcome: AmountMismatch, want: true},
-		{name: "duplicateDebit", outcome: DuplicateDebit, want: true},
-		{name: "statementOnly", outcome: StatementOnly, want: true},
-		{name: "callOnly", outcome: CallOnly, want: true},
-		{name: "arithmetic", brk: BreakArithmetic, want: true},
-		{name: "gap", brk: BreakGap, want: true},
-		{name: "explainedGap", brk: BreakExplainedGap, want: false},
-		{name: "unsettled orders", other: func(s *Summary) { s.Unsettled[">30"] = CountSum{3, "30.00"} }, want: false},
-		{name: "unlinked reversal", other: func(s *Summary) { s.Reversals = ReversalSum{Count: 1, Amount: "1.00", Unlinked: 1} }, want: false},
+		{name: "matched", outcome: recon.Matched, want: false},
+		{name: "reversed", outcome: recon.Reversed, want: false},
+		{name: "pending", outcome: recon.Pending, want: false},
+		{name: "amountMismatch", outcome: recon.AmountMismatch, want: true},
+		{name: "duplicateDebit", outcome: recon.DuplicateDebit, want: true},
+		{name: "statementOnly", outcome: recon.StatementOnly, want: true},
+		{name: "callOnly", outcome: recon.CallOnly, want: true},
+		{name: "arithmetic", brk: recon.BreakArithmetic, want: true},
+		{name: "gap", brk: recon.BreakGap, want: true},
+		{name: "explainedGap", brk: recon.BreakExplainedGap, want: false},
+		{name: "unsettled orders", other: func(s *recon.Summary) { s.Unsettled[">30"] = recon.CountSum{Count: 3, Amount: "30.00"} }, want: false},
+		{name: "unlinked reversal", other: func(s *recon.Summary) { s.Reversals = recon.ReversalSum{Count: 1, Amount: "1.00", Unlinked: 1} }, want: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Summary{Outcomes: map[string]CountSum{}, Breaks: map[string]BreakSum{}, Unsettled: map[string]CountSum{}}
-			for _, o := range Outcomes {
-				s.Outcomes[o] = CountSum{0, "0"}
+			s := recon.Summary{Outcomes: map[string]recon.CountSum{}, Breaks: map[string]recon.BreakSum{}, Unsettled: map[string]recon.CountSum{}}
+			for _, o := range recon.Outcomes {
+				s.Outcomes[o] = recon.CountSum{Count: 0, Amount: "0"}
 			}
-			for _, k := range BreakKinds {
-				s.Breaks[k] = BreakSum{0, "0"}
+			for _, k := range recon.BreakKinds {
+				s.Breaks[k] = recon.BreakSum{Count: 0, Delta: "0"}
 			}
 			if tt.outcome != "" {
-				s.Outcomes[tt.outcome] = CountSum{1, "1.00"}
+				s.Outcomes[tt.outcome] = recon.CountSum{Count: 1, Amount: "1.00"}
 			}
 			if tt.brk != "" {
-				s.Breaks[tt.brk] = BreakSum{1, "1.00"}
+				s.Breaks[tt.brk] = recon.BreakSum{Count: 1, Delta: "1.00"}
 			}
 			if tt.other != nil {
 				tt.other(&s)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -107,7 +108,7 @@ func endToEnd(t *testing.T, seed int64) {
 		t.Errorf("calls %d (debit %d, failed %d, pending %d), the sandbox logged %d (debit %d, failed %d, pending %d)",
 			s.Calls, s.CallsWithDebit, s.CallsFailed, s.CallsPending, c.Calls, c.CallsWithDebit, c.CallsFailed, c.CallsPending)
 	}
-	for _, b := range Buckets {
+	for _, b := range recon.BucketNames() {
 		if s.Unsettled[b].Count != c.Unsettled[b] {
 			t.Errorf("unsettled %s = %d, the sandbox generated %d", b, s.Unsettled[b].Count, c.Unsettled[b])
 		}
@@ -151,19 +152,19 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 		return out
 	}
 	// Breaks: arithmetic and gap exactly as planted, with their deltas.
-	breakKey := func(ref string, d decimal.Decimal) string { return ref + " " + Money(d) }
-	for _, kind := range []string{BreakArithmetic, BreakGap} {
+	breakKey := func(ref string, d decimal.Decimal) string { return ref + " " + recon.Money(d) }
+	for _, kind := range []string{recon.BreakArithmetic, recon.BreakGap} {
 		var got, want []string
 		for _, b := range breaksOf(rep, kind) {
-			if kind == BreakGap {
-				got = append(got, Money(b.Delta))
+			if kind == recon.BreakGap {
+				got = append(got, recon.Money(b.Delta))
 			} else {
 				got = append(got, breakKey(b.ExternalRef, b.Delta))
 			}
 		}
 		for _, d := range byKind[kind] {
-			if kind == BreakGap {
-				want = append(want, Money(d.Delta))
+			if kind == recon.BreakGap {
+				want = append(want, recon.Money(d.Delta))
 			} else {
 				want = append(want, breakKey(d.ExternalRef, d.Delta))
 			}
@@ -175,32 +176,32 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 		}
 	}
 	// Matching outcomes.
-	if got, want := matchRefs(CallOnly), refs(sandbox.DefectCallOnly); !slices.Equal(got, want) {
+	if got, want := matchRefs(recon.CallOnly), refs(sandbox.DefectCallOnly); !slices.Equal(got, want) {
 		t.Errorf("callOnly = %v, want %v", got, want)
 	}
-	if got, want := matchRefs(Pending), refs(sandbox.DefectPending); !slices.Equal(got, want) {
+	if got, want := matchRefs(recon.Pending), refs(sandbox.DefectPending); !slices.Equal(got, want) {
 		t.Errorf("pending = %v, want %v", got, want)
 	}
-	if got, want := matchRefs(AmountMismatch), refs(sandbox.DefectAmountMismatch); !slices.Equal(got, want) {
+	if got, want := matchRefs(recon.AmountMismatch), refs(sandbox.DefectAmountMismatch); !slices.Equal(got, want) {
 		t.Errorf("amountMismatch = %v, want %v", got, want)
 	}
 	for _, d := range byKind[sandbox.DefectAmountMismatch] {
 		for _, m := range rep.Exceptions {
-			if m.Outcome == AmountMismatch && m.ExternalRef == d.ExternalRef && m.Delta != Money(d.Delta) {
-				t.Errorf("amountMismatch %s delta = %s, want %s", d.ExternalRef, m.Delta, Money(d.Delta))
+			if m.Outcome == recon.AmountMismatch && m.ExternalRef == d.ExternalRef && m.Delta != recon.Money(d.Delta) {
+				t.Errorf("amountMismatch %s delta = %s, want %s", d.ExternalRef, m.Delta, recon.Money(d.Delta))
 			}
 		}
 	}
-	dups := slices.Compact(matchRefs(DuplicateDebit))
+	dups := slices.Compact(matchRefs(recon.DuplicateDebit))
 	if want := refs(sandbox.DefectDuplicateDebit); !slices.Equal(dups, want) {
 		t.Errorf("duplicateDebit refs = %v, want %v", dups, want)
 	}
-	if got, want := rep.Summary.Outcomes[DuplicateDebit].Count, 2*len(refs(sandbox.DefectDuplicateDebit)); got != want {
+	if got, want := rep.Summary.Outcomes[recon.DuplicateDebit].Count, 2*len(refs(sandbox.DefectDuplicateDebit)); got != want {
 		t.Errorf("duplicateDebit rows = %d, want %d (one per debit)", got, want)
 	}
 	var stmtOnly []string
 	for _, m := range rep.Exceptions {
-		if m.Outcome == StatementOnly {
+		if m.Outcome == recon.StatementOnly {
 			stmtOnly = append(stmtOnly, m.SvcOrderID)
 		}
 	}
@@ -215,20 +216,20 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 	if reversals != reversed || rep.Summary.Reversals.Unlinked != len(byKind[sandbox.DefectReversalUnlinked]) {
 		t.Errorf("reversals = %+v, want %d with %d unlinked", rep.Summary.Reversals, reversed, len(byKind[sandbox.DefectReversalUnlinked]))
 	}
-	if got := rep.Summary.Outcomes[Reversed].Count; got != reversed {
+	if got := rep.Summary.Outcomes[recon.Reversed].Count; got != reversed {
 		t.Errorf("reversed outcomes = %d, want %d", got, reversed)
 	}
 	// Explained gaps: exactly the unlogged debits, the pending calls' records
 	// and the reversal credits found.
 	var explained []string
-	for _, b := range breaksOf(rep, BreakExplainedGap) {
+	for _, b := range breaksOf(rep, recon.BreakExplainedGap) {
 		explained = append(explained, b.ExplainedBy...)
 	}
 	sort.Strings(explained)
 	var want []string
 	want = append(want, svcs(sandbox.DefectUnloggedDebit)...)
 	for _, m := range rep.Exceptions {
-		if m.Outcome == Pending && m.SvcOrderID != "" {
+		if m.Outcome == recon.Pending && m.SvcOrderID != "" {
 			want = append(want, m.SvcOrderID)
 		}
 	}
@@ -246,7 +247,7 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 	if !slices.Equal(explained, want) {
 		t.Errorf("explainedGap records = %v, want %v", explained, want)
 	}
-	if n := len(byKind[sandbox.DefectPending]); len(matchRefs(Pending)) != n {
-		t.Errorf("pending rows %d, want %d", len(matchRefs(Pending)), n)
+	if n := len(byKind[sandbox.DefectPending]); len(matchRefs(recon.Pending)) != n {
+		t.Errorf("pending rows %d, want %d", len(matchRefs(recon.Pending)), n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -40,7 +41,7 @@ func addCalls(tb testing.TB, db *store.DB, calls ...tcall) []int64 {
 	err := db.Write(context.Background(), func(tx *sql.Tx) error {
 		for _, c := range calls {
 			if c.outcome == "" {
-				c.outcome = OutcomeSuccess
+				c.outcome = recon.CallSuccess
 			}
 			if c.op == "" {
 				c.op = svcapi.OpVerifyPanPlusV2

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -81,13 +81,13 @@ func (o *ImportOptions) defaults() {
 // so a failure loses nothing already committed. Bad lines are recorded in
 // import_errors and returned in the summary; they are not an error. The
 // error is for reading r or writing the database.
-func Import(ctx context.Context, db *store.DB, name string, r io.Reader) (ImportSummary, error) {
+func Import(ctx context.Context, db CallWriter, name string, r io.Reader) (ImportSummary, error) {
 	return ImportWith(ctx, db, name, r, ImportOptions{})
 }
 
 // ImportFiles imports each file (a pattern with * ? [ is expanded when no
 // file has that exact name). It stops at the first file that cannot be read.
-func ImportFiles(ctx context.Context, db *store.DB, paths []string) (ImportSummary, error) {
+func ImportFiles(ctx context.Context, db CallWriter, paths []string) (ImportSummary, error) {
 	return ImportFilesWith(ctx, db, paths, ImportOptions{})
 }
 
@@ -113,7 +113,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 }
 
 // ImportFilesWith is ImportFiles with options.
-func ImportFilesWith(ctx context.Context, db *store.DB, paths []string, o ImportOptions) (ImportSummary, error) {
+func ImportFilesWith(ctx context.Context, db CallWriter, paths []string, o ImportOptions) (ImportSummary, error) {
 	var sum ImportSummary
 	files, err := ExpandPaths(paths)
 	if err != nil {
@@ -138,7 +138,7 @@ func ImportFilesWith(ctx context.Context, db *store.DB, paths []string, o Import
 	return sum, nil
 }
 
-func importFile(ctx context.Context, db *store.DB, path string, o ImportOptions) (ImportSummary, error) {
+func importFile(ctx context.Context, db CallWriter, path string, o ImportOptions) (ImportSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ImportSummary{}, fmt.Errorf("import %w", err)
@@ -159,7 +159,7 @@ func (c countingReader) Read(p []byte) (int, error) {
 }
 
 // ImportWith is Import with options.
-func ImportWith(ctx context.Context, db *store.DB, name string, r io.Reader, o ImportOptions) (ImportSummary, error) {
+func ImportWith(ctx context.Context, db CallWriter, name string, r io.Reader, o ImportOptions) (ImportSummary, error) {
 	o.defaults()
 	sum := ImportSummary{Files: 1}
 	if o.Progress != nil {
@@ -215,7 +215,7 @@ func ImportWith(ctx context.Context, db *store.DB, name string, r io.Reader, o I
 // parsed is one line after parsing: a row, or the reason it is bad.
 type parsed struct {
 	line int
-	row  callRow
+	row  recon.Call
 	err  error
 }
 
@@ -291,94 +291,47 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, tooLong bool, err err
 	}
 }
 
+// CallWriter stores calls and the lines that could not be read as calls;
+// *store.DB implements it.
+type CallWriter interface {
+	// InsertCalls stores a batch in one transaction and returns how many
+	// calls were new (a call whose line hash is stored already is not).
+	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
+}
+
+var _ CallWriter = (*store.DB)(nil)
+
 type importer struct {
-	db   *store.DB
+	db   CallWriter
 	name string
 	now  time.Time
 	log  *slog.Logger
 }
 
-const insertCall = `INSERT INTO calls (line_hash, source, source_line, at, ts, operation, method, path,
-	external_ref, http_status, latency_ms, error, statuscode, actcode, status, svc_uuid, orderid, outcome,
-	pool_account, pool_shape, pool_mode, pool_opening, pool_amount, pool_closing, request, response, imported_at)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-	ON CONFLICT (line_hash) DO NOTHING`
-
-const insertImportError = `INSERT INTO import_errors (source, line, reason, imported_at)
-	SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS
-	(SELECT 1 FROM import_errors WHERE source = ?1 AND line = ?2 AND reason = ?3)`
-
-func nullBytes(b []byte) any {
-	if b == nil {
-		return nil
-	}
-	return string(b)
-}
-
 // write stores one batch in one transaction.
 func (im *importer) write(ctx context.Context, batch []parsed, sum *ImportSummary) error {
-	var imported, dups, bad int
+	calls := make([]recon.Call, 0, len(batch))
+	var bad []store.ImportError
 	var errs []LineError
-	err := im.db.Write(ctx, func(tx *sql.Tx) error {
-		imported, dups, bad, errs = 0, 0, 0, nil
-		ins, err := tx.PrepareContext(ctx, insertCall)
-		if err != nil {
-			return err
+	for i := range batch {
+		p := &batch[i]
+		if p.err != nil {
+			bad = append(bad, store.ImportError{Source: im.name, Line: p.line, Reason: p.err.Error()})
+			errs = append(errs, LineError{File: im.name, Line: p.line, Reason: p.err.Error()})
+			continue
 		}
-		defer ins.Close()
-		var insErr *sql.Stmt
-		at := store.FormatTime(im.now)
-		for i := range batch {
-			p := &batch[i]
-			if p.err != nil {
-				if insErr == nil {
-					if insErr, err = tx.PrepareContext(ctx, insertImportError); err != nil {
-						return err
-					}
-					defer insErr.Close()
-				}
-				if _, err := insErr.ExecContext(ctx, im.name, p.line, p.err.Error(), at); err != nil {
-					return fmt.Errorf("record bad line %d: %w", p.line, err)
-				}
-				bad++
-				errs = append(errs, LineError{File: im.name, Line: p.line, Reason: p.err.Error()})
-				continue
-			}
-			n, err := insertRow(ctx, ins, &p.row, im.name, p.line, at)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", p.line, err)
-			}
-			if n == 0 {
-				dups++
-			} else {
-				imported++
-			}
-		}
-		return nil
-	})
+		c := p.row
+		c.Source, c.Line = im.name, p.line
+		calls = append(calls, c)
+	}
+	imported, err := im.db.InsertCalls(ctx, im.now, calls, bad)
 	if err != nil {
 		return err
 	}
 	sum.Lines += len(batch)
 	sum.Imported += imported
-	sum.Duplicates += dups
-	sum.Bad += bad
+	sum.Duplicates += len(calls) - imported
+	sum.Bad += len(bad)
 	sum.Errors = append(sum.Errors, errs...)
 	return nil
-}
-
-type execer interface {
-	ExecContext(ctx context.Context, args ...any) (sql.Result, error)
-}
-
-// insertRow inserts r and returns 1, or 0 when its line was imported before.
-func insertRow(ctx context.Context, st execer, r *callRow, source string, line int, at string) (int64, error) {
-	res, err := st.ExecContext(ctx, r.hash, source, line, r.at, r.ts, r.operation, r.method, r.path,
-		r.externalRef, r.httpStatus, r.latencyMs, r.errText, r.statusCode, r.actCode, r.status, r.svcUUID,
-		r.orderID, r.outcome, r.poolAccount, r.poolShape, r.poolMode, r.poolOpening, r.poolAmount, r.poolClosing,
-		nullBytes(r.request), nullBytes(r.response), at)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -100,11 +101,11 @@ func TestImportBareEnvelope(t *testing.T) {
 	var op, ref, outcome, shape, amount, source, orderID string
 	db.QueryRow(`SELECT operation, external_ref, outcome, pool_shape, pool_amount, source, orderid FROM calls WHERE svc_uuid = 'U1'`).
 		Scan(&op, &ref, &outcome, &shape, &amount, &source, &orderID)
-	if op != "" || ref != "REF-A" || outcome != OutcomeSuccess || shape != "A" || amount != "2.50" || source != "-" || orderID != "OA" {
+	if op != "" || ref != "REF-A" || outcome != recon.CallSuccess || shape != "A" || amount != "2.50" || source != "-" || orderID != "OA" {
 		t.Errorf("bare envelope row = op %q ref %q outcome %q shape %q amount %q source %q orderid %q", op, ref, outcome, shape, amount, source, orderID)
 	}
 	db.QueryRow(`SELECT outcome, orderid FROM calls WHERE external_ref = 'REF-P'`).Scan(&outcome, &orderID)
-	if outcome != OutcomePending || orderID != "" {
+	if outcome != recon.CallPending || orderID != "" {
 		t.Errorf("TUP envelope: outcome %q orderid %q, want pending and no orderid", outcome, orderID)
 	}
 }
@@ -123,12 +124,12 @@ func TestImportOutcomesAndTime(t *testing.T) {
 	tests := []struct {
 		name, line, outcome, ts string
 	}{
-		{"ERR answer", rec(svcapi.OpLitigation, failedEnv, "litigation: ERR: bad", "2026-11-21T04:30:00Z"), OutcomeFailed, "2026-11-21 10:00:00"},
-		{"no answer, billable", rec(svcapi.OpFundTransfer, nil, "fundTransfer: pending: no answer", "2026-11-21T04:30:00Z"), OutcomePending, "2026-11-21 10:00:00"},
-		{"no answer, read-only", rec(svcapi.OpStatement, nil, "statement: timeout", "2026-11-21T10:00:07.5+05:30"), OutcomeFailed, "2026-11-21 10:00:07"},
-		{"no answer, unknown operation", rec("someNewOp", nil, "timeout", "2026-11-21T10:00:00+05:30"), OutcomePending, "2026-11-21 10:00:00"},
-		{"body not JSON, logged as a string", rec(svcapi.OpPanDin, "<html>502</html>", "panDin: pending: unreadable answer", "2026-11-21T10:00:00+05:30"), OutcomePending, "2026-11-21 10:00:00"},
-		{"envelope timestamp wins over at", rec(svcapi.OpLitigation, map[string]any{"statuscode": "TUP", "timestamp": "2026-11-21 10:00:09"}, "", "2026-11-21T09:00:00+05:30"), OutcomePending, "2026-11-21 10:00:09"},
+		{"ERR answer", rec(svcapi.OpLitigation, failedEnv, "litigation: ERR: bad", "2026-11-21T04:30:00Z"), recon.CallFailed, "2026-11-21 10:00:00"},
+		{"no answer, billable", rec(svcapi.OpFundTransfer, nil, "fundTransfer: pending: no answer", "2026-11-21T04:30:00Z"), recon.CallPending, "2026-11-21 10:00:00"},
+		{"no answer, read-only", rec(svcapi.OpStatement, nil, "statement: timeout", "2026-11-21T10:00:07.5+05:30"), recon.CallFailed, "2026-11-21 10:00:07"},
+		{"no answer, unknown operation", rec("someNewOp", nil, "timeout", "2026-11-21T10:00:00+05:30"), recon.CallPending, "2026-11-21 10:00:00"},
+		{"body not JSON, logged as a string", rec(svcapi.OpPanDin, "<html>502</html>", "panDin: pending: unreadable answer", "2026-11-21T10:00:00+05:30"), recon.CallPending, "2026-11-21 10:00:00"},
+		{"envelope timestamp wins over at", rec(svcapi.OpLitigation, map[string]any{"statuscode": "TUP", "timestamp": "2026-11-21 10:00:09"}, "", "2026-11-21T09:00:00+05:30"), recon.CallPending, "2026-11-21 10:00:09"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -321,7 +322,7 @@ func TestRecorderMatchesJSONLImport(t *testing.T) {
 	}
 	var source, outcome, shape, resp string
 	db.QueryRow(`SELECT source, outcome, pool_shape FROM calls WHERE external_ref = 'R1'`).Scan(&source, &outcome, &shape)
-	if source != SourceSvcrecon || outcome != OutcomeSuccess || shape != "A" {
+	if source != SourceSvcrecon || outcome != recon.CallSuccess || shape != "A" {
 		t.Errorf("recorded call: source %q outcome %q shape %q", source, outcome, shape)
 	}
 	db.QueryRow(`SELECT response FROM calls WHERE external_ref = 'S-1'`).Scan(&resp)
@@ -329,7 +330,7 @@ func TestRecorderMatchesJSONLImport(t *testing.T) {
 		t.Errorf("statement page stored with its data: %s", resp)
 	}
 	db.QueryRow(`SELECT outcome FROM calls WHERE external_ref = 'F1'`).Scan(&outcome)
-	if outcome != OutcomePending {
+	if outcome != recon.CallPending {
 		t.Errorf("unanswered fund transfer outcome = %q, want pending", outcome)
 	}
 }

@@ -9,46 +9,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
-
-// Call outcomes stored in calls.outcome.
-const (
-	OutcomeSuccess = "success"
-	OutcomeFailed  = "failed"
-	OutcomePending = "pending"
-)
-
-// callRow is one row of the calls table, ready to insert.
-type callRow struct {
-	hash        string
-	source      string
-	line        int
-	at          string
-	ts          string
-	operation   string
-	method      string
-	path        string
-	externalRef string
-	httpStatus  int64
-	latencyMs   int64
-	errText     string
-	statusCode  string
-	actCode     string
-	status      string
-	svcUUID     string
-	orderID     string
-	outcome     string
-	poolAccount string
-	poolShape   string
-	poolMode    string
-	poolOpening string
-	poolAmount  string
-	poolClosing string
-	request     []byte // redacted JSON; nil = NULL
-	response    []byte // redacted JSON; nil = NULL
-}
 
 // lineWire accepts a call-log record (the design's JSONL format) and tells a
 // bare response envelope apart by its statuscode. Fields are decoded one by
@@ -68,13 +31,13 @@ type lineWire struct {
 }
 
 // fields decodes the record's scalar fields into r.
-func (w *lineWire) fields(r *callRow) error {
+func (w *lineWire) fields(r *recon.Call) error {
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
 		dst  *string
-	}{{"at", w.At, &r.at}, {"operation", w.Operation, &r.operation}, {"method", w.Method, &r.method},
-		{"path", w.Path, &r.path}, {"externalRef", w.ExternalRef, &r.externalRef}, {"error", w.Error, &r.errText}} {
+	}{{"at", w.At, &r.At}, {"operation", w.Operation, &r.Operation}, {"method", w.Method, &r.Method},
+		{"path", w.Path, &r.Path}, {"externalRef", w.ExternalRef, &r.ExternalRef}, {"error", w.Error, &r.Error}} {
 		if len(f.raw) == 0 {
 			continue
 		}
@@ -88,7 +51,7 @@ func (w *lineWire) fields(r *callRow) error {
 		name string
 		raw  json.RawMessage
 		dst  *int64
-	}{{"httpStatus", w.HTTPStatus, &r.httpStatus}, {"latencyMs", w.LatencyMs, &r.latencyMs}} {
+	}{{"httpStatus", w.HTTPStatus, &r.HTTPStatus}, {"latencyMs", w.LatencyMs, &r.LatencyMs}} {
 		if len(f.raw) == 0 {
 			continue
 		}
@@ -110,9 +73,9 @@ func lineHash(line []byte) string {
 
 // parseLine turns one non-blank line of a call log into a calls row. The
 // error is the reason the line is bad; it never quotes the line itself.
-func parseLine(line []byte) (callRow, error) {
+func parseLine(line []byte) (recon.Call, error) {
 	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))) // a byte-order mark
-	r := callRow{hash: lineHash(line)}
+	r := recon.Call{Hash: lineHash(line)}
 	switch {
 	case len(line) == 0:
 		return r, errors.New("no JSON object, only a byte-order mark")
@@ -141,19 +104,19 @@ func parseLine(line []byte) (callRow, error) {
 			return r, envelopeReason(err)
 		}
 		env = e
-		r.response = redact(line)
+		r.Response = redact(line)
 	} else {
 		if err := w.fields(&r); err != nil {
 			return r, err
 		}
-		if r.operation == "" && r.at == "" && len(w.Response) == 0 && r.errText == "" {
+		if r.Operation == "" && r.At == "" && len(w.Response) == 0 && r.Error == "" {
 			return r, errors.New("no statuscode: neither a call record nor a response envelope")
 		}
-		if o, ok := svcapi.Lookup(r.operation); ok {
+		if o, ok := svcapi.Lookup(r.Operation); ok {
 			op = o
 		}
 		if len(w.Request) > 0 && string(w.Request) != "null" {
-			r.request = redact(w.Request)
+			r.Request = redact(w.Request)
 		}
 		resp := bytes.TrimSpace(w.Response)
 		switch {
@@ -164,29 +127,29 @@ func parseLine(line []byte) (callRow, error) {
 				return r, fmt.Errorf("response: %w", envelopeReason(err))
 			}
 			env = e
-			r.response = redact(resp)
+			r.Response = redact(resp)
 		default:
 			// A body that was not JSON, logged as a string: no envelope.
-			r.response = redact(resp)
+			r.Response = redact(resp)
 		}
-		if env == nil && r.errText == "" {
+		if env == nil && r.Error == "" {
 			return r, errors.New("no response envelope and no error")
 		}
 	}
 	if env != nil {
-		r.statusCode = string(env.StatusCode)
-		r.actCode = string(env.ActCode)
-		r.status = string(env.Status)
-		r.svcUUID = string(env.SvcUUID)
-		r.orderID = string(env.OrderID)
-		if r.externalRef == "" {
-			r.externalRef = dataExternalRef(env)
+		r.StatusCode = string(env.StatusCode)
+		r.ActCode = string(env.ActCode)
+		r.Status = string(env.Status)
+		r.SvcUUID = string(env.SvcUUID)
+		r.OrderID = string(env.OrderID)
+		if r.ExternalRef == "" {
+			r.ExternalRef = dataExternalRef(env)
 		}
 	}
 	if err := setTime(&r, env); err != nil {
 		return r, err
 	}
-	r.outcome = outcome(env, op, r.errText)
+	r.Outcome = outcome(env, op, r.Error)
 	if env != nil && env.OK() && carriesPool(op, env) {
 		p, err := svcapi.ExtractPool(env)
 		switch {
@@ -197,16 +160,16 @@ func parseLine(line []byte) (callRow, error) {
 		case err != nil:
 			return r, fmt.Errorf("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "data.pool: "), "decode data: "))
 		default:
-			r.poolAccount = p.Account
-			r.poolShape = string(p.Shape)
-			r.poolMode = p.Mode
-			r.poolOpening = Money(p.Opening)
-			r.poolAmount = Money(p.Amount)
-			r.poolClosing = Money(p.Closing)
+			r.Pool.Account = p.Account
+			r.Pool.Shape = string(p.Shape)
+			r.Pool.Mode = p.Mode
+			r.Pool.Opening = recon.Money(p.Opening)
+			r.Pool.Amount = recon.Money(p.Amount)
+			r.Pool.Closing = recon.Money(p.Closing)
 		}
 	}
-	if op != nil && !op.LogsData() && r.response != nil {
-		r.response = svcapi.WithoutData(r.response)
+	if op != nil && !op.LogsData() && r.Response != nil {
+		r.Response = svcapi.WithoutData(r.Response)
 	}
 	return r, nil
 }
@@ -223,36 +186,36 @@ func carriesPool(op *svcapi.Operation, env *svcapi.Envelope) bool {
 
 // outcome classifies a call: TXN success; TUP pending; a billable (or
 // unknown) operation with an error and no envelope pending; else failed.
-func outcome(env *svcapi.Envelope, op *svcapi.Operation, errText string) string {
+func outcome(env *svcapi.Envelope, op *svcapi.Operation, errText string) recon.CallOutcome {
 	switch {
 	case env != nil && env.OK():
-		return OutcomeSuccess
+		return recon.CallSuccess
 	case env != nil && env.Pending():
-		return OutcomePending
+		return recon.CallPending
 	case env == nil && errText != "" && (op == nil || op.Billable):
-		return OutcomePending
+		return recon.CallPending
 	}
-	return OutcomeFailed
+	return recon.CallFailed
 }
 
-// setTime sets r.ts from the envelope timestamp, else from "at", in IST.
-func setTime(r *callRow, env *svcapi.Envelope) error {
+// setTime sets r.TS from the envelope timestamp, else from "at", in IST.
+func setTime(r *recon.Call, env *svcapi.Envelope) error {
 	if env != nil && strings.TrimSpace(string(env.Timestamp)) != "" {
 		t, err := svcapi.ParseTime(string(env.Timestamp))
 		if err != nil {
 			return fmt.Errorf("timestamp %q: unknown format (want YYYY-MM-DD HH:MM:SS)", clip(string(env.Timestamp), 40))
 		}
-		r.ts = t.In(svcapi.IST).Format(svcapi.TimestampLayout)
+		r.TS = t.In(recon.IST).Format(recon.TimestampLayout)
 		return nil
 	}
-	if strings.TrimSpace(r.at) == "" {
+	if strings.TrimSpace(r.At) == "" {
 		return errors.New("no time: neither a response timestamp nor \"at\"")
 	}
-	t, err := svcapi.ParseTime(r.at)
+	t, err := svcapi.ParseTime(r.At)
 	if err != nil {
-		return fmt.Errorf("at %q: unknown timestamp format (want RFC 3339)", clip(r.at, 40))
+		return fmt.Errorf("at %q: unknown timestamp format (want RFC 3339)", clip(r.At, 40))
 	}
-	r.ts = t.In(svcapi.IST).Format(svcapi.TimestampLayout)
+	r.TS = t.In(recon.IST).Format(recon.TimestampLayout)
 	return nil
 }
 
@@ -342,16 +305,4 @@ func redact(doc []byte) []byte {
 		return bytes.Clone(doc)
 	}
 	return svcapi.RedactJSON(doc)
-}
-
-// Money formats an amount exactly, with at least two decimals ("12.50",
-// "0.125"); zero is "0".
-func Money(d decimal.Decimal) string {
-	if d.IsZero() {
-		return "0"
-	}
-	if d.Exponent() >= -2 {
-		return d.StringFixed(2)
-	}
-	return d.String()
 }

@@ -2,12 +2,12 @@ package ledger
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -21,19 +21,21 @@ const SourceSvcrecon = "svcrecon"
 // record, so importing svcrecon's own call-log file afterwards adds nothing.
 // It is safe for concurrent use.
 type Recorder struct {
-	db  *store.DB
+	db  CallWriter
 	log *slog.Logger
-	now func() time.Time
+	// Now stamps each stored call's imported_at (default time.Now). Set it
+	// before the first Record.
+	Now func() time.Time
 }
 
 var _ svcapi.Recorder = (*Recorder)(nil)
 
 // NewRecorder returns a recorder writing to db; log may be nil.
-func NewRecorder(db *store.DB, log *slog.Logger) *Recorder {
+func NewRecorder(db CallWriter, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Recorder{db: db, log: log, now: time.Now}
+	return &Recorder{db: db, log: log, Now: time.Now}
 }
 
 // Record stores one call, even when ctx is already cancelled. A record
@@ -46,30 +48,36 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 		// A Request or Response that is not JSON: log it as a JSON string.
 		cp := *rec
 		if !json.Valid(cp.Request) {
-			cp.Request, _ = json.Marshal(string(cp.Request))
+			if cp.Request, err = json.Marshal(string(cp.Request)); err != nil {
+				return fmt.Errorf("record call %s: request: %w", rec.Operation, err)
+			}
 		}
 		if !json.Valid(cp.Response) {
-			cp.Response, _ = json.Marshal(string(cp.Response))
+			if cp.Response, err = json.Marshal(string(cp.Response)); err != nil {
+				return fmt.Errorf("record call %s: response: %w", rec.Operation, err)
+			}
 		}
 		if line, err = json.Marshal(&cp); err != nil {
 			return fmt.Errorf("record call %s: %w", rec.Operation, err)
 		}
 	}
-	row, perr := parseLine(line)
-	at := store.FormatTime(r.now())
+	call, perr := parseLine(line)
+	var calls []recon.Call
+	var bad []store.ImportError
+	if perr != nil {
+		bad = []store.ImportError{{Source: SourceSvcrecon, Reason: rec.Operation + " " + rec.ExternalRef + ": " + perr.Error()}}
+	} else {
+		call.Source = SourceSvcrecon
+		calls = []recon.Call{call}
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
 	// A call that was made is recorded even when the run is being
 	// interrupted (Ctrl-C, a stopped sync): the ledger must know it.
 	ctx = context.WithoutCancel(ctx)
-	err = r.db.Write(ctx, func(tx *sql.Tx) error {
-		if perr != nil {
-			_, err := tx.ExecContext(ctx, insertImportError, SourceSvcrecon, 0,
-				rec.Operation+" "+rec.ExternalRef+": "+perr.Error(), at)
-			return err
-		}
-		_, err := insertRow(ctx, txStmt{tx, insertCall}, &row, SourceSvcrecon, 0, at)
-		return err
-	})
-	if err != nil {
+	if _, err := r.db.InsertCalls(ctx, now(), calls, bad); err != nil {
 		return fmt.Errorf("record call %s: %w", rec.Operation, err)
 	}
 	if perr != nil {
@@ -78,14 +86,4 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 		return fmt.Errorf("record call %s: %w", rec.Operation, perr)
 	}
 	return nil
-}
-
-// txStmt runs one statement text on a transaction, as an execer.
-type txStmt struct {
-	tx    *sql.Tx
-	query string
-}
-
-func (s txStmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
-	return s.tx.ExecContext(ctx, s.query, args...)
 }

@@ -1,9 +1,11 @@
 package ledger
 
 import (
-	"context"
 	"fmt"
+	"iter"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -27,55 +29,31 @@ import (
 //
 // A TUP look-up, or none, leaves the call pending.
 type resolution struct {
-	state   string // OutcomeSuccess or OutcomeFailed
-	resent  bool   // superseded by a later debit of its externalRef
+	state   recon.CallOutcome // success or failed
+	resent  bool              // superseded by a later debit of its externalRef
 	orderID string
 	pool    *svcapi.Pool
 }
 
-// resolvePending finds what became of the period's pending calls, by call id.
-func (c *checker) resolvePending(ctx context.Context, lo, hi string) (map[int64]resolution, error) {
+// resolvePending finds what became of the period's pending calls, by call
+// id: resent lists the pending calls re-sent and executed (a later debit of
+// their externalRef); lookups yields the successful txnStatus answers at or
+// after each pending call, the newest of a call last. An unreadable answer
+// resolves nothing. The error is lookups' own.
+func resolvePending(resent []int64, lookups iter.Seq2[store.CheckLookup, error]) (map[int64]resolution, error) {
 	out := map[int64]resolution{}
-	// Re-sent and executed: a later pool debit with the same externalRef.
-	rows, err := c.db.QueryContext(ctx, `SELECT p.id FROM calls p
-		WHERE p.outcome = 'pending' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
-		AND EXISTS (SELECT 1 FROM calls s WHERE s.external_ref = p.external_ref AND s.id <> p.id
-			AND s.outcome = 'success' AND s.pool_shape <> '' AND s.ts >= p.ts)`, lo, hi)
-	if err != nil {
-		return nil, fmt.Errorf("resolve pending calls: %w", err)
+	for _, id := range resent {
+		out[id] = resolution{state: recon.CallFailed, resent: true}
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
+	for l, err := range lookups {
+		if err != nil {
+			return nil, fmt.Errorf("resolve pending calls: %w", err)
 		}
-		out[id] = resolution{state: OutcomeFailed, resent: true}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// Looked up: the newest txnStatus answer of each pending call's ref.
-	rows, err = c.db.QueryContext(ctx, `SELECT p.id, t.response FROM calls p
-		JOIN calls t ON t.external_ref = p.external_ref AND t.operation = ? AND t.outcome = 'success' AND t.ts >= p.ts
-		WHERE p.outcome = 'pending' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
-		ORDER BY p.id, t.ts, t.id`, svcapi.OpTxnStatus, lo, hi)
-	if err != nil {
-		return nil, fmt.Errorf("resolve pending calls: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var resp []byte
-		if err := rows.Scan(&id, &resp); err != nil {
-			return nil, err
-		}
-		if out[id].resent {
+		if out[l.PendingID].resent {
 			// A look-up after the re-send finds the re-send's transaction.
 			continue
 		}
-		env, err := svcapi.DecodeEnvelope(resp)
+		env, err := svcapi.DecodeEnvelope(l.Response)
 		if err != nil {
 			continue // an unreadable look-up resolves nothing
 		}
@@ -87,12 +65,25 @@ func (c *checker) resolvePending(ctx context.Context, lo, hi string) (map[int64]
 		case svcapi.StatusPending, "":
 			// still under process: no change
 		case svcapi.StatusSuccess:
-			out[id] = resolution{state: OutcomeSuccess, orderID: string(d.OrderID), pool: d.Pool}
+			out[l.PendingID] = resolution{state: recon.CallSuccess, orderID: string(d.OrderID), pool: d.Pool}
 		default:
-			if r, ok := out[id]; !ok || r.state != OutcomeSuccess {
-				out[id] = resolution{state: OutcomeFailed}
+			if r, ok := out[l.PendingID]; !ok || r.state != recon.CallSuccess {
+				out[l.PendingID] = resolution{state: recon.CallFailed}
 			}
 		}
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// apply gives a pending call what became of it.
+func (r resolution) apply(c *recon.Call) {
+	c.Outcome = r.state
+	if r.pool == nil {
+		return
+	}
+	c.Pool = recon.PoolEntry{Account: r.pool.Account, Shape: string(r.pool.Shape), Mode: r.pool.Mode,
+		Opening: r.pool.Opening.String(), Amount: r.pool.Amount.String(), Closing: r.pool.Closing.String()}
+	if r.orderID != "" {
+		c.OrderID = r.orderID
+	}
 }

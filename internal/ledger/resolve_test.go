@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -23,7 +24,7 @@ func addLookup(tb testing.TB, db interface {
 	resp, _ := json.Marshal(map[string]any{"statuscode": "TXN", "status": "ok", "timestamp": ts, "data": data})
 	err := db.Write(context.Background(), func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO calls (line_hash, source, ts, operation, external_ref, outcome, response, imported_at)
-			VALUES (?,?,?,?,?,?,?,?)`, fmt.Sprintf("h%d", callSeq.Add(1)), "test", ts, svcapi.OpTxnStatus, ref, OutcomeSuccess, string(resp), "now")
+			VALUES (?,?,?,?,?,?,?,?)`, fmt.Sprintf("h%d", callSeq.Add(1)), "test", ts, svcapi.OpTxnStatus, ref, recon.CallSuccess, string(resp), "now")
 		return err
 	})
 	if err != nil {
@@ -37,7 +38,7 @@ func TestPendingCallsResolvedByLaterCalls(t *testing.T) {
 		db := openDB(t)
 		addCalls(t, db,
 			tcall{ts: day + " 10:00:00", ref: "A", acct: acct, orderID: "O1", opening: "100", amount: "10", closing: "90"},
-			tcall{ts: day + " 10:00:05", ref: "B", outcome: OutcomePending},
+			tcall{ts: day + " 10:00:05", ref: "B", outcome: recon.CallPending},
 			tcall{ts: day + " 10:00:10", ref: "C", acct: acct, orderID: "O3", opening: "85", amount: "5", closing: "80"})
 		addRecords(t, db,
 			trec{svc: "O1", client: "A", ts: day + " 10:00:00", amount: "10"},
@@ -48,7 +49,7 @@ func TestPendingCallsResolvedByLaterCalls(t *testing.T) {
 		if len(rep.Breaks) != 0 || rep.Summary.CallsPending != 0 {
 			t.Errorf("breaks %+v, pending %d; want none: the look-up resolved the pending call", rep.Breaks, rep.Summary.CallsPending)
 		}
-		if got := storedMatches(t, db, rep.RunID); !mapsEqual(got, map[string]int{Matched: 3}) {
+		if got := storedMatches(t, db, rep.RunID); !mapsEqual(got, map[string]int{recon.Matched: 3}) {
 			t.Errorf("matches = %v, want 3 matched", got)
 		}
 	})
@@ -56,7 +57,7 @@ func TestPendingCallsResolvedByLaterCalls(t *testing.T) {
 		db := openDB(t)
 		addCalls(t, db,
 			tcall{ts: day + " 10:00:00", ref: "A", acct: acct, orderID: "O1", opening: "100", amount: "10", closing: "90"},
-			tcall{ts: day + " 10:00:05", ref: "B", outcome: OutcomePending},
+			tcall{ts: day + " 10:00:05", ref: "B", outcome: recon.CallPending},
 			tcall{ts: day + " 10:02:00", ref: "B", acct: acct, orderID: "O2", opening: "90", amount: "5", closing: "85"})
 		addRecords(t, db,
 			trec{svc: "O1", client: "A", ts: day + " 10:00:00", amount: "10"},
@@ -68,13 +69,13 @@ func TestPendingCallsResolvedByLaterCalls(t *testing.T) {
 			t.Errorf("breaks %+v, pending %d, failed %d; want no breaks, none pending, the first attempt failed",
 				rep.Breaks, rep.Summary.CallsPending, rep.Summary.CallsFailed)
 		}
-		if got := storedMatches(t, db, rep.RunID); !mapsEqual(got, map[string]int{Matched: 2}) {
+		if got := storedMatches(t, db, rep.RunID); !mapsEqual(got, map[string]int{recon.Matched: 2}) {
 			t.Errorf("matches = %v, want 2 matched (no duplicate debit for B)", got)
 		}
 	})
 	t.Run("still under process: stays pending", func(t *testing.T) {
 		db := openDB(t)
-		addCalls(t, db, tcall{ts: day + " 10:00:05", ref: "B", outcome: OutcomePending})
+		addCalls(t, db, tcall{ts: day + " 10:00:05", ref: "B", outcome: recon.CallPending})
 		addLookup(t, db, day+" 10:05:00", "B", "TUP", "", "", "", "")
 		rep := check(t, db, day, day, "")
 		if rep.Summary.CallsPending != 1 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -438,7 +439,7 @@ func TestUnsettledBuckets(t *testing.T) {
 			continue
 		}
 		age := int(to.Sub(time.Date(tm.Year(), tm.Month(), tm.Day(), 0, 0, 0, 0, svcapi.IST)).Hours() / 24)
-		buckets[sandbox.AgingBucket(age)]++
+		buckets[recon.BucketOf(age)]++
 	}
 	for k, v := range srv.Counts().Unsettled {
 		if buckets[k] != v {

@@ -105,18 +105,3 @@ func (w *world) appendOrderRecord(b []byte, ds *dayStrings, dn, i int, o *order)
 	}
 	return append(b, `"}`...)
 }
-
-// AgingBucket names the aging bucket of an unsettled order age_days old.
-func AgingBucket(ageDays int) string {
-	switch {
-	case ageDays <= 1:
-		return "0-1"
-	case ageDays <= 3:
-		return "2-3"
-	case ageDays <= 7:
-		return "4-7"
-	case ageDays <= 30:
-		return "8-30"
-	}
-	return ">30"
-}

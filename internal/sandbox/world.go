@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // slotKind is what one position of a generated day is.
@@ -254,7 +255,7 @@ func newWorld(o Options) (*world, error) {
 	for dn := w.ordStart; dn <= w.endDN(); dn++ {
 		for _, od := range w.genOrders(dn) {
 			if od.unsettled {
-				w.counts.Unsettled[AgingBucket(w.endDN()-dn)]++
+				w.counts.Unsettled[recon.BucketOf(w.endDN()-dn)]++
 			}
 		}
 	}

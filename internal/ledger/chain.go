@@ -1,0 +1,207 @@
+package ledger
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
+
+// chainItem is one pool debit as the chain sees it.
+type chainItem struct {
+	call                     int32 // index of the call in the check's calls
+	id                       int64 // calls.id
+	ts                       int64
+	ref, orderID             string
+	acct                     uint16
+	opening, amount, closing decimal.Decimal
+}
+
+// chainState is the chain of one pool account so far.
+type chainState struct {
+	have             bool
+	prev             chainItem
+	opening, closing decimal.Decimal
+	calls            int
+	debited          decimal.Decimal
+}
+
+// gapCand is a link of a chain that does not hold: the previous debit's
+// closing is not this debit's opening.
+type gapCand struct {
+	acct             uint16
+	prevID, curID    int64
+	ref              string // the current debit's externalRef
+	from, to         int64  // the previous and the current debit's times
+	expected, actual decimal.Decimal
+	delta            decimal.Decimal
+}
+
+// chain follows the balance of each pool account over the debits given in
+// time order (add): each debit's opening should be the previous debit's
+// closing. Within one second the debits are ordered so that the chain
+// links. The same debit logged twice in one second (same orderid and
+// account) is counted once: its call is listed in skipped.
+type chain struct {
+	states  map[uint16]*chainState
+	group   []chainItem
+	groupTS int64
+	gaps    []gapCand
+	skipped []int32
+}
+
+func newChain() *chain { return &chain{states: map[uint16]*chainState{}, groupTS: -1} }
+
+// add takes the next debit; debits come in time order.
+func (c *chain) add(it chainItem) {
+	if it.ts != c.groupTS {
+		c.flush()
+		c.groupTS = it.ts
+	}
+	c.group = append(c.group, it)
+}
+
+func (c *chain) state(a uint16) *chainState {
+	st := c.states[a]
+	if st == nil {
+		st = &chainState{}
+		c.states[a] = st
+	}
+	return st
+}
+
+// flush chains the debits of one second, per pool account, ordered so
+// that the chain links: greedily the first debit whose opening is the
+// running closing; when none is, the debit whose opening is no other
+// remaining debit's closing (the head of the second's own chain), else the
+// first.
+func (c *chain) flush() {
+	group := c.group
+	c.group = c.group[:0]
+	if len(group) == 0 {
+		return
+	}
+	// The same debit logged twice (svcrecon's own record and a client's line).
+	items := make([]chainItem, 0, len(group))
+	for _, it := range group {
+		dup := false
+		for _, p := range items {
+			if it.orderID != "" && p.orderID == it.orderID && p.acct == it.acct {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			c.skipped = append(c.skipped, it.call)
+			continue
+		}
+		items = append(items, it)
+	}
+	byAcct := map[uint16][]chainItem{}
+	var order []uint16
+	for _, it := range items {
+		if _, ok := byAcct[it.acct]; !ok {
+			order = append(order, it.acct)
+		}
+		byAcct[it.acct] = append(byAcct[it.acct], it)
+	}
+	for _, a := range order {
+		st := c.state(a)
+		rest := byAcct[a]
+		for len(rest) > 0 {
+			pick := -1
+			if st.have {
+				for i, it := range rest {
+					if it.opening.Equal(st.prev.closing) {
+						pick = i
+						break
+					}
+				}
+			}
+			if pick < 0 {
+				// Nothing links (a gap before this second): start with
+				// the debit that no other debit of the second leads to.
+				pick = chainHead(rest)
+			}
+			it := rest[pick]
+			rest = append(rest[:pick:pick], rest[pick+1:]...)
+			c.link(a, st, it)
+		}
+	}
+}
+
+// chainHead picks the first debit of a chain inside one second: the one
+// whose opening is no other debit's closing (the first on a tie).
+func chainHead(items []chainItem) int {
+	for i, it := range items {
+		head := true
+		for j, o := range items {
+			if i != j && o.closing.Equal(it.opening) {
+				head = false
+				break
+			}
+		}
+		if head {
+			return i
+		}
+	}
+	return 0
+}
+
+func (c *chain) link(a uint16, st *chainState, it chainItem) {
+	if !st.have {
+		st.have, st.opening = true, it.opening
+	} else if d := st.prev.closing.Sub(it.opening); !d.IsZero() {
+		c.gaps = append(c.gaps, gapCand{acct: a, prevID: st.prev.id, curID: it.id, ref: it.ref,
+			from: st.prev.ts, to: it.ts, expected: st.prev.closing, actual: it.opening, delta: d})
+	}
+	st.prev, st.closing = it, it.closing
+	st.calls++
+	st.debited = st.debited.Add(it.amount)
+}
+
+// explainGaps turns each chain gap into a break: explainedGap when the
+// period's statement records of its interval not linked to a debit (of its
+// pool account, when the records name it) sum to its delta, a debit adding
+// and a CR record subtracting.
+func explainGaps(gaps []gapCand, recs []srec, accts *accounts) []Break {
+	hasAcct := map[uint16]bool{}
+	for i := range recs {
+		hasAcct[recs[i].acct] = true
+	}
+	out := make([]Break, 0, len(gaps))
+	for _, g := range gaps {
+		lo := sort.Search(len(recs), func(i int) bool { return recs[i].ts >= g.from })
+		name := accts.names[g.acct]
+		restrict := hasAcct[g.acct] && name != ""
+		sum := decimal.Zero
+		var ids []string
+		for i := lo; i < len(recs) && recs[i].ts <= g.to; i++ {
+			r := &recs[i]
+			if r.flags&recLinkedDebit != 0 || (restrict && r.acct != g.acct) {
+				continue
+			}
+			if r.flags&recCR != 0 {
+				sum = sum.Sub(r.amount)
+			} else {
+				sum = sum.Add(r.amount)
+			}
+			ids = append(ids, r.svc)
+		}
+		b := Break{PoolAccount: name, Kind: recon.BreakGap, CallID: g.curID, PrevCallID: g.prevID, TS: fmtTS(g.to),
+			ExternalRef: g.ref, Expected: g.expected, Actual: g.actual, Delta: g.delta}
+		switch {
+		case len(ids) > 0 && sum.Equal(g.delta):
+			b.Kind, b.ExplainedBy = recon.BreakExplainedGap, ids
+			b.Note = fmt.Sprintf("explained by %d statement record(s) with no logged debit", len(ids))
+		case len(ids) > 0:
+			b.Note = fmt.Sprintf("statement records with no logged debit in the interval sum to %s, not %s",
+				recon.Money(sum), recon.Money(g.delta))
+		default:
+			b.Note = "no statement record explains it"
+		}
+		out = append(out, b)
+	}
+	return out
+}

@@ -1,0 +1,328 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// These tests run the passes on their own, with no database.
+
+func pool(opening, amount, closing string) recon.PoolEntry {
+	return recon.PoolEntry{Shape: "A", Opening: opening, Amount: amount, Closing: closing}
+}
+
+func TestArithmeticPass(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		pool    recon.PoolEntry
+		delta   string // "" = no break
+		wantErr bool
+	}{
+		{"adds up exactly", pool("0.3", "0.1", "0.2"), "", false},
+		{"zero amount", pool("100.00", "0.00", "100.00"), "", false},
+		{"a credit", pool("100", "-5.50", "105.50"), "", false},
+		{"off by a rupee", pool("100.00", "10.00", "89.00"), "1.00", false},
+		{"off by a paisa the other way", pool("0.30", "0.10", "0.21"), "-0.01", false},
+		{"not a number", pool("100", "ten", "90"), "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := recon.Call{ID: 7, TS: "2026-11-21 10:00:00", ExternalRef: "R", Pool: tt.pool, Outcome: recon.CallSuccess}
+			_, _, _, brk, err := arithmetic(&c, "P1")
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("arithmetic(%+v) error = %v, want error %v", tt.pool, err, tt.wantErr)
+			}
+			switch {
+			case tt.delta == "" && brk != nil:
+				t.Errorf("arithmetic(%+v) = %+v, want no break", tt.pool, brk)
+			case tt.delta != "" && (brk == nil || recon.Money(brk.Delta) != tt.delta || brk.Kind != recon.BreakArithmetic || brk.CallID != 7):
+				t.Errorf("arithmetic(%+v) = %+v, want an arithmetic break of delta %s", tt.pool, brk, tt.delta)
+			}
+		})
+	}
+}
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// debit is a chain item of call i at second ts of account acct.
+func debit(i int32, ts int64, acct uint16, orderID, opening, amount, closing string) chainItem {
+	return chainItem{call: i, id: int64(i) + 1, ts: ts, acct: acct, orderID: orderID, ref: "R" + orderID,
+		opening: dec(opening), amount: dec(amount), closing: dec(closing)}
+}
+
+func TestChainPass(t *testing.T) {
+	type gap struct {
+		prev, cur int64
+		delta     string
+	}
+	for _, tt := range []struct {
+		name    string
+		items   []chainItem
+		gaps    []gap
+		skipped []int32
+		calls   map[uint16]int
+	}{
+		{name: "links", items: []chainItem{debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 5, 0, "B", "90", "10", "80")},
+			calls: map[uint16]int{0: 2}},
+		{name: "same second out of order links", items: []chainItem{
+			debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 2, 0, "C", "80", "5", "75"),
+			debit(2, 2, 0, "B", "90", "10", "80"), debit(3, 3, 0, "D", "75", "5", "70")},
+			calls: map[uint16]int{0: 4}},
+		{name: "same second at the start: the head goes first", items: []chainItem{
+			debit(0, 1, 0, "B", "90", "10", "80"), debit(1, 1, 0, "A", "100", "10", "90")},
+			calls: map[uint16]int{0: 2}},
+		{name: "a gap", items: []chainItem{debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 9, 0, "B", "87", "10", "77")},
+			gaps: []gap{{1, 2, "3.00"}}, calls: map[uint16]int{0: 2}},
+		{name: "accounts chain apart", items: []chainItem{
+			debit(0, 1, 1, "A", "100", "10", "90"), debit(1, 2, 2, "B", "500", "10", "490"), debit(2, 3, 1, "C", "90", "10", "80")},
+			calls: map[uint16]int{1: 2, 2: 1}},
+		{name: "the same debit twice in a second counts once", items: []chainItem{
+			debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 1, 0, "A", "100", "10", "90"), debit(2, 4, 0, "B", "90", "10", "80")},
+			skipped: []int32{1}, calls: map[uint16]int{0: 2}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newChain()
+			for _, it := range tt.items {
+				c.add(it)
+			}
+			c.flush()
+			var got []gap
+			for _, g := range c.gaps {
+				got = append(got, gap{g.prevID, g.curID, recon.Money(g.delta)})
+			}
+			if !slices.Equal(got, tt.gaps) {
+				t.Errorf("gaps = %v, want %v", got, tt.gaps)
+			}
+			if !slices.Equal(c.skipped, tt.skipped) {
+				t.Errorf("skipped = %v, want %v", c.skipped, tt.skipped)
+			}
+			for a, n := range tt.calls {
+				if st := c.states[a]; st == nil || st.calls != n {
+					t.Errorf("account %d: chain %+v, want %d calls", a, st, n)
+				}
+			}
+		})
+	}
+}
+
+// rec is a statement record for the passes.
+func rec(svc, client, ts, mode, amount, reversal string) recon.Record {
+	r := recon.Record{Kind: recon.Statement, Account: "0409000123456", SvcOrderID: svc}
+	r.Values[recon.FClientOrderID], r.Values[recon.FTxnDateTime], r.Values[recon.FTxnDate] = client, ts, ts[:10]
+	r.Values[recon.FTxnMode], r.Values[recon.FTxnChargedValue], r.Values[recon.FReversalSvcOrderID] = mode, amount, reversal
+	return r
+}
+
+func bookOf(tb testing.TB, recs ...recon.Record) *book {
+	tb.Helper()
+	b := newBook(newAccounts())
+	for i := range recs {
+		if err := b.addPeriod(&recs[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return b
+}
+
+func TestExplainGaps(t *testing.T) {
+	const day = "2026-11-21 "
+	ts := func(s string) int64 {
+		v, err := parseTS(day + s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tt := range []struct {
+		name     string
+		recs     []recon.Record
+		linked   []int32 // records linked to a debit
+		delta    string
+		kind     string
+		explains []string
+	}{
+		{"an unlogged debit explains it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil,
+			"4.50", recon.BreakExplainedGap, []string{"OX"}},
+		{"a credit explains a negative gap", []recon.Record{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil,
+			"-10", recon.BreakExplainedGap, []string{"RV"}},
+		{"records that do not sum to it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil,
+			"3", recon.BreakGap, nil},
+		{"a logged debit's record does not count", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "3", "")}, []int32{0},
+			"3", recon.BreakGap, nil},
+		{"a record outside the interval does not count", []recon.Record{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil,
+			"3", recon.BreakGap, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bookOf(t, tt.recs...)
+			for _, i := range tt.linked {
+				b.mark(i, true)
+			}
+			g := gapCand{acct: b.accts.id(""), prevID: 1, curID: 2, from: ts("10:00:00"), to: ts("10:05:00"),
+				expected: dec("90"), actual: dec("90").Sub(dec(tt.delta)), delta: dec(tt.delta)}
+			got := explainGaps([]gapCand{g}, b.period(), b.accts)
+			if len(got) != 1 || got[0].Kind != tt.kind || !slices.Equal(got[0].ExplainedBy, tt.explains) {
+				t.Errorf("explainGaps = %+v, want %s by %v", got, tt.kind, tt.explains)
+			}
+		})
+	}
+}
+
+func TestMatchPass(t *testing.T) {
+	const day = "2026-11-21 10:00:0"
+	for _, tt := range []struct {
+		name  string
+		recs  []recon.Record
+		calls []recon.Call
+		want  []string // outcomes in time order
+	}{
+		{"matched by orderid", []recon.Record{rec("OA", "other", day+"0", "DR", "10", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
+			[]string{recon.Matched}},
+		{"matched by externalRef", []recon.Record{rec("OA", "A", day+"1", "DR", "10", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
+			[]string{recon.Matched}},
+		{"amount mismatch", []recon.Record{rec("OA", "A", day+"0", "DR", "9.50", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
+			[]string{recon.AmountMismatch}},
+		{"call only and statement only", []recon.Record{rec("OX", "X", day+"1", "DR", "3", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
+			[]string{recon.CallOnly, recon.StatementOnly}},
+		{"a CR record is never statement only", []recon.Record{rec("RV", "X", day+"0", "CR", "3", "")}, nil, nil},
+		{"duplicate debit", []recon.Record{rec("OA1", "A", day+"0", "DR", "10", ""), rec("OA2", "A", day+"5", "DR", "10", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA1", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
+			[]string{recon.DuplicateDebit, recon.DuplicateDebit}},
+		{"pending", []recon.Record{rec("OP", "P", day+"0", "DR", "7", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "P", Outcome: recon.CallPending}},
+			[]string{recon.Pending}},
+		{"reversed", []recon.Record{rec("OA", "A", day+"0", "DR", "10", "RV")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
+			[]string{recon.Reversed}},
+		{"a failed call's record is no statement only", []recon.Record{rec("OX", "X", day+"0", "DR", "3", "")},
+			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "X", Outcome: recon.CallFailed}}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bookOf(t, tt.recs...)
+			p := newCallPass(b, nil, nil)
+			for _, c := range tt.calls {
+				if err := p.add(c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.close()
+			var got []string
+			for _, m := range match(p.calls, b) {
+				got = append(got, m.outcome)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("match = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReversalsPass(t *testing.T) {
+	b := bookOf(t,
+		rec("OA", "A", "2026-11-21 10:00:00", "DR", "10", "RVA"),
+		rec("OB", "B", "2026-11-21 10:00:10", "DR", "20", "RVB"),
+		rec("OC", "C", "2026-11-21 10:00:20", "DR", "30", "RVC"),
+		rec("RVC", "C", "2026-11-21 11:00:00", "CR", "30", ""))
+	synced := map[string]recon.Record{"RVA": rec("RVA", "A", "2026-11-23 09:00:00", "CR", "10", "")}
+	find := func(_ context.Context, svc string) (recon.Record, bool, error) {
+		r, ok := synced[svc]
+		return r, ok, nil
+	}
+	rows, err := reversals(context.Background(), b, find)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, b.recs[r.rec].svc+"|"+r.revTS+"|"+recon.Money(r.revAmt))
+	}
+	want := []string{"OA|2026-11-23 09:00:00|10.00", "OB||0.00", "OC|2026-11-21 11:00:00|30.00"}
+	if !slices.Equal(got, want) || rows[1].found {
+		t.Errorf("reversals = %v, want %v (OB not found)", got, want)
+	}
+	boom := errors.New("boom")
+	if _, err := reversals(context.Background(), b, func(context.Context, string) (recon.Record, bool, error) {
+		return recon.Record{}, false, boom
+	}); !errors.Is(err, boom) {
+		t.Errorf("reversals with a failing look-up: %v, want %v", err, boom)
+	}
+}
+
+func TestAge(t *testing.T) {
+	asOf := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		day, amount string
+		age         int
+		bucket      string
+		wantErr     bool
+	}{
+		{"2026-11-20", "1", 0, "0-1", false}, {"2026-11-22", "1", 0, "0-1", false}, {"2026-11-17", "1", 3, "2-3", false},
+		{"2026-11-12", "1", 8, "8-30", false}, {"2025-10-16", "1", 400, ">30", false},
+		{"2026-11-xx", "1", 0, "", true}, {"2026-11-20", "one", 0, "", true},
+	} {
+		r := recon.Record{Kind: recon.Orders, SvcOrderID: "O"}
+		r.Values[recon.FTxnDate], r.Values[recon.FTxnChargedValue] = tt.day, tt.amount
+		u, err := age(asOf, &r)
+		if (err != nil) != tt.wantErr || (err == nil && (u.age != tt.age || u.bucket() != tt.bucket)) {
+			t.Errorf("age(%s, %s) = %d %s, %v; want %d %s, error %v", tt.day, tt.amount, u.age, u.bucket(), err, tt.age, tt.bucket, tt.wantErr)
+		}
+	}
+}
+
+func lookups(ls ...store.CheckLookup) iter.Seq2[store.CheckLookup, error] {
+	return func(yield func(store.CheckLookup, error) bool) {
+		for _, l := range ls {
+			if !yield(l, nil) {
+				return
+			}
+		}
+	}
+}
+
+func answer(tb testing.TB, id int64, code string) store.CheckLookup {
+	tb.Helper()
+	b, err := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": "2026-11-21 10:00:00",
+		"data": map[string]any{"transactionStatusCode": code, "orderid": "O" + code}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return store.CheckLookup{PendingID: id, Response: b}
+}
+
+func TestResolvePending(t *testing.T) {
+	got, err := resolvePending([]int64{3}, lookups(
+		answer(t, 1, svcapi.StatusSuccess),
+		answer(t, 2, svcapi.TxnNotFound),
+		answer(t, 3, svcapi.StatusSuccess), // after a re-send: the re-send's
+		answer(t, 4, svcapi.StatusPending),
+		store.CheckLookup{PendingID: 5, Response: []byte("not json")},
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]recon.CallOutcome{1: recon.CallSuccess, 2: recon.CallFailed, 3: recon.CallFailed}
+	if len(got) != len(want) {
+		t.Errorf("resolvePending = %+v, want %v", got, want)
+	}
+	for id, o := range want {
+		if got[id].state != o {
+			t.Errorf("call %d resolved %q, want %q", id, got[id].state, o)
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := resolvePending(nil, func(yield func(store.CheckLookup, error) bool) { yield(store.CheckLookup{}, boom) }); !errors.Is(err, boom) {
+		t.Errorf("resolvePending with a failing stream: %v, want %v", err, boom)
+	}
+}
