@@ -146,17 +146,13 @@ func value(v any, secrets []string) any {
 	return v
 }
 
-// scalar renders a decoded JSON scalar as text.
+// scalar renders a scalar of a document decoded with UseNumber as text.
 func scalar(v any) (string, bool) {
 	switch x := v.(type) {
-	case nil:
-		return "", true
 	case string:
 		return x, true
 	case json.Number:
 		return x.String(), true
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), true
 	case bool:
 		return strconv.FormatBool(x), true
 	}
