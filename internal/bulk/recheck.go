@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -212,7 +213,7 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 			orderID = string(d.OrderID)
 		}
 		if d.Pool != nil {
-			amount = exact(d.Pool.Amount)
+			amount = recon.Exact(d.Pool.Amount)
 		}
 	case svcapi.StatusPending:
 		state = StatePending

@@ -3,16 +3,14 @@ package bulk
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/shopspring/decimal"
-	"github.com/xuri/excelize/v2"
-
+	"github.com/svcrecon/svcrecon/internal/export"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -110,8 +108,8 @@ type Results struct {
 	Secret string
 }
 
-// columns returns the header of the results file and the flattened data keys
-// in first-seen order.
+// columns returns the header of the results file, the flattened data keys
+// in first-seen order, and whether the externalRef column is added.
 func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef bool, err error) {
 	header = append([]string{}, rs.Table.Header...)
 	hasRef := false
@@ -146,27 +144,53 @@ func (rs *Results) sensitive() []string {
 		f, _ := rs.Op.Field(h)
 		last := h[strings.LastIndex(h, ".")+1:]
 		switch {
-		case f.Redacted || svcapi.IsRedactedKey(last):
+		case f.Redacted || redact.IsRemovedKey(last):
 			out[i] = "redact"
-		case svcapi.IsMaskedKey(last):
+		case redact.IsMaskedKey(last):
 			out[i] = "mask"
 		}
 	}
 	return out
 }
 
-// each calls fn with the header, then with every row of the results in input
-// order.
-func (rs *Results) each(ctx context.Context, fn func(cells []string) error) error {
+// table returns the results' columns (poolAmount an amount, everything
+// else text) and their rows in input order: every input row, with its
+// journal entry's outcome where it was sent.
+func (rs *Results) table(ctx context.Context) ([]export.Column, export.Rows, error) {
 	header, keys, addRef, err := rs.columns(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if err := fn(header); err != nil {
-		return err
+	cols := make([]export.Column, len(header))
+	for i, h := range header {
+		cols[i] = export.Column{Name: h}
 	}
+	amount := len(rs.Table.Header) + 4 // outcome, statuscode, status, orderid
+	if addRef {
+		amount++
+	}
+	cols[amount].Kind = export.Amount
+	rows := func(yield func(export.Row, error) bool) {
+		err := rs.each(ctx, len(header), keys, addRef, func(cells []string) error {
+			if !yield(export.Row{Cells: cells}, nil) {
+				return errStopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopped) {
+			yield(export.Row{}, err)
+		}
+	}
+	return cols, rows, nil
+}
+
+// errStopped ends a walk of the journal whose reader stopped early.
+var errStopped = errors.New("stopped")
+
+// each calls fn with every row of the results in input order.
+func (rs *Results) each(ctx context.Context, width int, keys []string, addRef bool, fn func(cells []string) error) error {
 	hide := rs.sensitive()
-	width := RefWidth(rs.Table)
+	refWidth := RefWidth(rs.Table)
 	pos := make(map[string]int, len(keys))
 	for k, key := range keys {
 		pos[key] = k
@@ -174,14 +198,14 @@ func (rs *Results) each(ctx context.Context, fn func(cells []string) error) erro
 	recs := rs.Table.Records
 	i := 0
 	row := func(rec Record, e *Entry) error {
-		cells := make([]string, 0, len(header))
+		cells := make([]string, 0, width)
 		for c, v := range rec.Cells {
 			switch {
 			case v == "":
 			case hide[c] == "redact":
-				v = svcapi.Redacted
+				v = redact.Marker
 			case hide[c] == "mask":
-				v = svcapi.MaskLast4(v)
+				v = redact.Last4(v)
 			}
 			cells = append(cells, v)
 		}
@@ -192,7 +216,7 @@ func (rs *Results) each(ctx context.Context, fn func(cells []string) error) erro
 		if e == nil {
 			cells = append(cells, OutcomeUnsent, "", "", "")
 			if addRef { // no externalRef column: the ref is derived
-				cells = append(cells, DeriveRef(rs.Run.ID, rec.Line, width))
+				cells = append(cells, DeriveRef(rs.Run.ID, rec.Line, refWidth))
 			}
 			cells = append(cells, "", "")
 		} else {
@@ -207,7 +231,7 @@ func (rs *Results) each(ctx context.Context, fn func(cells []string) error) erro
 		}
 		return fn(append(cells, data...))
 	}
-	err = entries(ctx, rs.DB, rs.Run.ID, func(e Entry) error {
+	err := entries(ctx, rs.DB, rs.Run.ID, func(e Entry) error {
 		for i < len(recs) && recs[i].Line < e.Line {
 			if err := row(recs[i], nil); err != nil {
 				return err
@@ -233,79 +257,40 @@ func (rs *Results) each(ctx context.Context, fn func(cells []string) error) erro
 	return nil
 }
 
-// WriteCSV (re)writes the results CSV at path: written to a temporary file
-// beside it and renamed, so the file is always complete.
-func (rs *Results) WriteCSV(ctx context.Context, path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+// write writes the results as format at path through export's table
+// writer: to a temporary file beside it, renamed when complete.
+func (rs *Results) write(ctx context.Context, path string, format export.Format, lf bool) error {
+	cols, rows, err := rs.table(ctx)
 	if err != nil {
-		return fmt.Errorf("write results: %w", err)
+		return fmt.Errorf("write results %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
-	w := csv.NewWriter(tmp)
-	err = rs.each(ctx, func(cells []string) error { return w.Write(cells) })
-	w.Flush()
-	if err == nil {
-		err = w.Error()
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	w, err := export.NewWriter(export.Options{Dir: dir, Format: format, LF: lf}, name)
 	if err != nil {
+		return fmt.Errorf("write results %s: %w", path, err)
+	}
+	defer w.Abort()
+	if err := w.Write(ctx, export.Table{Sheet: "Results", File: name, Columns: cols}, rows); err != nil {
+		return fmt.Errorf("write results %s: %w", path, err)
+	}
+	if _, err := w.Finish(); err != nil {
 		return fmt.Errorf("write results %s: %w", path, err)
 	}
 	return nil
 }
 
-// WriteXLSX (re)writes the results as a workbook at path (one sheet, header
-// frozen, poolAmount as a number with two decimals, everything else text).
+// WriteCSV (re)writes the results CSV at path: written to a temporary file
+// beside it and renamed, so the file is always complete.
+func (rs *Results) WriteCSV(ctx context.Context, path string) error {
+	return rs.write(ctx, path, export.FormatCSV, true)
+}
+
+// WriteXLSX (re)writes the results as a workbook at path: one sheet,
+// Results, with the header frozen (and filterable when its names are
+// unique), poolAmount a number with two decimals, everything else text.
 func (rs *Results) WriteXLSX(ctx context.Context, path string) error {
-	f := excelize.NewFile()
-	defer f.Close()
-	const sheet = "Results"
-	if err := f.SetSheetName("Sheet1", sheet); err != nil {
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	sw, err := f.NewStreamWriter(sheet)
-	if err != nil {
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	amountStyle, err := f.NewStyle(&excelize.Style{NumFmt: 2})
-	if err != nil {
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	n, amountCol := 0, -1
-	err = rs.each(ctx, func(cells []string) error {
-		n++
-		row := make([]any, len(cells))
-		for i, c := range cells {
-			row[i] = c
-			if n == 1 && c == ColumnPoolAmount {
-				amountCol = i
-			}
-			if n > 1 && i == amountCol && c != "" {
-				if d, err := decimal.NewFromString(c); err == nil {
-					v, _ := d.Float64() // an Excel number cell: the only place money is a float
-					row[i] = excelize.Cell{StyleID: amountStyle, Value: v}
-				}
-			}
-		}
-		cell, _ := excelize.CoordinatesToCellName(1, n)
-		return sw.SetRow(cell, row)
-	})
-	if err == nil {
-		err = sw.Flush()
-	}
-	if err == nil {
-		err = f.SaveAs(path)
-	}
-	if err != nil {
-		return fmt.Errorf("write results %s: %w", path, err)
-	}
-	return nil
+	return rs.write(ctx, path, export.FormatXLSX, false)
 }

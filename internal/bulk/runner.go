@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -320,7 +321,7 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int) (res 
 		p, perr := svcapi.ExtractPool(env)
 		switch {
 		case perr == nil:
-			res.PoolAmount = exact(p.Amount)
+			res.PoolAmount = recon.Exact(p.Amount)
 		case !errors.Is(perr, svcapi.ErrNoPool):
 			res.Error = "pool debit unreadable: " + perr.Error()
 		}
@@ -379,13 +380,4 @@ func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
 			row.Line, res.State, err)
 	}
 	return nil
-}
-
-// exact renders an amount with the decimal places it was sent with ("1.80"
-// stays "1.80"; decimal.String would write "1.8").
-func exact(d decimal.Decimal) string {
-	if e := d.Exponent(); e < 0 {
-		return d.StringFixed(-e)
-	}
-	return d.String()
 }

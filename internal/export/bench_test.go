@@ -19,6 +19,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -206,45 +207,45 @@ func reportSize(b *testing.B, dir string) {
 // floorXLSX writes the Statement sheet's cells (same values, kinds and
 // number formats, one style per kind) with a bare StreamWriter.
 func floorXLSX(b *testing.B, path string, n int) {
-	s := recordSheet("Statement", "statement", []column{{"reversed", kBool, false}}, []string{"x"}, "", "", "")
+	s := recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}}, nil, nil)
 	f := excelize.NewFile()
 	defer f.Close()
 	sw, err := f.NewStreamWriter("Sheet1")
 	if err != nil {
 		b.Fatal(err)
 	}
-	styles := map[kind]int{}
-	for _, c := range s.cols {
-		nf := map[kind]string{kAmount: fmtAmount, kDate: fmtDate, kDateTime: fmtDateTime, kStamp: fmtDateTime}[c.kind]
-		if _, ok := styles[c.kind]; !ok {
+	styles := map[CellKind]int{}
+	for _, c := range s.Columns {
+		nf := map[CellKind]string{Amount: fmtAmount, Date: fmtDate, DateTime: fmtDateTime, Stamp: fmtDateTime}[c.Kind]
+		if _, ok := styles[c.Kind]; !ok {
 			st := &excelize.Style{}
 			if nf != "" {
 				st.CustomNumFmt = &nf
 			}
-			styles[c.kind], _ = f.NewStyle(st)
+			styles[c.Kind], _ = f.NewStyle(st)
 		}
 	}
-	head := make([]any, len(s.cols))
-	for i, c := range s.cols {
-		head[i] = c.name
+	head := make([]any, len(s.Columns))
+	for i, c := range s.Columns {
+		head[i] = c.Name
 	}
 	if err := sw.SetRow("A1", head); err != nil {
 		b.Fatal(err)
 	}
-	row := make([]string, len(s.cols))
-	cells := make([]excelize.Cell, len(s.cols))
-	ptrs := make([]any, len(s.cols))
+	row := make([]string, len(s.Columns))
+	cells := make([]excelize.Cell, len(s.Columns))
+	ptrs := make([]any, len(s.Columns))
 	for i := range cells {
 		ptrs[i] = &cells[i]
 	}
 	for i := 0; i < n; i++ {
 		benchRow(i, n, row)
-		for j, c := range s.cols {
+		for j, c := range s.Columns {
 			if row[j] == "" {
 				cells[j] = excelize.Cell{}
 				continue
 			}
-			cells[j] = excelize.Cell{StyleID: styles[c.kind], Value: cellValue(c.kind, row[j])}
+			cells[j] = excelize.Cell{StyleID: styles[c.Kind], Value: cellValue(c.Kind, row[j])}
 		}
 		if err := sw.SetRow("A"+strconv.Itoa(i+2), ptrs); err != nil {
 			b.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -73,15 +74,12 @@ func TestEndToEndSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := openBook(t, files.Workbook)
-	var runID int64
-	var sumJSON string
-	if err := db.QueryRowContext(ctx, `SELECT id, summary FROM recon_runs WHERE superseded_by IS NULL AND state = 'ok'`).Scan(&runID, &sumJSON); err != nil {
-		t.Fatal(err)
+	f0, t0 := from.Format(time.DateOnly), to.Format(time.DateOnly)
+	run, found, err := db.ReportRun(ctx, f0, t0)
+	if err != nil || !found {
+		t.Fatalf("ReportRun(%s, %s) = %v, %v", f0, t0, found, err)
 	}
-	sum, err := parseSummary(sumJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runID, sum := run.ID, run.Summary
 
 	// Each sheet has as many rows as its CSV file and as the database.
 	count := func(q string, args ...any) int {
@@ -91,7 +89,6 @@ func TestEndToEndSandbox(t *testing.T) {
 		}
 		return n
 	}
-	f0, t0 := from.Format(time.DateOnly), to.Format(time.DateOnly)
 	want := map[string]int{
 		"Breaks":     count(`SELECT count(*) FROM recon_breaks WHERE run_id = ?`, runID),
 		"Matching":   count(`SELECT count(*) FROM recon_matches WHERE run_id = ?`, runID),
@@ -103,7 +100,7 @@ func TestEndToEndSandbox(t *testing.T) {
 		"Orders":     count(`SELECT count(*) FROM records WHERE kind = 'orders' AND txn_date BETWEEN ? AND ?`, f0, t0),
 	}
 	breaks := 0
-	for _, k := range breakKeys {
+	for _, k := range recon.BreakKinds {
 		breaks += int(sum.Breaks[k].Count)
 	}
 	if breaks != want["Breaks"] || breaks == 0 {
@@ -120,7 +117,7 @@ func TestEndToEndSandbox(t *testing.T) {
 	}
 
 	// The Statement CSV's DR and CR totals are the Summary's daily totals.
-	days, err := dailyTotals(ctx, db.DB, f0, t0)
+	days, err := db.ReportDays(ctx, f0, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +134,7 @@ func TestEndToEndSandbox(t *testing.T) {
 		}
 	}
 	for _, d := range days {
-		wantDR, wantCR = wantDR.Add(d.debits), wantCR.Add(d.credits)
+		wantDR, wantCR = wantDR.Add(d.Debits), wantCR.Add(d.Credits)
 	}
 	if !dr.Equal(wantDR) || !cr.Equal(wantCR) || dr.IsZero() {
 		t.Errorf("statement.csv DR %s CR %s, daily totals DR %s CR %s", dr, cr, wantDR, wantCR)

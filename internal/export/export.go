@@ -3,9 +3,10 @@
 // StreamWriter) with one CSV file per sheet, and the biller list
 // (billers.xlsx / billers.csv with the change log of the last biller sync).
 //
-// Export reads the database only (the tables of the store's migrations) and
-// never calls the service. Rows are streamed from SQLite to the workbook and
-// the CSV files in one pass per sheet; no table is held in memory.
+// Export reads the store only, through the interfaces it declares (Reports,
+// BillerReports), and never calls the service. Rows are streamed from the
+// store to the workbook and the CSV files in one pass per sheet; no table is
+// held in memory. Writer, the one table writer, also writes bulk results.
 //
 // Workbook conventions: the header row is frozen and is the header of an
 // Excel table (filter buttons); column widths are computed from the header
@@ -38,15 +39,14 @@ package export
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -95,6 +95,8 @@ type Options struct {
 	// Progress, when set, shows a progress bar for the long sheets
 	// (Statement, Orders) on this writer (a terminal) or logs progress lines.
 	Progress io.Writer
+	// LF ends CSV lines with LF alone instead of CRLF (bulk results).
+	LF bool
 }
 
 func (o *Options) defaults() {
@@ -142,35 +144,34 @@ func (e *NoRunError) Error() string {
 // Is makes errors.Is(err, ErrNoRun) true.
 func (e *NoRunError) Is(target error) bool { return target == ErrNoRun }
 
-// run is the reconciliation run exported.
-type run struct {
-	id         int64
-	from, to   string
-	asOf       string
-	finishedAt string
-	summary    string
+// Reports is what Reconciliation reads: the current run of a period, its
+// result rows and the period's records, each as one ordered stream.
+// *store.DB implements it.
+type Reports interface {
+	ReportRun(ctx context.Context, from, to string) (store.ReportRun, bool, error)
+	ReportRunSupersededBy(ctx context.Context, id int64) (int64, error)
+	ReportDays(ctx context.Context, from, to string) ([]store.ReportDay, error)
+	ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*store.ReportBreak, error]
+	ReportMatches(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
+	ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
+	ReportPending(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
+	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*store.ReportReversal, error]
+	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*store.ReportUnsettledOrder, error]
+	ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*store.ReportRecord, error]
+	CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error)
 }
 
-// currentRun finds the newest run of the period that is not superseded and
-// finished ok.
-func currentRun(ctx context.Context, db *sql.DB, from, to string) (*run, error) {
-	r := &run{from: from, to: to}
-	var fin sql.NullString
-	err := db.QueryRowContext(ctx, `SELECT id, as_of, finished_at, summary FROM recon_runs
-		WHERE period_from = ? AND period_to = ? AND superseded_by IS NULL AND state = 'ok'
-		ORDER BY id DESC LIMIT 1`, from, to).Scan(&r.id, &r.asOf, &fin, &r.summary)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &NoRunError{From: from, To: to}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("find reconciliation run %s..%s: %w", from, to, err)
-	}
-	r.finishedAt = fin.String
-	if r.asOf == "" {
-		r.asOf = to
-	}
-	return r, nil
+// BillerReports is what Billers reads. *store.DB implements it.
+type BillerReports interface {
+	ReportLastBillerSync(ctx context.Context) (int64, error)
+	ReportBillers(ctx context.Context) iter.Seq2[*store.ReportBiller, error]
+	ReportBillerChanges(ctx context.Context, syncID int64) iter.Seq2[*store.ReportBillerChange, error]
 }
+
+var (
+	_ Reports       = (*store.DB)(nil)
+	_ BillerReports = (*store.DB)(nil)
+)
 
 // Reconciliation exports the current reconciliation run of the period
 // o.From..o.To: reconciliation-<from>_<to>.xlsx with the sheets Summary,
@@ -179,107 +180,75 @@ func currentRun(ctx context.Context, db *sql.DB, from, to string) (*run, error) 
 // Without a current run of the period it returns a *NoRunError (ErrNoRun).
 // Files are written under temporary names and renamed when complete; on
 // error nothing half-written is left under a final name.
-func Reconciliation(ctx context.Context, db *store.DB, o Options) (Files, error) {
+func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	o.defaults()
-	from, to := o.From.Format(time.DateOnly), o.To.Format(time.DateOnly)
+	from, to := o.From.Format(recon.DateLayout), o.To.Format(recon.DateLayout)
 	if to < from {
 		return Files{}, fmt.Errorf("export %s..%s: the period ends before it starts", from, to)
 	}
-	r, err := currentRun(ctx, db.DB, from, to)
+	r, found, err := db.ReportRun(ctx, from, to)
+	if err != nil {
+		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
+	}
+	if !found {
+		return Files{}, &NoRunError{From: from, To: to}
+	}
+	if r.AsOf == "" {
+		r.AsOf = to
+	}
+	daily, err := db.ReportDays(ctx, from, to)
 	if err != nil {
 		return Files{}, err
 	}
-	sum, err := parseSummary(r.summary)
-	if err != nil {
-		return Files{}, fmt.Errorf("export run %d: %w", r.id, err)
-	}
-	daily, err := dailyTotals(ctx, db.DB, from, to)
+	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
+	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
 	if err != nil {
 		return Files{}, err
 	}
-	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.id, "dir", o.Dir, "format", string(o.Format))
-	w, err := newWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
-	if err != nil {
+	defer w.Abort()
+	if err := w.summary(&r, daily); err != nil {
 		return Files{}, err
 	}
-	defer w.abort()
-	if err := w.summary(r, sum, daily); err != nil {
-		return Files{}, err
-	}
-	for _, s := range reconSheets(r) {
-		if err := w.sheet(ctx, db.DB, s); err != nil {
+	for _, s := range reconSheets(ctx, db, &r) {
+		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}
 	}
 	// The sheets were read in separate queries: make sure a check of the
 	// same period did not replace the run (and delete its rows) meanwhile.
-	var superseded sql.NullInt64
-	if err := db.QueryRowContext(ctx, `SELECT superseded_by FROM recon_runs WHERE id = ?`, r.id).Scan(&superseded); err != nil {
-		return Files{}, fmt.Errorf("export run %d: recheck: %w", r.id, err)
+	by, err := db.ReportRunSupersededBy(ctx, r.ID)
+	if err != nil {
+		return Files{}, fmt.Errorf("export run %d: recheck: %w", r.ID, err)
 	}
-	if superseded.Valid {
-		return Files{}, fmt.Errorf("export %s..%s: run %d was replaced by run %d during the export; export again", from, to, r.id, superseded.Int64)
+	if by != 0 {
+		return Files{}, fmt.Errorf("export %s..%s: run %d was replaced by run %d during the export; export again", from, to, r.ID, by)
 	}
-	return w.finish()
+	return w.Finish()
 }
 
 // Billers exports the biller list: billers.xlsx with the sheets Billers and
 // Changes (the change log of the last biller sync), and/or billers.csv and
 // billers-changes.csv, in dir (o.Dir when dir is ""). o.From, o.To are not
 // used.
-func Billers(ctx context.Context, db *store.DB, dir string, o Options) (Files, error) {
+func Billers(ctx context.Context, db BillerReports, dir string, o Options) (Files, error) {
 	if dir != "" {
 		o.Dir = dir
 	}
 	o.defaults()
 	o.Log.Info("export billers", "dir", o.Dir, "format", string(o.Format))
-	w, err := newWriter(o, "billers.xlsx")
+	w, err := NewWriter(o, "billers.xlsx")
 	if err != nil {
 		return Files{}, err
 	}
-	defer w.abort()
-	syncID, err := lastBillerSync(ctx, db.DB)
+	defer w.Abort()
+	syncID, err := db.ReportLastBillerSync(ctx)
 	if err != nil {
 		return Files{}, err
 	}
-	for _, s := range billerSheets(syncID) {
-		if err := w.sheet(ctx, db.DB, s); err != nil {
+	for _, s := range billerSheets(ctx, db, syncID) {
+		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}
 	}
-	return w.finish()
-}
-
-// output is a file written under a temporary name and renamed on commit.
-type output struct {
-	f     *os.File
-	final string
-}
-
-func create(dir, name string) (*output, error) {
-	f, err := os.CreateTemp(dir, "."+name+".*.partial")
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Join(dir, name), err)
-	}
-	return &output{f: f, final: filepath.Join(dir, name)}, nil
-}
-
-func (o *output) commit() (string, error) {
-	if err := o.f.Close(); err != nil {
-		os.Remove(o.f.Name())
-		return "", fmt.Errorf("write %s: %w", o.final, err)
-	}
-	if err := os.Chmod(o.f.Name(), 0o644); err != nil {
-		return "", fmt.Errorf("write %s: %w", o.final, err)
-	}
-	if err := os.Rename(o.f.Name(), o.final); err != nil {
-		os.Remove(o.f.Name())
-		return "", fmt.Errorf("write %s: %w", o.final, err)
-	}
-	return o.final, nil
-}
-
-func (o *output) discard() {
-	o.f.Close()
-	os.Remove(o.f.Name())
+	return w.Finish()
 }

@@ -1,273 +1,236 @@
 package export
 
 import (
-	"database/sql"
-	"fmt"
+	"context"
+	"iter"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// kind says how a column's stored text is written to a workbook cell. CSV
-// files always get the stored text (booleans as true/false).
-type kind int
-
-const (
-	kText     kind = iota
-	kAmount        // exact decimal text: a number, #,##0.00
-	kDelta         // an amount whose negatives show red
-	kDate          // YYYY-MM-DD: an Excel date
-	kDateTime      // YYYY-MM-DD HH:MM:SS (IST): an Excel date-time
-	kStamp         // svcrecon's RFC 3339 UTC time: an Excel date-time in IST
-	kInt           // an integer
-	kBool          // 0/1: TRUE/FALSE
-)
-
-// column is one column of a sheet: its header and kind. mask masks card and
-// Aadhaar numbers in its text.
-type column struct {
-	name string
-	kind kind
-	mask bool
-}
-
-// mark is how a whole row is highlighted in the workbook.
-type mark int
-
-const (
-	markNone  mark = iota
-	markBreak      // red fill: a break, a mismatch, a missing reversal
-	markLook       // yellow fill: pending, explained gaps, old unsettled orders
-	markMuted      // grey text: removed billers
-)
-
-// sheet is one sheet (and CSV file): the rows of query, one column per
-// selected value.
+// sheet is one table of an export with its rows.
 type sheet struct {
-	name  string // sheet name; continuation sheets add " (2)" …
-	file  string // CSV file name
-	cols  []column
-	query string
-	args  []any
-	// mark highlights a row from its values (nil: none).
-	mark func(v []sql.NullString) mark
-	// count, when set, counts the rows (with countArgs) for the progress bar.
-	count     string
-	countArgs []any
+	Table
+	rows Rows
 }
 
-func (s *sheet) col(name string) int {
-	for i, c := range s.cols {
-		if c.name == name {
-			return i
+// rowsOf turns a store stream into table rows: fill writes one value's
+// cells (reused from row to row) and returns its mark.
+func rowsOf[T any](seq iter.Seq2[*T, error], n int, fill func(v *T, cells []string) Mark) Rows {
+	return func(yield func(Row, error) bool) {
+		cells := make([]string, n)
+		for v, err := range seq {
+			if err != nil {
+				yield(Row{}, err)
+				return
+			}
+			m := fill(v, cells)
+			if !yield(Row{Cells: cells, Mark: m}, nil) {
+				return
+			}
 		}
 	}
-	panic(fmt.Sprintf("export: sheet %s has no column %s", s.name, name))
+}
+
+// id is the text of a row id; 0 (none) is empty.
+func id(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// newSheet names a table and its CSV file (the name in lower case).
+func newSheet(name string, cols []Column, rows Rows) sheet {
+	return sheet{Table{Sheet: name, File: strings.ToLower(name) + ".csv", Columns: cols}, rows}
 }
 
 // matchCols are the columns of Matching, Duplicates and Pending.
-var matchCols = []column{
-	{"outcome", kText, false},
-	{"timestamp", kDateTime, false},
-	{"operation", kText, false},
-	{"externalRef", kText, false},
-	{"orderid", kText, false},
-	{"statuscode", kText, false},
-	{"svcOrderId", kText, false},
-	{"callAmount", kAmount, false},
-	{"statementAmount", kAmount, false},
-	{"delta", kDelta, false},
-	{"note", kText, false},
-	{"callId", kInt, false},
+var matchCols = []Column{
+	{"outcome", Text, false},
+	{"timestamp", DateTime, false},
+	{"operation", Text, false},
+	{"externalRef", Text, false},
+	{"orderid", Text, false},
+	{"statuscode", Text, false},
+	{"svcOrderId", Text, false},
+	{"callAmount", Amount, false},
+	{"statementAmount", Amount, false},
+	{"delta", Delta, false},
+	{"note", Text, false},
+	{"callId", Int, false},
 }
 
-const matchSelect = `SELECT m.outcome, m.ts, m.operation, m.external_ref,
-	COALESCE(c.orderid, ''), COALESCE(c.statuscode, ''), m.svc_order_id,
-	m.call_amount, m.statement_amount, m.delta, m.note, m.call_id
-	FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id
-	WHERE m.run_id = ?`
-
-// recordCols are the columns of the records table shared by both kinds, in
-// the order of the API's record, with the SQL expression of each.
-var recordCols = []struct {
-	column
-	expr string
-}{
-	{column{"accountNumber", kText, false}, "account"},
-	{column{"txnDateTime", kDateTime, false}, "txn_date_time"},
-	{column{"txnDate", kDate, false}, "txn_date"},
-	{column{"svcOrderId", kText, false}, "svc_order_id"},
-	{column{"clientOrderId", kText, false}, "client_order_id"},
-	{column{"status", kText, false}, "status"},
-	{column{"transactionId", kText, false}, "transaction_id"},
-	{column{"productCode", kText, false}, "product_code"},
-	{column{"productName", kText, false}, "product_name"},
-	{column{"subProductCode", kText, false}, "sub_product_code"},
-	{column{"subProductName", kText, false}, "sub_product_name"},
-	{column{"txnMode", kText, false}, "txn_mode"},
-	{column{"txnChargedValue", kAmount, false}, "txn_charged_value"},
-	{column{"orderValue", kAmount, false}, "order_value"},
-	{column{"convenienceFee", kAmount, false}, "convenience_fee"},
-	{column{"txnSurcharge", kAmount, false}, "txn_surcharge"},
-	{column{"txnCashback", kAmount, false}, "txn_cashback"},
-	{column{"txnTds", kAmount, false}, "txn_tds"},
-	{column{"narrationValue0", kText, true}, "narration_value0"},
-	{column{"narrationValue1", kText, true}, "narration_value1"},
-	{column{"narrationValue2", kText, true}, "narration_value2"},
-	{column{"narrationValue3", kText, true}, "narration_value3"},
-	{column{"narrationValue4", kText, true}, "narration_value4"},
-	{column{"narrationValue5", kText, true}, "narration_value5"},
-	{column{"narrationValue6", kText, true}, "narration_value6"},
-	{column{"narrationValue7", kText, true}, "narration_value7"},
-	{column{"narrationValue8", kText, true}, "narration_value8"},
-	{column{"narrationValue9", kText, true}, "narration_value9"},
-	{column{"responseCode", kText, false}, "response_code"},
-	{column{"responseMsg", kText, false}, "response_msg"},
+func matchRows(seq iter.Seq2[*store.ReportMatch, error]) Rows {
+	return rowsOf(seq, len(matchCols), func(m *store.ReportMatch, c []string) Mark {
+		c[0], c[1], c[2], c[3], c[4], c[5] = m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode
+		c[6], c[7], c[8], c[9], c[10], c[11] = m.SvcOrderID, m.CallAmount, m.StatementAmount, m.Delta, m.Note, id(m.CallID)
+		switch m.Outcome {
+		case recon.Matched, recon.Reversed:
+			return MarkNone
+		case recon.Pending:
+			return MarkLook
+		}
+		return MarkBreak
+	})
 }
 
-// recordSheet builds the Statement or Orders sheet: every records column of
-// the kind plus extra (derived) columns.
-// The query's parameters are ?1 = from, ?2 = to and ?3 = asOf (for extra
-// expressions).
-func recordSheet(name, recKind string, extra []column, extraExpr []string, from, to, asOf string) sheet {
-	var cols []column
-	var exprs []string
-	for _, c := range recordCols {
-		cols = append(cols, c.column)
-		exprs = append(exprs, c.expr)
+// The key fields of a record (Record's own, not in recon.RecordFields).
+const (
+	colAccount    = "accountNumber"
+	colSvcOrderID = "svcOrderId"
+)
+
+// keySlot stands for svcOrderId in recordOrder.
+const keySlot = -1
+
+// recordOrder lists the recon.RecordFields indexes (keySlot: svcOrderId) of
+// the Statement or Orders sheet of kind k, after accountNumber: the
+// record's time, date and ids first, then every other field kind k
+// carries, in the API's order.
+func recordOrder(k recon.Kind) []int {
+	lead := []int{recon.FTxnDateTime, recon.FTxnDate, keySlot, recon.FClientOrderID}
+	order := append([]int(nil), lead...)
+	for i, f := range recon.RecordFields {
+		if i == recon.FTxnDateTime || i == recon.FTxnDate || i == recon.FClientOrderID || !f.Carries(k) {
+			continue
+		}
+		order = append(order, i)
 	}
-	if recKind == "statement" {
-		cols = append(cols, column{"reversalSvcOrderId", kText, false}, column{"closingBalance", kAmount, false})
-		exprs = append(exprs, "reversal_svc_order_id", "closing_balance")
-	} else {
-		cols = append(cols, column{"settlementSvcOrderId", kText, false})
-		exprs = append(exprs, "settlement_svc_order_id")
+	return order
+}
+
+// recordSheet builds the Statement or Orders sheet: the key fields and every
+// field of the kind (recon.RecordFields: header, cell kind, mask), the sync
+// times, then extra (derived) columns that derive fills.
+func recordSheet(name string, k recon.Kind, extra []Column, seq iter.Seq2[*store.ReportRecord, error],
+	derive func(r *store.ReportRecord, cells []string)) sheet {
+	order := recordOrder(k)
+	cols := []Column{{colAccount, Text, false}}
+	for _, i := range order {
+		if i == keySlot {
+			cols = append(cols, Column{colSvcOrderID, Text, false})
+			continue
+		}
+		f := recon.RecordFields[i]
+		cols = append(cols, Column{f.API, cellKinds[f.Type], f.Mask})
 	}
-	cols = append(cols, column{"firstSyncedAt", kStamp, false}, column{"lastSyncedAt", kStamp, false})
-	exprs = append(exprs, "first_synced_at", "last_synced_at")
+	cols = append(cols, Column{"firstSyncedAt", Stamp, false}, Column{"lastSyncedAt", Stamp, false})
+	base := len(cols)
 	cols = append(cols, extra...)
-	exprs = append(exprs, extraExpr...)
-	args := []any{from, to}
-	if strings.Contains(strings.Join(extraExpr, " "), "?3") {
-		args = append(args, asOf)
-	}
-	where := ` FROM records WHERE kind = '` + recKind + `' AND txn_date BETWEEN ?1 AND ?2`
-	return sheet{
-		name:      name,
-		file:      strings.ToLower(name) + ".csv",
-		cols:      cols,
-		query:     `SELECT ` + strings.Join(exprs, ", ") + where + ` ORDER BY account, txn_date_time, svc_order_id`,
-		args:      args,
-		count:     `SELECT count(*)` + where,
-		countArgs: []any{from, to},
-	}
+	rows := rowsOf(seq, len(cols), func(r *store.ReportRecord, c []string) Mark {
+		c[0] = r.Account
+		for j, i := range order {
+			if i == keySlot {
+				c[j+1] = r.SvcOrderID
+			} else {
+				c[j+1] = r.Values[i]
+			}
+		}
+		c[base-2], c[base-1] = r.FirstSyncedAt, r.LastSyncedAt
+		if derive != nil {
+			derive(r, c[base:])
+		}
+		return MarkNone
+	})
+	return newSheet(name, cols, rows)
 }
 
-// ageBucketSQL is the aging bucket of an age in days (the ledger's buckets).
-const ageBucketSQL = `CASE WHEN %[1]s <= 1 THEN '0-1' WHEN %[1]s <= 3 THEN '2-3'
-	WHEN %[1]s <= 7 THEN '4-7' WHEN %[1]s <= 30 THEN '8-30' ELSE '>30' END`
+// ageDays is the age in days of a record dated date (YYYY-MM-DD) on the
+// day asOf; ok is false when a date does not parse.
+func ageDays(asOf time.Time, date string) (int, bool) {
+	d, err := time.Parse(recon.DateLayout, date)
+	if err != nil {
+		return 0, false
+	}
+	return int(asOf.Sub(d).Hours() / 24), true
+}
+
+func boolText(b bool) string { return strconv.FormatBool(b) }
 
 // reconSheets are the sheets after Summary, in workbook order.
-func reconSheets(r *run) []sheet {
-	breaks := sheet{
-		name: "Breaks", file: "breaks.csv",
-		cols: []column{
-			{"kind", kText, false},
-			{"poolAccount", kText, false},
-			{"timestamp", kDateTime, false},
-			{"operation", kText, false},
-			{"externalRef", kText, false},
-			{"orderid", kText, false},
-			{"expected", kAmount, false},
-			{"actual", kAmount, false},
-			{"delta", kDelta, false},
-			{"explainedBy", kText, false},
-			{"note", kText, false},
-			{"callId", kInt, false},
-			{"prevCallId", kInt, false},
-		},
-		query: `SELECT b.kind, b.pool_account, b.ts, COALESCE(c.operation, ''), b.external_ref,
-			COALESCE(c.orderid, ''), b.expected, b.actual, b.delta, b.explained_by, b.note,
-			b.call_id, b.prev_call_id
-			FROM recon_breaks b LEFT JOIN calls c ON c.id = b.call_id
-			WHERE b.run_id = ? ORDER BY b.pool_account, b.kind = 'explainedGap', b.ts, b.call_id`,
-		args: []any{r.id},
-		mark: func(v []sql.NullString) mark {
-			if v[0].String == "explainedGap" {
-				return markLook
-			}
-			return markBreak
-		},
-	}
-	markOutcome := func(v []sql.NullString) mark {
-		switch v[0].String {
-		case "matched", "reversed":
-			return markNone
-		case "pending":
-			return markLook
+func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
+	breaks := newSheet("Breaks", []Column{
+		{"kind", Text, false},
+		{"poolAccount", Text, false},
+		{"timestamp", DateTime, false},
+		{"operation", Text, false},
+		{"externalRef", Text, false},
+		{"orderid", Text, false},
+		{"expected", Amount, false},
+		{"actual", Amount, false},
+		{"delta", Delta, false},
+		{"explainedBy", Text, false},
+		{"note", Text, false},
+		{"callId", Int, false},
+		{"prevCallId", Int, false},
+	}, rowsOf(db.ReportBreaks(ctx, r.ID), 13, func(b *store.ReportBreak, c []string) Mark {
+		c[0], c[1], c[2], c[3], c[4], c[5], c[6] = b.Kind, b.PoolAccount, b.TS, b.Operation, b.ExternalRef, b.OrderID, b.Expected
+		c[7], c[8], c[9], c[10], c[11], c[12] = b.Actual, b.Delta, b.ExplainedBy, b.Note, id(b.CallID), id(b.PrevCallID)
+		if b.Kind == recon.BreakExplainedGap {
+			return MarkLook
 		}
-		return markBreak
-	}
-	matching := sheet{name: "Matching", file: "matching.csv", cols: matchCols,
-		query: matchSelect + ` ORDER BY m.ts, m.external_ref, m.svc_order_id, m.call_id`,
-		args:  []any{r.id}, mark: markOutcome}
-	duplicates := sheet{name: "Duplicates", file: "duplicates.csv", cols: matchCols,
-		query: matchSelect + ` AND m.outcome = 'duplicateDebit' ORDER BY m.external_ref, m.ts, m.svc_order_id, m.call_id`,
-		args:  []any{r.id}, mark: markOutcome}
-	pending := sheet{name: "Pending", file: "pending.csv", cols: matchCols,
-		query: matchSelect + ` AND m.outcome = 'pending' ORDER BY m.ts, m.external_ref, m.call_id`,
-		args:  []any{r.id}, mark: markOutcome}
-	reversals := sheet{
-		name: "Reversals", file: "reversals.csv",
-		cols: []column{
-			{"svcOrderId", kText, false},
-			{"txnDateTime", kDateTime, false},
-			{"txnChargedValue", kAmount, false},
-			{"reversalSvcOrderId", kText, false},
-			{"reversalFound", kBool, false},
-			{"reversalTxnDateTime", kDateTime, false},
-			{"reversalAmount", kAmount, false},
-			{"note", kText, false},
-		},
-		query: `SELECT svc_order_id, txn_date_time, amount, reversal_svc_order_id, reversal_found,
-			reversal_txn_date_time, reversal_amount, note
-			FROM recon_reversals WHERE run_id = ? ORDER BY txn_date_time, svc_order_id`,
-		args: []any{r.id},
-		mark: func(v []sql.NullString) mark {
-			if v[4].String == "0" {
-				return markBreak
+		return MarkBreak
+	}))
+	matching := newSheet("Matching", matchCols, matchRows(db.ReportMatches(ctx, r.ID)))
+	duplicates := newSheet("Duplicates", matchCols, matchRows(db.ReportDuplicates(ctx, r.ID)))
+	pending := newSheet("Pending", matchCols, matchRows(db.ReportPending(ctx, r.ID)))
+	reversals := newSheet("Reversals", []Column{
+		{"svcOrderId", Text, false},
+		{"txnDateTime", DateTime, false},
+		{"txnChargedValue", Amount, false},
+		{"reversalSvcOrderId", Text, false},
+		{"reversalFound", Bool, false},
+		{"reversalTxnDateTime", DateTime, false},
+		{"reversalAmount", Amount, false},
+		{"note", Text, false},
+	}, rowsOf(db.ReportReversals(ctx, r.ID), 8, func(v *store.ReportReversal, c []string) Mark {
+		c[0], c[1], c[2], c[3] = v.SvcOrderID, v.TxnDateTime, v.Amount, v.ReversalSvcOrderID
+		c[4], c[5], c[6], c[7] = boolText(v.ReversalFound), v.ReversalTxnDateTime, v.ReversalAmount, v.Note
+		if !v.ReversalFound {
+			return MarkBreak
+		}
+		return MarkNone
+	}))
+	oldest := recon.Buckets[len(recon.Buckets)-1].Name
+	unsettled := newSheet("Unsettled", []Column{
+		{"svcOrderId", Text, false},
+		{"clientOrderId", Text, false},
+		{"txnDateTime", DateTime, false},
+		{"txnChargedValue", Amount, false},
+		{"ageDays", Int, false},
+		{"ageBucket", Text, false},
+	}, rowsOf(db.ReportUnsettled(ctx, r.ID), 6, func(u *store.ReportUnsettledOrder, c []string) Mark {
+		c[0], c[1], c[2], c[3] = u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount
+		c[4], c[5] = strconv.FormatInt(u.AgeDays, 10), u.AgeBucket
+		if u.AgeBucket == oldest {
+			return MarkLook
+		}
+		return MarkNone
+	}))
+	statement := recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
+		db.ReportRecords(ctx, recon.Statement, r.From, r.To),
+		func(rec *store.ReportRecord, c []string) {
+			c[0] = boolText(rec.Values[recon.FReversalSvcOrderID] != "")
+		})
+	statement.Count = func() (int64, error) { return db.CountReportRecords(ctx, recon.Statement, r.From, r.To) }
+	asOf, asOfErr := time.Parse(recon.DateLayout, r.AsOf)
+	orders := recordSheet("Orders", recon.Orders,
+		[]Column{{"unsettled", Bool, false}, {"ageDays", Int, false}, {"ageBucket", Text, false}},
+		db.ReportRecords(ctx, recon.Orders, r.From, r.To),
+		func(rec *store.ReportRecord, c []string) {
+			open := rec.Values[recon.FSettlementSvcOrderID] == ""
+			c[0], c[1], c[2] = boolText(open), "", ""
+			if !open || asOfErr != nil {
+				return
 			}
-			return markNone
-		},
-	}
-	unsettled := sheet{
-		name: "Unsettled", file: "unsettled.csv",
-		cols: []column{
-			{"svcOrderId", kText, false},
-			{"clientOrderId", kText, false},
-			{"txnDateTime", kDateTime, false},
-			{"txnChargedValue", kAmount, false},
-			{"ageDays", kInt, false},
-			{"ageBucket", kText, false},
-		},
-		query: `SELECT svc_order_id, client_order_id, txn_date_time, amount, age_days, age_bucket
-			FROM recon_unsettled WHERE run_id = ? ORDER BY age_days DESC, txn_date_time, svc_order_id`,
-		args: []any{r.id},
-		mark: func(v []sql.NullString) mark {
-			if v[5].String == ">30" {
-				return markLook
+			if days, ok := ageDays(asOf, rec.Values[recon.FTxnDate]); ok {
+				c[1], c[2] = strconv.Itoa(days), recon.BucketOf(days)
 			}
-			return markNone
-		},
-	}
-	statement := recordSheet("Statement", "statement",
-		[]column{{"reversed", kBool, false}},
-		[]string{"reversal_svc_order_id <> ''"}, r.from, r.to, r.asOf)
-	age := `CAST(julianday(?3) - julianday(txn_date) AS INTEGER)`
-	orders := recordSheet("Orders", "orders",
-		[]column{{"unsettled", kBool, false}, {"ageDays", kInt, false}, {"ageBucket", kText, false}},
-		[]string{
-			"settlement_svc_order_id = ''",
-			"CASE WHEN settlement_svc_order_id = '' THEN " + age + " END",
-			"CASE WHEN settlement_svc_order_id = '' THEN " + fmt.Sprintf(ageBucketSQL, age) + " END",
-		}, r.from, r.to, r.asOf)
+		})
+	orders.Count = func() (int64, error) { return db.CountReportRecords(ctx, recon.Orders, r.From, r.To) }
 	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
 }

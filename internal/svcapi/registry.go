@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // HeaderSet names the identification headers an operation sends (spec §4, §5).
@@ -186,11 +188,12 @@ var biometricMandatory = []string{"encryptedAadhaar", "dc", "ci", "hmac", "dpId"
 var biometricOptional = []string{"errCode", "errInfo", "fCount", "iType", "pCount", "sysid", "ts"}
 
 // RedactedKeys are the request and response keys whose values are removed
-// before anything is written (design: the call log).
-var RedactedKeys = []string{"encryptedAadhaar", "pidData", "sessionKey", "hmac", "cardPin"}
+// before anything is written (design: the call log); redact.RemovedKeys.
+var RedactedKeys = redact.RemovedKeys
 
-// MaskedKeys are the keys whose values are masked to their last four characters.
-var MaskedKeys = []string{"cardNumber", "aadhaarNumber", "aadhaar", "aadhaarNo", "uid"}
+// MaskedKeys are the keys whose values are masked to their last four
+// characters; redact.MaskedKeys.
+var MaskedKeys = redact.MaskedKeys
 
 func biometricFields() []Field {
 	var fs []Field

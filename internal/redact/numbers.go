@@ -1,17 +1,13 @@
-package export
+package redact
 
-import (
-	"strings"
+import "strings"
 
-	"github.com/svcrecon/svcrecon/internal/svcapi"
-)
-
-// maskNumbers masks, in free text, every run of digits that is a card
-// number (13 to 19 digits passing the Luhn check) or an Aadhaar number (12
-// digits, not starting with 0 or 1, passing the Verhoeff check) to its last
-// four digits (svcapi.MaskLast4). Other numbers (amounts, references, bank
-// RRNs that fail the checks) are left alone.
-func maskNumbers(s string) string {
+// Numbers masks, in free text, every run of digits that is a card number
+// (13 to 19 digits passing the Luhn check) or an Aadhaar number (12 digits,
+// not starting with 0 or 1, passing the Verhoeff check) to its last four
+// digits (Last4). Other numbers (amounts, references, bank RRNs that fail
+// the checks) are left alone.
+func Numbers(s string) string {
 	run := 0
 	for i := 0; i < len(s); i++ {
 		if s[i] >= '0' && s[i] <= '9' {
@@ -42,7 +38,7 @@ func maskRuns(s string) string {
 		}
 		run := s[i:j]
 		if sensitive(run) {
-			run = svcapi.MaskLast4(run)
+			run = Last4(run)
 		}
 		b.WriteString(run)
 		i = j

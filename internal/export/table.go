@@ -1,0 +1,175 @@
+package export
+
+import (
+	"iter"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
+
+// CellKind says how a column's text is written to a workbook cell. CSV
+// files always get the text itself (booleans as true/false).
+type CellKind int
+
+// The cell kinds.
+const (
+	Text     CellKind = iota
+	Amount            // exact decimal text: a number, #,##0.00
+	Delta             // an amount whose negatives show red
+	Date              // YYYY-MM-DD: an Excel date
+	DateTime          // YYYY-MM-DD HH:MM:SS (IST): an Excel date-time
+	Stamp             // svcrecon's RFC 3339 UTC time: an Excel date-time in IST
+	Int               // an integer
+	Bool              // 0/1 or false/true: TRUE/FALSE
+)
+
+// cellKinds maps a record field's type to its cell kind.
+var cellKinds = map[recon.FieldType]CellKind{
+	recon.Text: Text, recon.Amount: Amount, recon.Date: Date, recon.DateTime: DateTime,
+}
+
+// Column is one column of a table: its header and cell kind. Mask masks
+// card and Aadhaar numbers in its text (redact.Numbers).
+type Column struct {
+	Name string
+	Kind CellKind
+	Mask bool
+}
+
+// Mark is how a whole row is highlighted in the workbook.
+type Mark int
+
+// The row marks.
+const (
+	MarkNone  Mark = iota
+	MarkBreak      // red fill: a break, a mismatch, a missing reversal
+	MarkLook       // yellow fill: pending, explained gaps, old unsettled orders
+	MarkMuted      // grey text: removed billers
+)
+
+// Table is one sheet of a workbook and its CSV file.
+type Table struct {
+	Sheet   string // sheet name; continuation sheets add " (2)" …
+	File    string // CSV file name
+	Columns []Column
+	// Count, when set, counts the rows for the progress bar.
+	Count func() (int64, error)
+}
+
+// Row is one row of a table: a text per column ("" is an empty cell) and
+// its highlight.
+type Row struct {
+	Cells []string
+	Mark  Mark
+}
+
+// Rows is an ordered stream of a table's rows. The writer reads each row
+// before it asks for the next, so a stream may reuse its Cells.
+type Rows = iter.Seq2[Row, error]
+
+// cellValue converts a stored value to what a workbook cell holds: a
+// float64 for amounts, a time.Time (IST wall clock) for dates, an int64, a
+// bool, or the text itself when it does not parse.
+func cellValue(k CellKind, s string) any {
+	switch k {
+	case Amount, Delta:
+		if plainDecimal(s) {
+			// The only float: the cell write. ParseFloat rounds the exact
+			// decimal text to the nearest float64.
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				return f
+			}
+		}
+	case Date:
+		if t, err := time.ParseInLocation(recon.DateLayout, s, recon.IST); err == nil {
+			return t
+		}
+	case DateTime:
+		if t, err := time.ParseInLocation(recon.TimestampLayout, s, recon.IST); err == nil {
+			return t
+		}
+	case Stamp:
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.In(recon.IST)
+		}
+	case Int:
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n
+		}
+	case Bool:
+		return s == "1" || s == "true"
+	}
+	return s
+}
+
+// csvText is a cell's CSV text: the text itself, booleans as true/false.
+func csvText(k CellKind, s string) string {
+	if k == Bool && s != "" {
+		return strconv.FormatBool(s == "1" || s == "true")
+	}
+	return s
+}
+
+// plainDecimal reports whether s is a plain decimal number: an optional
+// sign, digits, and at most one point with digits after it (no exponent,
+// no NaN or Inf, which ParseFloat would take).
+func plainDecimal(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	digits, point := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !point && digits > 0 && i < len(s)-1:
+			point = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
+}
+
+// displayWidth estimates how many characters a value takes in its cell.
+func displayWidth(k CellKind, s string) int {
+	switch k {
+	case Amount, Delta:
+		if d, err := decimal.NewFromString(s); err == nil {
+			ip := d.Abs().Truncate(0).String()
+			n := len(ip) + (len(ip)-1)/3 + 3
+			if d.IsNegative() {
+				n++
+			}
+			return n
+		}
+	case Date:
+		return 12 // with the indent
+	case DateTime, Stamp:
+		return 22
+	case Bool:
+		return 5
+	}
+	return utf8.RuneCountInString(s)
+}
+
+// widths computes column widths from the header and a sample of rows.
+func widths(cols []Column, sample []Row) []float64 {
+	out := make([]float64, len(cols))
+	for i, c := range cols {
+		n := len(c.Name) + 3 // the filter button
+		for _, r := range sample {
+			if i < len(r.Cells) {
+				if m := displayWidth(c.Kind, r.Cells[i]); m > n {
+					n = m
+				}
+			}
+		}
+		out[i] = float64(min(max(n+2, 8), 60))
+	}
+	return out
+}

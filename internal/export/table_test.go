@@ -1,0 +1,48 @@
+package export
+
+import "testing"
+
+func TestCellValue(t *testing.T) {
+	tests := []struct {
+		k    CellKind
+		in   string
+		want any
+	}{
+		{Amount, "1234567.89", 1234567.89},
+		{Amount, "-0.50", -0.5},
+		{Delta, "+3", 3.0},
+		{Amount, "XXXXXX.XX", "XXXXXX.XX"}, // masked: stays text
+		{Amount, "1e5", "1e5"},
+		{Amount, "NaN", "NaN"},
+		{Amount, "1.", "1."},
+		{Amount, ".5", ".5"},
+		{Int, "42", int64(42)},
+		{Int, "4x", "4x"},
+		{Bool, "1", true},
+		{Bool, "0", false},
+		{Bool, "true", true},
+		{Text, "0409", "0409"},
+	}
+	for _, tt := range tests {
+		if got := cellValue(tt.k, tt.in); got != tt.want {
+			t.Errorf("cellValue(%v, %q) = %#v, want %#v", tt.k, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTableHeader(t *testing.T) {
+	for _, tt := range []struct {
+		names []string
+		want  bool
+	}{
+		{[]string{"a", "b"}, true}, {[]string{"a", "A"}, false}, {[]string{"a", ""}, false}, {nil, false},
+	} {
+		cols := make([]Column, len(tt.names))
+		for i, n := range tt.names {
+			cols[i] = Column{Name: n}
+		}
+		if got := tableHeader(cols); got != tt.want {
+			t.Errorf("tableHeader(%q) = %v, want %v", tt.names, got, tt.want)
+		}
+	}
+}

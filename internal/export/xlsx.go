@@ -1,0 +1,167 @@
+package export
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// xlsxSheet streams rows to a sheet and its continuation sheets.
+type xlsxSheet struct {
+	w      *Writer
+	t      *Table
+	widths []float64
+	part   int
+	name   string
+	sw     *excelize.StreamWriter
+	row    int // rows written to the current part, header included
+	cells  []excelize.Cell
+	ptrs   []any
+}
+
+func (x *xlsxSheet) open() error {
+	x.name = x.t.Sheet
+	if x.part > 1 {
+		x.name = fmt.Sprintf("%s (%d)", x.t.Sheet, x.part)
+	}
+	if err := x.w.newSheet(x.name); err != nil {
+		return err
+	}
+	sw, err := x.w.f.NewStreamWriter(x.name)
+	if err != nil {
+		return err
+	}
+	x.sw = sw
+	if err := x.w.printLandscape(x.name, false); err != nil {
+		return err
+	}
+	for i, wd := range x.widths {
+		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
+			return err
+		}
+	}
+	err = sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
+		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}}})
+	if err != nil {
+		return err
+	}
+	if x.cells == nil {
+		x.cells = make([]excelize.Cell, len(x.t.Columns))
+		x.ptrs = make([]any, len(x.t.Columns))
+		for i := range x.cells {
+			x.ptrs[i] = &x.cells[i]
+		}
+	}
+	for i, c := range x.t.Columns {
+		k := Text
+		if c.Kind == Amount || c.Kind == Delta || c.Kind == Int {
+			k = Amount // right-aligned over numbers
+		}
+		x.cells[i] = excelize.Cell{StyleID: x.w.style(k, MarkNone, roleHeader), Value: c.Name}
+	}
+	x.row = 1
+	return sw.SetRow("A1", x.ptrs, excelize.RowOpts{StyleID: 0})
+}
+
+func (x *xlsxSheet) add(r Row) error {
+	if x.row >= x.w.o.MaxRows {
+		if err := x.close(); err != nil {
+			return err
+		}
+		x.part++
+		if err := x.open(); err != nil {
+			return err
+		}
+	}
+	x.row++
+	for i, c := range x.t.Columns {
+		cell := &x.cells[i]
+		if i >= len(r.Cells) || r.Cells[i] == "" {
+			cell.Value = nil
+			cell.StyleID = 0
+			if r.Mark != MarkNone {
+				cell.StyleID = x.w.style(Text, r.Mark, 0)
+			}
+			continue
+		}
+		val := cellValue(c.Kind, r.Cells[i])
+		k := c.Kind
+		if _, ok := val.(string); ok {
+			k = Text // did not parse: keep the text as it is
+		}
+		cell.Value = val
+		cell.StyleID = x.w.style(k, r.Mark, 0)
+	}
+	return x.sw.SetRow("A"+strconv.Itoa(x.row), x.ptrs)
+}
+
+// close adds the table (filter buttons on the header) and flushes the part.
+// A header that cannot head an Excel table (an empty or repeated name) gets
+// no table, only the frozen row.
+func (x *xlsxSheet) close() error {
+	if tableHeader(x.t.Columns) {
+		last, err := excelize.ColumnNumberToName(len(x.t.Columns))
+		if err != nil {
+			return err
+		}
+		stripes := true
+		err = x.sw.AddTable(&excelize.Table{
+			Range:          fmt.Sprintf("A1:%s%d", last, max(x.row, 2)),
+			Name:           tableName(x.name),
+			StyleName:      "TableStyleLight9",
+			ShowRowStripes: &stripes,
+		})
+		if err != nil {
+			return fmt.Errorf("add table: %w", err)
+		}
+	}
+	return x.sw.Flush()
+}
+
+// tableHeader reports whether the column names can head an Excel table:
+// at least one, none empty, no two the same (Excel compares them without
+// case).
+func tableHeader(cols []Column) bool {
+	seen := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		k := strings.ToLower(c.Name)
+		if k == "" || seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return len(cols) > 0
+}
+
+// printLandscape sets a sheet to print landscape; fit scales it to one page
+// wide.
+func (w *Writer) printLandscape(sheet string, fit bool) error {
+	landscape := "landscape"
+	lo := &excelize.PageLayoutOptions{Orientation: &landscape}
+	if fit {
+		one, auto := 1, 0
+		lo.FitToWidth, lo.FitToHeight = &one, &auto
+		if err := w.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+			return err
+		}
+	}
+	return w.f.SetPageLayout(sheet, lo)
+}
+
+// tableName makes a valid, unique Excel table name of a sheet name:
+// "Statement (2)" -> "tblStatement_2".
+func tableName(sheet string) string {
+	var b strings.Builder
+	b.WriteString("tbl")
+	for _, r := range sheet {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,160 @@
+// Package redact is svcrecon's one home for hiding sensitive values before
+// anything is written (a call log line, the database, an export, a results
+// file): secrets are replaced by Marker, the values of RemovedKeys are
+// removed, card and Aadhaar numbers are masked to their last four
+// characters (MaskedKeys in JSON documents, Numbers in free text).
+//
+// It imports no other package of the project.
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Marker is the text that replaces a removed value or a secret.
+const Marker = "[REDACTED]"
+
+// RemovedKeys are the request and response keys whose values are removed
+// before anything is written (design: the call log).
+var RemovedKeys = []string{"encryptedAadhaar", "pidData", "sessionKey", "hmac", "cardPin"}
+
+// MaskedKeys are the keys whose values are masked to their last four
+// characters.
+var MaskedKeys = []string{"cardNumber", "aadhaarNumber", "aadhaar", "aadhaarNo", "uid"}
+
+func keyIn(k string, keys []string) bool {
+	for _, x := range keys {
+		if strings.EqualFold(k, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsRemovedKey reports whether values under this key (any case) are
+// removed before anything is written (RemovedKeys).
+func IsRemovedKey(k string) bool { return keyIn(k, RemovedKeys) }
+
+// IsMaskedKey reports whether values under this key (any case) are masked
+// to their last four characters (MaskedKeys).
+func IsMaskedKey(k string) bool { return keyIn(k, MaskedKeys) }
+
+// Last4 masks all but the last four characters of s with X; a value of
+// four characters or fewer is masked whole.
+func Last4(s string) string {
+	r := []rune(s)
+	if len(r) <= 4 {
+		return strings.Repeat("X", len(r))
+	}
+	return strings.Repeat("X", len(r)-4) + string(r[len(r)-4:])
+}
+
+// Scrub replaces each (non-empty) secret in s with Marker.
+func Scrub(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, Marker)
+		}
+	}
+	return s
+}
+
+func scrubBytes(b []byte, secrets ...string) []byte {
+	for _, s := range secrets {
+		if s != "" && bytes.Contains(b, []byte(s)) {
+			b = bytes.ReplaceAll(b, []byte(s), []byte(Marker))
+		}
+	}
+	return b
+}
+
+// JSON returns a copy of a JSON document with the values of RemovedKeys
+// (at any depth) replaced by Marker and the values of MaskedKeys masked to
+// their last four characters. Each secret (the client secret) is replaced
+// wherever it appears, in keys and values. A document that is not JSON is
+// returned with only the secrets replaced.
+func JSON(doc []byte, secrets ...string) []byte {
+	if len(doc) == 0 {
+		return doc
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	out := doc
+	if err := dec.Decode(&v); err == nil {
+		// Scrub the decoded strings too: a secret holding a character that
+		// JSON escapes (<, >, &, ") would survive a scrub of the bytes alone.
+		if b, err := json.Marshal(value(v, secrets)); err == nil {
+			out = b
+		}
+	}
+	return scrubBytes(out, secrets...)
+}
+
+// RawJSON is JSON for a field that must hold JSON: a document that is not
+// valid JSON (an HTML error page, a truncated body) is returned as a JSON
+// string of its scrubbed text.
+func RawJSON(doc []byte, secrets ...string) json.RawMessage {
+	out := JSON(doc, secrets...)
+	if len(out) == 0 || json.Valid(out) {
+		return out
+	}
+	b, err := json.Marshal(Scrub(string(doc), secrets...))
+	if err != nil { // a string always marshals; stay safe anyway
+		return json.RawMessage(`""`)
+	}
+	return b
+}
+
+func value(v any, secrets []string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if sk := Scrub(k, secrets...); sk != k {
+				delete(x, k)
+				k = sk
+			}
+			switch {
+			case IsRemovedKey(k):
+				if val != nil {
+					x[k] = Marker
+				} else {
+					x[k] = nil
+				}
+			case IsMaskedKey(k):
+				if s, ok := scalar(val); ok && s != "" {
+					x[k] = Last4(Scrub(s, secrets...))
+				} else {
+					x[k] = value(val, secrets)
+				}
+			default:
+				x[k] = value(val, secrets)
+			}
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = value(x[i], secrets)
+		}
+		return x
+	case string:
+		return Scrub(x, secrets...)
+	}
+	return v
+}
+
+// scalar renders a scalar of a document decoded with UseNumber as text.
+func scalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}

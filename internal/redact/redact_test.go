@@ -1,0 +1,74 @@
+package redact
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestNumbers(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"paid by card 4111111111111111", "paid by card XXXXXXXXXXXX1111"},
+		{"4111111111111112", "4111111111111112"}, // fails Luhn: a reference, not a card
+		{"uid 234567890124 ok", "uid XXXXXXXX0124 ok"},
+		{"234567890125", "234567890125"}, // fails Verhoeff
+		{"134567890124", "134567890124"}, // Aadhaar never starts with 0 or 1
+		{"rrn 987654321090", "rrn 987654321090"},
+		{"acct 0409000123456", "acct 0409000123456"},
+		{"amount 1234.56 ref 12345", "amount 1234.56 ref 12345"},
+		{"4111111111111111/234567890124", "XXXXXXXXXXXX1111/XXXXXXXX0124"},
+		{"₹ 4111111111111111 é", "₹ XXXXXXXXXXXX1111 é"},
+	}
+	for _, tt := range tests {
+		if got := Numbers(tt.in); got != tt.want {
+			t.Errorf("Numbers(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestLast4(t *testing.T) {
+	for in, want := range map[string]string{
+		"4111111111111111": "XXXXXXXXXXXX1111", "12345": "X2345", "1234": "XXXX", "": "", "ab": "XX", "ééééé": "Xéééé",
+	} {
+		if got := Last4(in); got != want {
+			t.Errorf("Last4(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	for _, tt := range []struct {
+		key             string
+		removed, masked bool
+	}{
+		{"pidData", true, false}, {"CARDPIN", true, false}, {"cardNumber", false, true},
+		{"uid", false, true}, {"amount", false, false},
+	} {
+		if got := IsRemovedKey(tt.key); got != tt.removed {
+			t.Errorf("IsRemovedKey(%q) = %v, want %v", tt.key, got, tt.removed)
+		}
+		if got := IsMaskedKey(tt.key); got != tt.masked {
+			t.Errorf("IsMaskedKey(%q) = %v, want %v", tt.key, got, tt.masked)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"keys", `{"cardPin":"1234","cardNumber":"4111111111111111","n":1.10}`,
+			`{"cardNumber":"XXXXXXXXXXXX1111","cardPin":"[REDACTED]","n":1.10}`},
+		{"secret", `{"SEKRET":"xSEKRETy"}`, `{"[REDACTED]":"x[REDACTED]y"}`},
+		{"not JSON", `<p>SEKRET</p>`, `<p>[REDACTED]</p>`},
+		{"empty", ``, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(JSON([]byte(tt.in), "SEKRET")); got != tt.want {
+				t.Errorf("JSON(%s) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+	if got := RawJSON([]byte(`{"a":"b`), "x"); !json.Valid(got) {
+		t.Errorf("RawJSON(truncated) = %s, not JSON", got)
+	}
+}

@@ -1,0 +1,369 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
+
+// This file reads back what the reports (the reconciliation workbook, the
+// biller list) show: the current reconciliation run and its summary, its
+// result rows, the period's records and daily totals, and the billers.
+// Each reader returns its rows as an iterator over one ordered query; the
+// row it yields is reused for the next one, so a consumer copies what it
+// keeps.
+
+// ReportRun is a reconciliation run as the reports read it.
+type ReportRun struct {
+	ID         int64
+	From, To   string // the period, YYYY-MM-DD
+	AsOf       string // "" when the run recorded none
+	FinishedAt string // RFC 3339 UTC; "" when not recorded
+	Summary    recon.Summary
+}
+
+// ReportRun returns the current run of the period from..to: the newest one
+// that finished ok and is not superseded. found is false when there is
+// none. The run's summary JSON is decoded; a summary that does not decode
+// is an error.
+func (db *DB) ReportRun(ctx context.Context, from, to string) (run ReportRun, found bool, err error) {
+	run = ReportRun{From: from, To: to}
+	var fin sql.NullString
+	var sum string
+	err = db.QueryRowContext(ctx, `SELECT id, as_of, finished_at, summary FROM recon_runs
+		WHERE period_from = ? AND period_to = ? AND superseded_by IS NULL AND state = 'ok'
+		ORDER BY id DESC LIMIT 1`, from, to).Scan(&run.ID, &run.AsOf, &fin, &sum)
+	if errors.Is(err, sql.ErrNoRows) {
+		return run, false, nil
+	}
+	if err != nil {
+		return run, false, fmt.Errorf("find reconciliation run %s..%s: %w", from, to, err)
+	}
+	run.FinishedAt = fin.String
+	if err := json.Unmarshal([]byte(sum), &run.Summary); err != nil {
+		return run, true, fmt.Errorf("run %d: decode run summary: %w", run.ID, err)
+	}
+	return run, true, nil
+}
+
+// ReportRunSupersededBy returns the id of the run that replaced run id, or
+// 0 while it is current.
+func (db *DB) ReportRunSupersededBy(ctx context.Context, id int64) (int64, error) {
+	var by sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT superseded_by FROM recon_runs WHERE id = ?`, id).Scan(&by); err != nil {
+		return 0, fmt.Errorf("reconciliation run %d: %w", id, err)
+	}
+	return by.Int64, nil
+}
+
+// ReportDay is one day's statement totals: the sums of its DR and CR
+// records' txnChargedValue, exactly, and how many there were.
+type ReportDay struct {
+	Date              string // YYYY-MM-DD
+	Debits, Credits   decimal.Decimal
+	NDebits, NCredits int64
+}
+
+// ReportDays sums the statement's DR and CR records per txnDate for every
+// day of from..to (zero on days without records). A txnChargedValue that
+// is not a decimal is an error naming the record.
+func (db *DB) ReportDays(ctx context.Context, from, to string) ([]ReportDay, error) {
+	f, err := time.Parse(recon.DateLayout, from)
+	if err != nil {
+		return nil, fmt.Errorf("daily totals: from %q: %w", from, err)
+	}
+	t, err := time.Parse(recon.DateLayout, to)
+	if err != nil {
+		return nil, fmt.Errorf("daily totals: to %q: %w", to, err)
+	}
+	var days []ReportDay
+	idx := map[string]int{}
+	for d := f; !d.After(t); d = d.AddDate(0, 0, 1) {
+		idx[d.Format(recon.DateLayout)] = len(days)
+		days = append(days, ReportDay{Date: d.Format(recon.DateLayout)})
+	}
+	rows, err := db.QueryContext(ctx, `SELECT txn_date, txn_mode, txn_charged_value, svc_order_id
+		FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ? AND txn_mode IN ('DR', 'CR')`,
+		recon.Statement, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("daily totals: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var date, mode, amount, id string
+		if err := rows.Scan(&date, &mode, &amount, &id); err != nil {
+			return nil, fmt.Errorf("daily totals: %w", err)
+		}
+		a, err := decimal.NewFromString(amount)
+		if err != nil {
+			return nil, fmt.Errorf("daily totals: record %s: txnChargedValue %q: %w", id, amount, err)
+		}
+		i, ok := idx[date]
+		if !ok {
+			continue
+		}
+		if mode == "DR" {
+			days[i].Debits = days[i].Debits.Add(a)
+			days[i].NDebits++
+		} else {
+			days[i].Credits = days[i].Credits.Add(a)
+			days[i].NCredits++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("daily totals: %w", err)
+	}
+	return days, nil
+}
+
+// reportRows runs one query and yields its rows, scanned into one reused
+// T. A query or scan error is yielded once, last.
+func reportRows[T any](ctx context.Context, db *DB, what, query string, args []any,
+	scan func(rows *sql.Rows, v *T) error) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		rows, err := db.QueryContext(ctx, query, args...)
+		if err != nil {
+			yield(nil, fmt.Errorf("read %s: %w", what, err))
+			return
+		}
+		defer rows.Close()
+		var v T
+		for rows.Next() {
+			if err := scan(rows, &v); err != nil {
+				yield(nil, fmt.Errorf("read %s: %w", what, err))
+				return
+			}
+			if !yield(&v, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(nil, fmt.Errorf("read %s: %w", what, err))
+		}
+	}
+}
+
+// ReportBreak is one break of a run (recon_breaks) with its call's
+// operation and orderid.
+type ReportBreak struct {
+	Kind, PoolAccount, TS, Operation, ExternalRef, OrderID string
+	Expected, Actual, Delta                                string
+	ExplainedBy, Note                                      string
+	CallID, PrevCallID                                     int64 // 0: none
+}
+
+// ReportBreaks yields a run's breaks by pool account, the unexplained ones
+// before the explained gaps, each by time.
+func (db *DB) ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ReportBreak, error] {
+	return reportRows(ctx, db, "breaks", `SELECT b.kind, b.pool_account, b.ts, COALESCE(c.operation, ''),
+		b.external_ref, COALESCE(c.orderid, ''), b.expected, b.actual, b.delta, b.explained_by, b.note,
+		COALESCE(b.call_id, 0), COALESCE(b.prev_call_id, 0)
+		FROM recon_breaks b LEFT JOIN calls c ON c.id = b.call_id
+		WHERE b.run_id = ? ORDER BY b.pool_account, b.kind = ?, b.ts, b.call_id`,
+		[]any{runID, recon.BreakExplainedGap},
+		func(rows *sql.Rows, b *ReportBreak) error {
+			return rows.Scan(&b.Kind, &b.PoolAccount, &b.TS, &b.Operation, &b.ExternalRef, &b.OrderID,
+				&b.Expected, &b.Actual, &b.Delta, &b.ExplainedBy, &b.Note, &b.CallID, &b.PrevCallID)
+		})
+}
+
+// ReportMatch is one matching outcome of a run (recon_matches) with its
+// call's orderid and statuscode.
+type ReportMatch struct {
+	Outcome, TS, Operation, ExternalRef, OrderID, StatusCode, SvcOrderID string
+	CallAmount, StatementAmount, Delta, Note                             string
+	CallID                                                               int64 // 0: none
+}
+
+const matchSelect = `SELECT m.outcome, m.ts, m.operation, m.external_ref,
+	COALESCE(c.orderid, ''), COALESCE(c.statuscode, ''), m.svc_order_id,
+	m.call_amount, m.statement_amount, m.delta, m.note, COALESCE(m.call_id, 0)
+	FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id
+	WHERE m.run_id = ?`
+
+func scanMatch(rows *sql.Rows, m *ReportMatch) error {
+	return rows.Scan(&m.Outcome, &m.TS, &m.Operation, &m.ExternalRef, &m.OrderID, &m.StatusCode,
+		&m.SvcOrderID, &m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.CallID)
+}
+
+// ReportMatches yields every matching outcome of a run by time.
+func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+	return reportRows(ctx, db, "matches",
+		matchSelect+` ORDER BY m.ts, m.external_ref, m.svc_order_id, m.call_id`, []any{runID}, scanMatch)
+}
+
+// ReportDuplicates yields a run's duplicate debits grouped by externalRef.
+func (db *DB) ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+	return reportRows(ctx, db, "duplicates",
+		matchSelect+` AND m.outcome = ? ORDER BY m.external_ref, m.ts, m.svc_order_id, m.call_id`,
+		[]any{runID, recon.DuplicateDebit}, scanMatch)
+}
+
+// ReportPending yields a run's pending calls by time.
+func (db *DB) ReportPending(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+	return reportRows(ctx, db, "pending",
+		matchSelect+` AND m.outcome = ? ORDER BY m.ts, m.external_ref, m.call_id`,
+		[]any{runID, recon.Pending}, scanMatch)
+}
+
+// ReportReversal is one reversed statement record of a run
+// (recon_reversals).
+type ReportReversal struct {
+	SvcOrderID, TxnDateTime, Amount, ReversalSvcOrderID string
+	ReversalFound                                       bool
+	ReversalTxnDateTime, ReversalAmount, Note           string
+}
+
+// ReportReversals yields a run's reversed records by time.
+func (db *DB) ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ReportReversal, error] {
+	return reportRows(ctx, db, "reversals", `SELECT svc_order_id, txn_date_time, amount,
+		reversal_svc_order_id, reversal_found, reversal_txn_date_time, reversal_amount, note
+		FROM recon_reversals WHERE run_id = ? ORDER BY txn_date_time, svc_order_id`, []any{runID},
+		func(rows *sql.Rows, r *ReportReversal) error {
+			return rows.Scan(&r.SvcOrderID, &r.TxnDateTime, &r.Amount, &r.ReversalSvcOrderID,
+				&r.ReversalFound, &r.ReversalTxnDateTime, &r.ReversalAmount, &r.Note)
+		})
+}
+
+// ReportUnsettledOrder is one unsettled collect order of a run
+// (recon_unsettled).
+type ReportUnsettledOrder struct {
+	SvcOrderID, ClientOrderID, TxnDateTime, Amount string
+	AgeDays                                        int64
+	AgeBucket                                      string
+}
+
+// ReportUnsettled yields a run's unsettled orders, oldest first.
+func (db *DB) ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ReportUnsettledOrder, error] {
+	return reportRows(ctx, db, "unsettled orders", `SELECT svc_order_id, client_order_id, txn_date_time,
+		amount, age_days, age_bucket
+		FROM recon_unsettled WHERE run_id = ? ORDER BY age_days DESC, txn_date_time, svc_order_id`,
+		[]any{runID},
+		func(rows *sql.Rows, u *ReportUnsettledOrder) error {
+			return rows.Scan(&u.SvcOrderID, &u.ClientOrderID, &u.TxnDateTime, &u.Amount, &u.AgeDays, &u.AgeBucket)
+		})
+}
+
+// ReportRecord is a synced record with its sync times (RFC 3339 UTC).
+type ReportRecord struct {
+	recon.Record
+	FirstSyncedAt, LastSyncedAt string
+}
+
+// recordColumns selects a record's key columns, every column of
+// recon.RecordFields in order, and its sync times.
+var recordColumns = func() string {
+	cols := []string{"account", "svc_order_id"}
+	for _, f := range recon.RecordFields {
+		cols = append(cols, f.Column)
+	}
+	return strings.Join(append(cols, "first_synced_at", "last_synced_at"), ", ")
+}()
+
+// ReportRecords yields the records of kind k whose txnDate is in from..to,
+// by account, time and svcOrderId. Every field is read for both kinds (a
+// field the kind does not carry is "").
+func (db *DB) ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*ReportRecord, error] {
+	var ptrs []any
+	return reportRows(ctx, db, k.String()+" records", `SELECT `+recordColumns+`
+		FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?
+		ORDER BY account, txn_date_time, svc_order_id`, []any{k, from, to},
+		func(rows *sql.Rows, r *ReportRecord) error {
+			if ptrs == nil { // r is the same row every time
+				ptrs = []any{&r.Account, &r.SvcOrderID}
+				for i := range r.Values {
+					ptrs = append(ptrs, &r.Values[i])
+				}
+				ptrs = append(ptrs, &r.FirstSyncedAt, &r.LastSyncedAt)
+			}
+			r.Kind = k
+			return rows.Scan(ptrs...)
+		})
+}
+
+// CountReportRecords counts what ReportRecords yields.
+func (db *DB) CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error) {
+	var n int64
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?`,
+		k, from, to).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count %s records: %w", k, err)
+	}
+	return n, nil
+}
+
+// ReportLastBillerSync returns the id of the newest biller sync that
+// finished ok (else the newest of any state; 0 when there was none).
+func (db *DB) ReportLastBillerSync(ctx context.Context) (int64, error) {
+	var id int64
+	err := db.QueryRowContext(ctx, `SELECT id FROM biller_syncs
+		ORDER BY state = 'ok' DESC, id DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find last biller sync: %w", err)
+	}
+	return id, nil
+}
+
+// ReportBiller is one biller of the biller list (billers), removed ones
+// included. Times are RFC 3339 UTC; RemovedAt is "" when not removed.
+type ReportBiller struct {
+	BillerID, BillerName, CategoryKey, Type, CategoryName string
+	CoverageCity, CoverageState, CoveragePincode          string
+	UpdatedDate, BillerStatus                             string
+	IsAvailable, Removed                                  bool
+	RemovedAt, FirstSeenAt, LastSeenAt                    string
+}
+
+// ReportBillers yields every biller ever seen, the listed ones first, by
+// category and name.
+func (db *DB) ReportBillers(ctx context.Context) iter.Seq2[*ReportBiller, error] {
+	return reportRows(ctx, db, "billers", `SELECT biller_id, biller_name, category_key, type, category_name,
+		coverage_city, coverage_state, coverage_pincode, updated_date, biller_status, is_available, removed,
+		COALESCE(removed_at, ''), first_seen_at, last_seen_at
+		FROM billers ORDER BY removed, category_name, biller_name, biller_id`, nil,
+		func(rows *sql.Rows, b *ReportBiller) error {
+			return rows.Scan(&b.BillerID, &b.BillerName, &b.CategoryKey, &b.Type, &b.CategoryName,
+				&b.CoverageCity, &b.CoverageState, &b.CoveragePincode, &b.UpdatedDate, &b.BillerStatus,
+				&b.IsAvailable, &b.Removed, &b.RemovedAt, &b.FirstSeenAt, &b.LastSeenAt)
+		})
+}
+
+// ReportBillerChange is one changed field of one biller in a sync's change
+// log (biller_changes); an added or removed biller has one row with Field
+// "". Old and New are the field's values as text (booleans true/false,
+// null "").
+type ReportBillerChange struct {
+	SyncID                                            int64
+	At, Change, BillerID, BillerName, Field, Old, New string
+}
+
+// ReportBillerChanges yields the change log of biller sync syncID, one row
+// per changed field, in log order.
+func (db *DB) ReportBillerChanges(ctx context.Context, syncID int64) iter.Seq2[*ReportBillerChange, error] {
+	value := func(i int) string {
+		return fmt.Sprintf(`CASE json_type(j.value, '$[%[1]d]') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+			WHEN 'null' THEN '' ELSE json_extract(j.value, '$[%[1]d]') END`, i)
+	}
+	return reportRows(ctx, db, "biller changes", `SELECT ch.sync_id, ch.at, ch.change, ch.biller_id,
+		COALESCE(b.biller_name, ''), COALESCE(j.key, ''), COALESCE(`+value(0)+`, ''), COALESCE(`+value(1)+`, '')
+		FROM biller_changes ch
+		LEFT JOIN billers b ON b.biller_id = ch.biller_id
+		LEFT JOIN json_each(CASE WHEN json_valid(ch.fields) AND json_type(ch.fields) = 'object'
+			THEN ch.fields ELSE '{}' END) j
+		WHERE ch.sync_id = ? ORDER BY ch.id, j.key`, []any{syncID},
+		func(rows *sql.Rows, c *ReportBillerChange) error {
+			return rows.Scan(&c.SyncID, &c.At, &c.Change, &c.BillerID, &c.BillerName, &c.Field, &c.Old, &c.New)
+		})
+}
