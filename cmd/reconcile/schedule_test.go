@@ -23,7 +23,8 @@ import (
 )
 
 // registerFake adds a job "fakejob" for the test: it logs one line through
-// cli.Common.Logger, prints and returns a summary and, with --n -1, fails
+// cli.Common.Logger, prints and returns a summary (the history records what
+// it returns, not what it printed) and, with --n -1, fails
 // like --fail-on-breaks does.
 func registerFake(tb testing.TB) {
 	tb.Helper()
@@ -42,6 +43,7 @@ func registerFake(tb testing.TB) {
 		log.Info("fake working", "db", c.DB, "run", 99) // a step's own run id, as sync and check log
 		summary := fmt.Sprintf("fakejob: header\nfakejob: did %d things in %s", *n, filepath.Base(c.DB))
 		fmt.Fprintln(stdout, summary)
+		fmt.Fprintln(stdout, "fakejob: printed, not in the summary")
 		if *n < 0 {
 			return summary, &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
 		}
@@ -182,7 +184,8 @@ func TestScheduleRunJob(t *testing.T) {
 	if err := run(context.Background(), []string{"history", "--db", db, "--job", "nightly", "-v"}, &out, &errb); err != nil {
 		t.Fatalf("history: %v", err)
 	}
-	if strings.Contains(out.String(), "broken") || !strings.Contains(out.String(), "  fakejob: header\n") {
+	if strings.Contains(out.String(), "broken") || !strings.Contains(out.String(), "  fakejob: header\n") ||
+		strings.Contains(out.String(), "printed, not in the summary") {
 		t.Errorf("history --job nightly -v printed\n%s", out.String())
 	}
 }
