@@ -1,6 +1,7 @@
-// Package statement walks the service's paged reports into SQLite: the
-// statement (spec 4.4), the collect-order statement (4.3) and the biller
-// list (4.5).
+// Package statement walks the service's paged reports into the database
+// (through the Store and BillerStore it declares, which *store.DB
+// implements): the statement (spec 4.4), the collect-order statement (4.3)
+// and the biller list (4.5). Records are recon.Records.
 //
 // Statement and collect-order periods are split into IST day windows. Each
 // window is walked page by page until a page is empty, short, or past
