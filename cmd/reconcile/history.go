@@ -11,12 +11,18 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := historyJob(ctx, args, stdout, stderr)
+	return err
+}
+
+// historyJob is reconcile history; its summary says how many runs it listed.
+func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	fs := cli.NewFlagSet("history", "reconcile history [--job NAME] [--limit N] [--db FILE] [-v]\n\n"+
 		"Prints the recorded job runs, newest first: run id, job, trigger (schedule or manual),\n"+
 		"start (IST), duration, outcome (ok, failed, skipped, cancelled, panic, running) and the\n"+
@@ -30,33 +36,34 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	limit := fs.Int("limit", 20, "at most this many runs (0: all)")
 	verbose := fs.Bool("v", false, "print each run's whole summary and error")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	if fs.NArg() > 0 {
-		return cli.Usagef("history: unexpected %q (did you mean --job %s?)", fs.Arg(0), fs.Arg(0))
+		return "", cli.Usagef("history: unexpected %q (did you mean --job %s?)", fs.Arg(0), fs.Arg(0))
 	}
 	if *limit < 0 {
-		return cli.Usagef("history: --limit %d: want 0 (all) or more", *limit)
+		return "", cli.Usagef("history: --limit %d: want 0 (all) or more", *limit)
 	}
 	if _, err := os.Stat(c.DB); errors.Is(err, os.ErrNotExist) {
-		return cli.Usagef("history: no database %s (give --db or SVC_DB)", c.DB)
+		return "", cli.Usagef("history: no database %s (give --db or SVC_DB)", c.DB)
 	}
 	db, err := store.Open(ctx, c.DB)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer db.Close()
 	recs, err := schedule.History(ctx, db, schedule.HistoryOptions{Job: *job, Limit: *limit})
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(recs) == 0 {
 		if *job != "" {
-			fmt.Fprintf(stdout, "no runs of job %s recorded\n", *job)
-			return nil
+			line := fmt.Sprintf("no runs of job %s recorded", *job)
+			fmt.Fprintln(stdout, line)
+			return line, nil
 		}
 		fmt.Fprintln(stdout, "no job runs recorded yet")
-		return nil
+		return "no job runs recorded yet", nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tJOB\tTRIGGER\tSTARTED (IST)\tDURATION\tOUTCOME\tERROR / SUMMARY")
@@ -66,10 +73,10 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			dur = r.Duration().Round(time.Second).String()
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Job, r.Trigger,
-			r.Started.In(svcapi.IST).Format("2006-01-02 15:04:05"), dur, r.Outcome, oneLine(r))
+			r.Started.In(recon.IST).Format(recon.TimestampLayout), dur, r.Outcome, oneLine(r))
 	}
 	if err := tw.Flush(); err != nil {
-		return err
+		return "", err
 	}
 	if *verbose {
 		for _, r := range recs {
@@ -84,7 +91,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}
 	}
-	return nil
+	return fmt.Sprintf("%d job runs listed", len(recs)), nil
 }
 
 // oneLine is the error of a run, else the last line of its summary, cut to

@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
-	"github.com/svcrecon/svcrecon/internal/progress"
-	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/nightly"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -50,6 +48,15 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, " ") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := runJob(ctx, args, stdout, stderr)
+	return err
+}
+
+// runJob is reconcile run: it parses the flags into a nightly.Config, runs
+// the night and prints what each step did, the reconciliation and the
+// reports. The summary (each step's line, the findings) is what the
+// scheduler records for a job that runs it.
+func runJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	fs := cli.NewFlagSet("run", "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--sandbox] [flags]\n\n"+
 		"The nightly job, step by step: sync the statement and collect orders of the period (default:\n"+
 		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n"+
@@ -70,24 +77,24 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	failOnBreaks := fs.Bool("fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding")
 	concurrency := fs.Int("concurrency", 4, "days synced at once")
 	refresh := fs.Bool("refresh", false, "sync days already synced again")
-	ordersLookback := fs.Int("orders-lookback", 45, "also sync collect orders of this many days before the period, again each run, to see late settlements")
+	ordersLookback := fs.Int("orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	if *ordersLookback < 0 {
-		return cli.Usagef("run: --orders-lookback %d: want 0 or more days", *ordersLookback)
+		return "", cli.Usagef("run: --orders-lookback %d: want 0 or more days", *ordersLookback)
 	}
 	c.MarkExplicit(fs)
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
 	if fs.NArg() > 0 {
-		return cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", fs.Arg(0))
+		return "", cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", fs.Arg(0))
 	}
 	if *concurrency < 1 {
-		return cli.Usagef("run: --concurrency %d: want 1 or more", *concurrency)
+		return "", cli.Usagef("run: --concurrency %d: want 1 or more", *concurrency)
 	}
 	if *out == "" {
-		return cli.Usagef("run: --out is empty: give a directory")
+		return "", cli.Usagef("run: --out is empty: give a directory")
 	}
 
 	// The period: --date, --from/--to, the sandbox's history, or yesterday.
@@ -95,15 +102,15 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var err error
 	switch {
 	case *date != "" && (*from != "" || *to != ""):
-		return cli.Usagef("run: give --date or --from/--to, not both")
+		return "", cli.Usagef("run: give --date or --from/--to, not both")
 	case *date != "":
 		if pFrom, err = cli.ParseDate("date", *date); err != nil {
-			return err
+			return "", err
 		}
 		pTo = pFrom
 	case *from != "" || *to != "":
 		if pFrom, pTo, err = cli.ParsePeriod(*from, *to); err != nil {
-			return err
+			return "", err
 		}
 	case !c.Sandbox:
 		pFrom = cli.Yesterday(clock())
@@ -111,32 +118,32 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *asOf != "" {
 		if pAsOf, err = cli.ParseDate("as-of", *asOf); err != nil {
-			return err
+			return "", err
 		}
 		if !pFrom.IsZero() && pAsOf.Before(pFrom) {
-			return cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+			return "", cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
 		}
 	}
 	// Expand the call-log globs now: a typo should not cost a whole sync.
 	callFiles, err := ledger.ExpandPaths(calls)
 	if err != nil {
-		return cli.Usagef("run: --calls: %v", err)
+		return "", cli.Usagef("run: --calls: %v", err)
 	}
 	for _, p := range callFiles {
 		if st, err := os.Stat(p); err != nil || st.IsDir() {
-			return cli.Usagef("run: --calls %s: not a readable file", p)
+			return "", cli.Usagef("run: --calls %s: not a readable file", p)
 		}
 	}
 
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	counter := &statement.CallCounter{} // the sync's retries: the client's attempts minus the pages asked for
 	opts := cli.Options{NeedAccount: true, NeedClient: true, Recorders: []svcapi.Recorder{counter}}
 	// The reports' directory now, not after an hour of sync.
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("run: --out: %w", err)
+		return "", fmt.Errorf("run: --out: %w", err)
 	}
 	if c.Sandbox && !explicit["db"] {
 		// A fresh database beside the reports, so that the first command a
@@ -144,162 +151,73 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts.DefaultSandboxDB = filepath.Join(*out, sandboxDBName)
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			if err := os.Remove(opts.DefaultSandboxDB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("run: fresh sandbox database: %w", err)
+				return "", fmt.Errorf("run: fresh sandbox database: %w", err)
 			}
 		}
 	}
 	env, err := c.Open(ctx, log, opts)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
-	client := env.Client
 	if pFrom.IsZero() {
 		pFrom, pTo = env.Sandbox.Period()
 	}
 	if !pAsOf.IsZero() && pAsOf.Before(pFrom) {
-		return cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+		return "", cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+	}
+
+	cfg := nightly.Config{
+		DB: env.DB, Client: env.Client, Account: env.Account, From: pFrom, To: pTo, AsOf: pAsOf,
+		CallLogs: callFiles, Out: *out, Concurrency: *concurrency, Refresh: *refresh,
+		OrdersLookback: *ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
+		Log: log, Progress: stderr, OnStep: func(st nightly.Step) { printStep(st, stdout, stderr) }, Now: clock,
+	}
+	if c.Sandbox {
+		cfg.ClientLog, cfg.ClientLogPath = env.Sandbox, filepath.Join(*out, sandboxCallLogName)
 	}
 	period := pFrom.Format(time.DateOnly) + ".." + pTo.Format(time.DateOnly)
 	log.Info("run", "period", period, "db", env.DB.Path, "out", *out, "sandbox", c.Sandbox)
 	fmt.Fprintf(stdout, "reconcile run %s, database %s\n", period, env.DB.Path)
-
-	// 1. sync: the statement of the period; collect orders of the period and
-	// of the look-back days before it, walked again every time, because an
-	// order is settled after the day it was placed (its record changes).
-	ordersFrom := pFrom.AddDate(0, 0, -*ordersLookback)
-	for _, step := range []struct {
-		kind, label string
-		from        time.Time
-		refresh     bool
-	}{
-		{statement.KindStatement, "statement", pFrom, *refresh},
-		{statement.KindOrders, "collect orders", ordersFrom, true},
-	} {
-		sum, err := statement.Sync(ctx, statement.Options{
-			DB: env.DB, Client: client, Account: env.Account, From: step.from, To: pTo,
-			Kinds:       []string{step.kind},
-			Concurrency: *concurrency, Refresh: step.refresh, Calls: counter, Log: log, Progress: stderr,
-		})
-		for _, p := range sum.Problems {
-			fmt.Fprintln(stderr, "sync: window:", p)
-		}
-		if err != nil {
-			if opts.DefaultSandboxDB != "" { // the next run starts afresh anyway
-				return fmt.Errorf("sync: %s: %w", step.label, err)
-			}
-			return fmt.Errorf("sync: %s: %w (start the run again to resume)", step.label, err)
-		}
-		fmt.Fprintf(stdout, "  sync          %s %s..%s: %s\n", step.label, step.from.Format(time.DateOnly), pTo.Format(time.DateOnly), sum.Line())
-	}
-
-	// 2. import-calls
-	if c.Sandbox {
-		p := filepath.Join(*out, sandboxCallLogName)
-		if err := writeSandboxCallLog(env, p); err != nil {
-			return fmt.Errorf("import-calls: %w", err)
-		}
-		callFiles = append([]string{p}, callFiles...)
-	}
-	var isum ledger.ImportSummary
-	if len(callFiles) == 0 {
-		log.Warn("no call logs given (--calls): the check sees only calls imported before and svcrecon's own")
-		fmt.Fprintln(stdout, "  import-calls  no call logs given (--calls)")
-	} else {
-		bar := progress.New(stderr, "import-calls", 0, log)
-		isum, err = ledger.ImportFilesWith(ctx, env.DB, callFiles, ledger.ImportOptions{Log: log, Progress: bar})
-		bar.Done()
-		for i, e := range isum.Errors {
-			if i == runShownErrors {
-				fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(isum.Errors)-i)
-				break
-			}
-			fmt.Fprintln(stderr, "import-calls:", e.Error())
-		}
-		if err != nil {
-			return fmt.Errorf("import-calls: %w", err)
-		}
-		fmt.Fprintf(stdout, "  import-calls  %s\n", isum)
-	}
-
-	// 3. check
-	rep, err := ledger.Check(ctx, env.DB, ledger.CheckOptions{From: pFrom, To: pTo, AsOf: pAsOf, Log: log})
+	sum, err := nightly.Run(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("check: %w", err)
+		return sum.String(), err
 	}
-	fmt.Fprintf(stdout, "  check         run %d: %s\n", rep.RunID, findings(rep))
 
-	// 4. export
-	files, err := export.Reconciliation(ctx, env.DB, export.Options{
-		From: pFrom, To: pTo, Dir: *out, Format: export.FormatBoth, Log: log, Progress: stderr,
-	})
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	fmt.Fprintf(stdout, "  export        %d files in %s\n\n", len(files.Paths()), *out)
-
-	if err := rep.WriteText(stdout); err != nil {
-		return err
+	fmt.Fprintln(stdout)
+	if err := sum.Report.WriteText(stdout); err != nil {
+		return sum.String(), err
 	}
 	fmt.Fprintln(stdout, "\nReports:")
-	for _, p := range files.Paths() {
+	for _, p := range sum.Files.Paths() {
 		fmt.Fprintln(stdout, "  "+p)
 	}
-	if c.Sandbox {
-		fmt.Fprintf(stdout, "  %s (the sandbox's client call log, imported above)\n", filepath.Join(*out, sandboxCallLogName))
+	if cfg.ClientLog != nil {
+		fmt.Fprintf(stdout, "  %s (the sandbox's client call log, imported above)\n", cfg.ClientLogPath)
 	}
-	fmt.Fprintf(stdout, "\nrun %s: %s; workbook %s\n", period, findings(rep), files.Workbook)
+	fmt.Fprintf(stdout, "\n%s\n", sum.Line())
 
-	if isum.Bad > 0 {
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
-			"import-calls: %d bad lines were not imported (see above and the import_errors table); the reports are written", isum.Bad)}
+	if sum.Import.Bad > 0 {
+		return sum.String(), &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+			"import-calls: %d bad lines were not imported (see above and the import_errors table); the reports are written", sum.Import.Bad)}
 	}
-	if *failOnBreaks && rep.HasFindings() {
-		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, findings(rep))}
+	if *failOnBreaks && sum.Report.HasFindings() {
+		return sum.String(), &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, sum.Findings())}
 	}
-	return nil
+	return sum.String(), nil
 }
 
-// writeSandboxCallLog writes the sandbox's client call log to path.
-func writeSandboxCallLog(env *cli.Env, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := env.Sandbox.WriteCallLog(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// findings is a one-line account of what the check found.
-func findings(rep *ledger.Report) string {
-	s := rep.Summary
-	var parts []string
-	add := func(n int, what string) {
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+// printStep prints a step of the night as it ends: its warnings on stderr
+// (at most runShownErrors bad call-log lines), its line on stdout.
+func printStep(st nightly.Step, stdout, stderr io.Writer) {
+	for i, w := range st.Warnings {
+		if st.Name == nightly.StepImport && i == runShownErrors {
+			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(st.Warnings)-i)
+			break
 		}
+		fmt.Fprintln(stderr, st.Name+":", w)
 	}
-	add(s.Breaks[recon.BreakArithmetic].Count, "arithmetic")
-	add(s.Breaks[recon.BreakGap].Count, "gap")
-	for _, o := range []string{recon.AmountMismatch, recon.DuplicateDebit, recon.CallOnly, recon.StatementOnly} {
-		add(s.Outcomes[o].Count, o)
+	if st.Line != "" {
+		fmt.Fprintf(stdout, "  %-14s%s\n", st.Name, st.Line)
 	}
-	add(s.Pending.Count, "pending")
-	add(s.Reversals.Unlinked, "reversal not found")
-	unsettled := 0
-	for _, b := range recon.BucketNames() {
-		unsettled += s.Unsettled[b].Count
-	}
-	add(unsettled, "unsettled orders")
-	if len(parts) == 0 {
-		return "no findings"
-	}
-	head := "findings"
-	if !rep.HasFindings() {
-		head = "no breaks; to look at"
-	}
-	return head + ": " + strings.Join(parts, ", ")
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svcrecon/svcrecon/cmd/internal/billercmd"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -71,24 +72,46 @@ func bindCommon(fs *flag.FlagSet, c *cli.Common, names ...string) {
 	}
 }
 
-// jobCommands are the subcommands a job may run: every one but schedule
-// itself, by name.
-func jobCommands() map[string]cli.Command {
-	out := map[string]cli.Command{}
-	for _, c := range append(commands(), testJobs...) {
-		if c.Name != "schedule" {
-			out[c.Name] = c
+// jobFunc is a subcommand as the scheduler runs it: cli.Command's Run that
+// also returns what the run did, in a few lines, recorded with the run.
+type jobFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) (summary string, err error)
+
+// jobs is the scheduler's table, built from commands(): every subcommand
+// but schedule itself, by name. The subcommands that return their own
+// summary give it; the others (import-calls, check, export) are recorded
+// with the tail of what they printed.
+func jobs() map[string]jobFunc {
+	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob}
+	out := map[string]jobFunc{}
+	for _, c := range commands() {
+		switch {
+		case c.Name == "schedule":
+		case own[c.Name] != nil:
+			out[c.Name] = own[c.Name]
+		default:
+			out[c.Name] = printed(c.Run)
 		}
 	}
+	maps.Copy(out, testJobs)
 	return out
 }
 
-// testJobs are extra job commands a test adds (nil otherwise).
-var testJobs []cli.Command
+// testJobs are extra jobs a test adds (nil otherwise).
+var testJobs map[string]jobFunc
 
-// jobNames lists jobCommands' names, sorted.
+// printed makes a jobFunc of a subcommand that returns no summary of its
+// own: the summary is the tail of what it printed on stdout.
+func printed(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) jobFunc {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
+		tail := &tailBuffer{max: 4096}
+		err := run(ctx, args, io.MultiWriter(stdout, tail), stderr)
+		return tail.String(), err
+	}
+}
+
+// jobNames lists the jobs' names, sorted.
 func jobNames() []string {
-	return slices.Sorted(maps.Keys(jobCommands()))
+	return slices.Sorted(maps.Keys(jobs()))
 }
 
 // loadSchedules parses the file; its mistakes are usage errors (exit 2).
@@ -101,15 +124,14 @@ func loadSchedules(path string) (*schedule.File, error) {
 	return f, err
 }
 
-// jobFuncs maps every command to a JobFunc that runs the subcommand
-// in-process with the job's args (plus the scheduler's --db and log flags),
-// its log lines carrying the job name and run id. The summary stored with
-// the run is the tail of what the subcommand printed on stdout.
+// jobFuncs maps every job to a schedule.JobFunc that runs it in-process
+// with the job's args (plus the scheduler's --db and log flags), its log
+// lines carrying the job name and run id, and returns its summary.
 func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.JobFunc {
 	inherited := map[string]string{"db": sf.common.DB, "log-format": sf.common.LogFormat, "log-level": sf.common.LogLevel}
 	out := &lockedWriter{w: stdout}
 	funcs := map[string]schedule.JobFunc{}
-	for name, cmd := range jobCommands() {
+	for name, fn := range jobs() {
 		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
 			ctx = cli.WithLogAttrs(ctx, schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID)
 			var args []string
@@ -118,10 +140,7 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 					args = append(args, "--"+f, inherited[f])
 				}
 			}
-			args = append(args, run.Job.Args...)
-			tail := &tailBuffer{max: 4096}
-			err := cmd.Run(ctx, args, io.MultiWriter(out, tail), stderr)
-			return tail.String(), err
+			return fn(ctx, append(args, run.Job.Args...), out, stderr)
 		}
 	}
 	return funcs
@@ -159,35 +178,36 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return cli.Usagef("schedule: unexpected %q: the subcommands are list and run (see reconcile schedule -h)", fs.Arg(0))
 	}
-	r, err := sf.runner(ctx, "", stdout, stderr)
+	r, closeDB, err := sf.runner(ctx, "", stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer r.DB.Close()
+	defer closeDB()
 	r.Log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(r.File.Names(), ","), "db", sf.common.DB)
 	return r.Run(ctx)
 }
 
 // runner builds the logger, loads the schedules file (checking that it has
 // the job, when one is named), opens the database and returns the runner.
-// The caller closes r.DB.
-func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr io.Writer) (*schedule.Runner, error) {
+// The caller calls closeDB when done.
+func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr io.Writer) (r *schedule.Runner, closeDB func() error, err error) {
 	log, err := sf.common.Logger(ctx, stderr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := loadSchedules(sf.file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, ok := f.Job(job); job != "" && !ok {
-		return nil, cli.Usagef("schedule run: no job %q in %s (jobs: %s)", job, sf.file, strings.Join(f.Names(), ", "))
+		return nil, nil, cli.Usagef("schedule run: no job %q in %s (jobs: %s)", job, sf.file, strings.Join(f.Names(), ", "))
 	}
 	db, err := store.Open(ctx, sf.common.DB)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, StopGrace: sf.stopGrace}, nil
+	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, Now: clock, StopGrace: sf.stopGrace}
+	return r, db.Close, nil
 }
 
 func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -215,11 +235,11 @@ func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer
 	if fs.NArg() > 0 {
 		return cli.Usagef("schedule run: one job at a time (got %q and %q)", job, fs.Arg(0))
 	}
-	r, err := sf.runner(ctx, job, stdout, stderr)
+	r, closeDB, err := sf.runner(ctx, job, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer r.DB.Close()
+	defer closeDB()
 	res, err := r.Trigger(ctx, job, schedule.TriggerManual)
 	if err != nil {
 		return err

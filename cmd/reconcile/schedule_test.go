@@ -22,30 +22,33 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// registerFake registers a subcommand "fakejob" for the test: it logs one
-// line through cli.Common.Logger, prints a summary and, with --n -1, fails
+// registerFake adds a job "fakejob" for the test: it logs one line through
+// cli.Common.Logger, prints and returns a summary (the history records what
+// it returns, not what it printed) and, with --n -1, fails
 // like --fail-on-breaks does.
 func registerFake(tb testing.TB) {
 	tb.Helper()
-	testJobs = append(testJobs, cli.Command{Name: "fakejob", Summary: "test job", Run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	testJobs = map[string]jobFunc{"fakejob": func(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 		fs := cli.NewFlagSet("fakejob", "fakejob", "", stderr)
 		var c cli.Common
 		c.Bind(fs)
 		n := fs.Int("n", 0, "things")
 		if err := cli.Parse(fs, args); err != nil {
-			return err
+			return "", err
 		}
 		log, err := c.Logger(ctx, stderr)
 		if err != nil {
-			return err
+			return "", err
 		}
 		log.Info("fake working", "db", c.DB, "run", 99) // a step's own run id, as sync and check log
-		fmt.Fprintf(stdout, "fakejob: header\nfakejob: did %d things in %s\n", *n, filepath.Base(c.DB))
+		summary := fmt.Sprintf("fakejob: header\nfakejob: did %d things in %s", *n, filepath.Base(c.DB))
+		fmt.Fprintln(stdout, summary)
+		fmt.Fprintln(stdout, "fakejob: printed, not in the summary")
 		if *n < 0 {
-			return &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
+			return summary, &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
 		}
-		return nil
-	}})
+		return summary, nil
+	}}
 	tb.Cleanup(func() { testJobs = nil })
 }
 
@@ -181,7 +184,8 @@ func TestScheduleRunJob(t *testing.T) {
 	if err := run(context.Background(), []string{"history", "--db", db, "--job", "nightly", "-v"}, &out, &errb); err != nil {
 		t.Fatalf("history: %v", err)
 	}
-	if strings.Contains(out.String(), "broken") || !strings.Contains(out.String(), "  fakejob: header\n") {
+	if strings.Contains(out.String(), "broken") || !strings.Contains(out.String(), "  fakejob: header\n") ||
+		strings.Contains(out.String(), "printed, not in the summary") {
 		t.Errorf("history --job nightly -v printed\n%s", out.String())
 	}
 }
@@ -270,7 +274,7 @@ func TestHasFlag(t *testing.T) {
 // TestRepoSchedules checks the repository's schedules.yaml against the
 // registered subcommands and zones.
 func TestRepoSchedules(t *testing.T) {
-	if _, ok := jobCommands()["billersync"]; !ok {
+	if _, ok := jobs()["billersync"]; !ok {
 		t.Skip("billersync is not registered in reconcile yet")
 	}
 	f, err := loadSchedules("../../schedules.yaml")

@@ -8,11 +8,19 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := syncJob(ctx, args, stdout, stderr)
+	return err
+}
+
+// syncJob is reconcile sync; its summary is the line it prints: the period,
+// the kinds and the sync's counts.
+func syncJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	fs := cli.NewFlagSet("sync", "reconcile sync --from YYYY-MM-DD --to YYYY-MM-DD [--what statement,orders] [--refresh] [flags]\n\n"+
 		"Walks every page of the statement and the collect-order statement, one IST day at a time,\n"+
 		"into the database. Days already synced are skipped (--refresh walks them again); a run that\n"+
@@ -33,39 +41,39 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	pageSize := fs.Int("page-size", 500, "records per page requested")
 	maxWalks := fs.Int("max-walks", 3, "walks of a day while its count differs from the service's")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	c.MarkExplicit(fs)
 	if fs.NArg() > 0 {
-		return cli.Usagef("sync: unexpected argument %q (see reconcile sync -h)", fs.Arg(0))
+		return "", cli.Usagef("sync: unexpected argument %q (see reconcile sync -h)", fs.Arg(0))
 	}
 	kinds, err := parseKinds(*what)
 	if err != nil {
-		return err
+		return "", err
 	}
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"concurrency", *concurrency}, {"page-size", *pageSize}, {"max-walks", *maxWalks}} {
 		if f.v < 1 {
-			return cli.Usagef("sync: --%s %d: want 1 or more", f.name, f.v)
+			return "", cli.Usagef("sync: --%s %d: want 1 or more", f.name, f.v)
 		}
 	}
 	var pFrom, pTo time.Time
 	if *from != "" || *to != "" || !c.Sandbox {
 		if pFrom, pTo, err = cli.ParsePeriod(*from, *to); err != nil {
-			return err
+			return "", err
 		}
 	}
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	calls := &statement.CallCounter{}
 	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, NeedAccount: true,
 		Recorders: []svcapi.Recorder{calls}, DefaultSandboxDB: sandboxDBName})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
 	if pFrom.IsZero() {
@@ -79,22 +87,23 @@ func runSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, p := range sum.Problems {
 		fmt.Fprintln(stderr, "window:", p)
 	}
-	fmt.Fprintf(stdout, "sync %s..%s %s: %s\n", pFrom.Format(time.DateOnly), pTo.Format(time.DateOnly),
-		strings.Join(kinds, ","), sum.Line())
-	return err
+	line := fmt.Sprintf("sync %s..%s %s: %s", pFrom.Format(time.DateOnly), pTo.Format(time.DateOnly),
+		statement.KindsText(kinds), sum.Line())
+	fmt.Fprintln(stdout, line)
+	return line, err
 }
 
 // parseKinds reads --what.
-func parseKinds(what string) ([]string, error) {
-	var kinds []string
-	seen := map[string]bool{}
-	for _, k := range strings.Split(what, ",") {
-		k = strings.TrimSpace(k)
-		switch k {
-		case statement.KindStatement, statement.KindOrders:
-		case "":
+func parseKinds(what string) ([]recon.Kind, error) {
+	var kinds []recon.Kind
+	seen := map[recon.Kind]bool{}
+	for _, name := range strings.Split(what, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
 			continue
-		default:
+		}
+		k, err := recon.ParseKind(name)
+		if err != nil {
 			return nil, cli.Usagef("sync: --what %q: want statement, orders or statement,orders", what)
 		}
 		if !seen[k] {

@@ -54,7 +54,7 @@ func TestEndToEndSandbox(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
 	acct := srv.Credentials().Account
 	if _, err := statement.Sync(ctx, statement.Options{DB: db, Client: cl, Account: acct, From: from, To: to,
-		Kinds: []string{statement.KindStatement, statement.KindOrders}, Log: quiet}); err != nil {
+		Kinds: []recon.Kind{recon.Statement, recon.Orders}, Log: quiet}); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
 	pr, pw := io.Pipe()

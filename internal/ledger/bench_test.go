@@ -79,7 +79,7 @@ func BenchmarkLedger(b *testing.B) {
 	from, to := srv.Period()
 	t0 = time.Now()
 	if _, err := statement.Sync(ctx, statement.Options{DB: db, Client: cl, Account: srv.Credentials().Account,
-		From: from, To: to, Kinds: []string{statement.KindStatement}, PageSize: 1000,
+		From: from, To: to, Kinds: []recon.Kind{recon.Statement}, PageSize: 1000,
 		Log: slog.New(slog.DiscardHandler)}); err != nil {
 		b.Fatalf("sync: %v", err)
 	}

@@ -44,7 +44,7 @@ func syncSandbox(tb testing.TB, db *store.DB, srv *sandbox.Server) {
 	from, to := srv.Period()
 	ctx := context.Background()
 	if _, err := statement.Sync(ctx, statement.Options{DB: db, Client: cl, Account: srv.Credentials().Account,
-		From: from, To: to, Kinds: []string{statement.KindStatement}, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		From: from, To: to, Kinds: []recon.Kind{recon.Statement}, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		tb.Fatalf("sync statement: %v", err)
 	}
 	// Collect orders start before the period (the >30 days bucket).
@@ -53,7 +53,7 @@ func syncSandbox(tb testing.TB, db *store.DB, srv *sandbox.Server) {
 		ofrom, oto = op.OrdersPeriod()
 	}
 	if _, err := statement.Sync(ctx, statement.Options{DB: db, Client: cl, Account: srv.Credentials().Account,
-		From: ofrom, To: oto, Kinds: []string{statement.KindOrders}, Log: slog.New(slog.DiscardHandler)}); err != nil {
+		From: ofrom, To: oto, Kinds: []recon.Kind{recon.Orders}, Log: slog.New(slog.DiscardHandler)}); err != nil {
 		tb.Fatalf("sync orders: %v", err)
 	}
 }

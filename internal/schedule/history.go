@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 // Record is one row of the job history.
@@ -34,42 +32,24 @@ type HistoryOptions struct {
 	Limit int    // <= 0 for no limit
 }
 
+// HistoryStore reads the job history. *store.DB implements it.
+type HistoryStore interface {
+	// JobRuns calls each for the recorded runs of job ("" every job),
+	// newest first, at most limit (<= 0: all); finished is zero while a
+	// run is going.
+	JobRuns(ctx context.Context, job string, limit int,
+		each func(id int64, job, trigger string, started, finished time.Time, outcome, summary, errText string) error) error
+}
+
 // History returns recorded job runs, newest first.
-func History(ctx context.Context, db *store.DB, o HistoryOptions) ([]Record, error) {
-	q := `SELECT id, job, trigger, started_at, COALESCE(finished_at, ''), outcome, summary, error FROM job_runs`
-	var args []any
-	if o.Job != "" {
-		q += ` WHERE job = ?`
-		args = append(args, o.Job)
-	}
-	q += ` ORDER BY started_at DESC, id DESC`
-	if o.Limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, o.Limit)
-	}
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read job history: %w", err)
-	}
-	defer rows.Close()
+func History(ctx context.Context, db HistoryStore, o HistoryOptions) ([]Record, error) {
 	var out []Record
-	for rows.Next() {
-		var rec Record
-		var started, finished string
-		if err := rows.Scan(&rec.ID, &rec.Job, &rec.Trigger, &started, &finished, &rec.Outcome, &rec.Summary, &rec.Error); err != nil {
-			return nil, fmt.Errorf("read job history: %w", err)
-		}
-		if rec.Started, err = time.Parse(store.TimeLayout, started); err != nil {
-			return nil, fmt.Errorf("read job history: run %d: started_at %q: %w", rec.ID, started, err)
-		}
-		if finished != "" {
-			if rec.Finished, err = time.Parse(store.TimeLayout, finished); err != nil {
-				return nil, fmt.Errorf("read job history: run %d: finished_at %q: %w", rec.ID, finished, err)
-			}
-		}
-		out = append(out, rec)
-	}
-	if err := rows.Err(); err != nil {
+	err := db.JobRuns(ctx, o.Job, o.Limit, func(id int64, job, trigger string, started, finished time.Time, outcome, summary, errText string) error {
+		out = append(out, Record{ID: id, Job: job, Trigger: trigger, Started: started, Finished: finished,
+			Outcome: outcome, Summary: summary, Error: errText})
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read job history: %w", err)
 	}
 	return out, nil

@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,8 +16,6 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-
-	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 // Outcomes of a run, as stored in job_runs.outcome.
@@ -85,10 +82,32 @@ type Run struct {
 // summary (a few lines) is stored with the run.
 type JobFunc func(ctx context.Context, run Run) (summary string, err error)
 
+// Store records job runs and holds the leases that keep two processes from
+// running one job at once. *store.DB implements it.
+type Store interface {
+	// BeginJobRun takes the lease of job for holder until now+ttl and
+	// records a run as running, in one transaction. When another holder has
+	// the lease, held (given that holder and its expiry, as stored and
+	// parsed, zero when unparsable) returns "" to take it over, or the
+	// reason the run is skipped: the run is then recorded as skipped and
+	// the reason returned as heldBy. Runs of job still recorded as running
+	// when the lease is taken are closed as failed (abandoned).
+	BeginJobRun(ctx context.Context, job, trigger, holder string, now time.Time, ttl time.Duration,
+		held func(holder, expiresText string, expires time.Time) string) (id int64, heldBy string, err error)
+	// SkipJobRun records a run that was not started, with why.
+	SkipJobRun(ctx context.Context, job, trigger string, at time.Time, reason string) (int64, error)
+	// RenewLease extends holder's lease on name until until; false when
+	// holder holds it no more.
+	RenewLease(ctx context.Context, name, holder string, until time.Time) (bool, error)
+	// FinishJobRun records the end of run id and releases holder's lease
+	// on name, in one transaction.
+	FinishJobRun(ctx context.Context, id int64, name, holder string, finished time.Time, outcome, summary, errText string) error
+}
+
 // Runner runs the jobs of a File: on their schedules (Start/Run) or one at a
 // time on demand (Trigger). Set the exported fields before first use.
 type Runner struct {
-	DB    *store.DB
+	DB    Store
 	File  *File
 	Funcs map[string]JobFunc // by Job.Command
 	Log   *slog.Logger       // default: discard
@@ -174,7 +193,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}))
 	}
 	c.Start()
-	now := time.Now()
+	now := r.Now()
 	for _, j := range r.File.Jobs {
 		next := j.Next(now, 1)
 		r.Log.Info("job scheduled", AttrJob, j.Name, "cron", j.Cron, "zone", j.Location.String(),
@@ -356,11 +375,8 @@ func (r *Runner) classify(parent, jctx context.Context, job Job, err error) (str
 func (r *Runner) skip(ctx context.Context, job Job, trigger, reason string) (Result, error) {
 	now := r.Now()
 	res := Result{Job: job.Name, Trigger: trigger, Outcome: OutcomeSkipped, Summary: reason, Started: now, Finished: now}
-	err := r.DB.Write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-		var err error
-		res.RunID, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeSkipped, reason)
-		return err
-	})
+	var err error
+	res.RunID, err = r.DB.SkipJobRun(context.WithoutCancel(ctx), job.Name, trigger, now, reason)
 	if err != nil {
 		return res, fmt.Errorf("job %s: record skipped run: %w", job.Name, err)
 	}
@@ -368,63 +384,21 @@ func (r *Runner) skip(ctx context.Context, job Job, trigger, reason string) (Res
 	return res, nil
 }
 
-func insertRun(ctx context.Context, tx *sql.Tx, job, trigger string, at time.Time, outcome, summary string) (int64, error) {
-	finished := sql.NullString{}
-	if outcome != OutcomeRunning {
-		finished = sql.NullString{String: store.FormatTime(at), Valid: true}
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, summary)
-		VALUES (?, ?, ?, ?, ?, ?)`, job, trigger, store.FormatTime(at), finished, outcome, summary)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
-}
-
 // begin takes the job's lease and records the run as running, in one write
 // transaction. When another live holder has the lease it records the run as
 // skipped and returns why in heldBy.
 func (r *Runner) begin(ctx context.Context, job Job, trigger string, now time.Time) (id int64, heldBy string, err error) {
-	err = r.DB.Write(ctx, func(tx *sql.Tx) error {
-		id, heldBy = 0, ""
-		var holder, expires string
-		err := tx.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE name = ?`, job.Name).Scan(&holder, &expires)
+	return r.DB.BeginJobRun(ctx, job.Name, trigger, r.Holder, now, r.LeaseTTL, func(holder, expiresText string, expires time.Time) string {
 		switch {
-		case errors.Is(err, sql.ErrNoRows), err == nil && holder == r.Holder:
-		case err != nil:
-			return fmt.Errorf("read lease: %w", err)
+		case !expires.IsZero() && !expires.After(now):
+			r.Log.Warn("taking over expired lease", AttrJob, job.Name, "holder", holder, "expired", expiresText)
+		case holderDead(holder):
+			r.Log.Warn("taking over lease of a process that is gone", AttrJob, job.Name, "holder", holder)
 		default:
-			exp, perr := time.Parse(store.TimeLayout, expires)
-			switch {
-			case perr == nil && !exp.After(now):
-				r.Log.Warn("taking over expired lease", AttrJob, job.Name, "holder", holder, "expired", expires)
-			case holderDead(holder):
-				r.Log.Warn("taking over lease of a process that is gone", AttrJob, job.Name, "holder", holder)
-			default:
-				heldBy = fmt.Sprintf("skipped (lease held by %s until %s)", holder, expires)
-				id, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeSkipped, heldBy)
-				return err
-			}
+			return fmt.Sprintf("skipped (lease held by %s until %s)", holder, expiresText)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at,
-			expires_at = excluded.expires_at`,
-			job.Name, r.Holder, store.FormatTime(now), store.FormatTime(now.Add(r.LeaseTTL)))
-		if err != nil {
-			return fmt.Errorf("take lease: %w", err)
-		}
-		// Whoever ran the job before us is gone (we hold its lease now):
-		// runs it left 'running' will never be finished by it.
-		_, err = tx.ExecContext(ctx, `UPDATE job_runs SET outcome = ?, finished_at = ?,
-			error = 'abandoned: the process running it stopped without recording an end'
-			WHERE job = ? AND outcome = ?`, OutcomeFailed, store.FormatTime(now), job.Name, OutcomeRunning)
-		if err != nil {
-			return fmt.Errorf("close abandoned runs: %w", err)
-		}
-		id, err = insertRun(ctx, tx, job.Name, trigger, now, OutcomeRunning, "")
-		return err
+		return ""
 	})
-	return id, heldBy, err
 }
 
 // renew extends the lease every LeaseTTL/4 until stop is closed. If another
@@ -452,29 +426,12 @@ func (r *Runner) renew(ctx context.Context, name string, log *slog.Logger, stop 
 
 // renewOnce extends this runner's lease on name; false if it holds it no more.
 func (r *Runner) renewOnce(ctx context.Context, name string) (bool, error) {
-	var n int64
-	err := r.DB.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`,
-			store.FormatTime(r.Now().Add(r.LeaseTTL)), name, r.Holder)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	return n == 1, err
+	return r.DB.RenewLease(ctx, name, r.Holder, r.Now().Add(r.LeaseTTL))
 }
 
 // finish records the end of a run and releases the lease.
 func (r *Runner) finish(ctx context.Context, name string, id int64, res Result, errText string) error {
-	return r.DB.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE job_runs SET finished_at = ?, outcome = ?, summary = ?, error = ?
-			WHERE id = ?`, store.FormatTime(res.Finished), res.Outcome, res.Summary, errText, id); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, r.Holder)
-		return err
-	})
+	return r.DB.FinishJobRun(ctx, id, name, r.Holder, res.Finished, res.Outcome, res.Summary, errText)
 }
 
 // holderDead reports whether holder (host:pid:random) names a process of

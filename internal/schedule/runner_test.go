@@ -19,6 +19,12 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 21, 0, 0, 0, time.UTC)
 
+// The database implements the scheduler's stores.
+var (
+	_ Store        = (*store.DB)(nil)
+	_ HistoryStore = (*store.DB)(nil)
+)
+
 func openDB(tb testing.TB, path string) *store.DB {
 	tb.Helper()
 	db, err := store.Open(context.Background(), path)

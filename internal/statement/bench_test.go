@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -81,7 +82,7 @@ func BenchmarkSync(b *testing.B) {
 			cpu := cpuTime()
 			start := time.Now()
 			sum, err := Sync(context.Background(), Options{DB: db, Client: cl, Account: sandbox.DefaultCredentials.Account,
-				From: from, To: to, Kinds: []string{KindStatement}, PageSize: pageSize, Concurrency: conc})
+				From: from, To: to, Kinds: []recon.Kind{recon.Statement}, PageSize: pageSize, Concurrency: conc})
 			el := time.Since(start)
 			if err != nil {
 				b.Fatalf("Sync: %v", err)
@@ -182,13 +183,10 @@ func watchHeap() func() uint64 {
 	return func() uint64 { close(stop); wg.Wait(); return peak.Load() }
 }
 
-type floorRow struct {
-	kind, account string
-	row
-}
+type floorRow = recon.Record
 
 func loadRows(b *testing.B, db *store.DB) []floorRow {
-	rs, err := db.Query(`SELECT kind, account, svc_order_id, ` + strings.Join(dataColumns, ", ") + ` FROM records`)
+	rs, err := db.Query(`SELECT kind, account, svc_order_id, ` + recordColumns() + ` FROM records`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -196,9 +194,9 @@ func loadRows(b *testing.B, db *store.DB) []floorRow {
 	var out []floorRow
 	for rs.Next() {
 		var r floorRow
-		dest := []any{&r.kind, &r.account, &r.id}
-		for i := range r.vals {
-			dest = append(dest, &r.vals[i])
+		dest := []any{&r.Kind, &r.Account, &r.SvcOrderID}
+		for i := range r.Values {
+			dest = append(dest, &r.Values[i])
 		}
 		if err := rs.Scan(dest...); err != nil {
 			b.Fatal(err)
@@ -212,9 +210,9 @@ func loadRows(b *testing.B, db *store.DB) []floorRow {
 // transaction.
 func insertFloor(b *testing.B, db *store.DB, rows []floorRow) {
 	q := fmt.Sprintf(`INSERT INTO records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at) VALUES (?, ?, ?%s, ?, ?)`,
-		strings.Join(dataColumns, ", "), strings.Repeat(", ?", nData))
+		recordColumns(), strings.Repeat(", ?", recon.NumFields))
 	now := store.FormatTime(time.Now())
-	args := make([]any, 0, nData+5)
+	args := make([]any, 0, recon.NumFields+5)
 	for len(rows) > 0 {
 		batch := rows[:min(maxBatchRows, len(rows))]
 		rows = rows[len(batch):]
@@ -226,8 +224,8 @@ func insertFloor(b *testing.B, db *store.DB, rows []floorRow) {
 			defer st.Close()
 			for i := range batch {
 				r := &batch[i]
-				args = append(args[:0], r.kind, r.account, r.id)
-				for _, v := range r.vals {
+				args = append(args[:0], r.Kind, r.Account, r.SvcOrderID)
+				for _, v := range r.Values {
 					args = append(args, v)
 				}
 				args = append(args, now, now)

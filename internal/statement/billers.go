@@ -2,14 +2,11 @@ package statement
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
@@ -17,16 +14,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-// Biller change kinds (the biller_changes.change column).
-const (
-	ChangeAdded   = "added"
-	ChangeChanged = "changed"
-	ChangeRemoved = "removed"
-)
-
 // BillerOptions configure SyncBillers.
 type BillerOptions struct {
-	DB     *store.DB
+	DB     BillerStore
 	Client BillerFetcher
 	// Category limits the sync to one categoryKey ("" all). A full sync of
 	// one category marks only billers of that category removed.
@@ -41,8 +31,8 @@ type BillerOptions struct {
 	Calls    *CallCounter
 
 	Log      *slog.Logger
-	Progress io.Writer // nil: no progress output
-	Now      func() time.Time
+	Progress io.Writer        // nil: no progress output
+	Now      func() time.Time // the clock of the recorded times; default time.Now
 }
 
 // BillerSummary says what a SyncBillers did.
@@ -65,25 +55,11 @@ func (s BillerSummary) Line() string {
 		s.Mode, after, s.Seen, s.Added, s.Changed, s.Removed, s.Pages, s.Retries, s.Elapsed.Round(time.Millisecond))
 }
 
-// billerFields maps the biller's API fields to their columns (isAvailable
-// is kept apart: a boolean).
-var billerFields = [...]struct{ api, col string }{
-	{"billerName", "biller_name"}, {"categoryKey", "category_key"}, {"type", "type"},
-	{"categoryName", "category_name"}, {"coverageCity", "coverage_city"}, {"coverageState", "coverage_state"},
-	{"coveragePincode", "coverage_pincode"}, {"updatedDate", "updated_date"}, {"billerStatus", "biller_status"},
-}
-
-type billerRow struct {
-	id    string
-	vals  [len(billerFields)]string
-	avail bool
-}
-
-func toBillerRow(b *svcapi.Biller) billerRow {
-	return billerRow{id: str(b.BillerID), avail: bool(b.IsAvailable), vals: [len(billerFields)]string{
-		str(b.BillerName), str(b.CategoryKey), str(b.Type), str(b.CategoryName), str(b.CoverageCity),
-		str(b.CoverageState), str(b.CoveragePincode), str(b.UpdatedDate), str(b.BillerStatus),
-	}}
+func toBiller(b *svcapi.Biller) store.Biller {
+	return store.Biller{ID: str(b.BillerID), Name: str(b.BillerName), CategoryKey: str(b.CategoryKey), Type: str(b.Type),
+		CategoryName: str(b.CategoryName), CoverageCity: str(b.CoverageCity), CoverageState: str(b.CoverageState),
+		CoveragePincode: str(b.CoveragePincode), UpdatedDate: str(b.UpdatedDate), Status: str(b.BillerStatus),
+		Available: bool(b.IsAvailable)}
 }
 
 // SyncBillers walks the biller list and records every biller added,
@@ -114,22 +90,14 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	if o.Full {
 		sum.Mode = "full"
 	} else {
-		err := o.DB.QueryRowContext(ctx, `SELECT max_updated FROM biller_syncs
-			WHERE state = 'ok' AND (category = '' OR category = ?) ORDER BY id DESC LIMIT 1`, o.Category).Scan(&lastMax)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		var err error
+		if lastMax, err = o.DB.LastBillerSync(ctx, o.Category); err != nil {
 			return sum, fmt.Errorf("biller sync: last sync: %w", err)
 		}
 		sum.UpdatedAfter = dayBefore(lastMax)
 	}
-	err := o.DB.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO biller_syncs (mode, category, updated_after, started_at, state)
-			VALUES (?, ?, ?, ?, 'running')`, sum.Mode, o.Category, sum.UpdatedAfter, store.FormatTime(o.Now()))
-		if err != nil {
-			return err
-		}
-		sum.SyncID, err = res.LastInsertId()
-		return err
-	})
+	id, err := o.DB.StartBillerSync(ctx, sum.Mode, o.Category, sum.UpdatedAfter, o.Now())
+	sum.SyncID = id
 	if err != nil {
 		return sum, fmt.Errorf("biller sync: record sync: %w", err)
 	}
@@ -149,10 +117,12 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 			return err
 		}
 		for _, b := range seen {
-			maxUpdated = max(maxUpdated, b.vals[7])
+			maxUpdated = max(maxUpdated, b.UpdatedDate)
 		}
 		sum.Seen = len(seen)
-		if err := storeBillers(ctx, o, &sum, seen, o.Full && complete); err != nil {
+		ch, err := o.DB.StoreBillers(ctx, sum.SyncID, o.Now(), seen, o.Full && complete, o.Category)
+		sum.Added, sum.Changed, sum.Removed = ch.Added, ch.Changed, ch.Removed
+		if err != nil {
 			return err
 		}
 		if !complete {
@@ -165,16 +135,12 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 		sum.Retries = max(0, int(o.Calls.Attempts()-attempts0)-calls)
 	}
 	sum.Elapsed = time.Since(began)
-	state, msg := "ok", ""
+	res := store.BillerSyncResult{State: "ok", MaxUpdated: maxUpdated, Seen: sum.Seen, Added: sum.Added,
+		Changed: sum.Changed, Removed: sum.Removed}
 	if err != nil {
-		state, msg = "failed", err.Error()
+		res.State, res.Error = "failed", err.Error()
 	}
-	werr := o.DB.Write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE biller_syncs SET finished_at = ?, state = ?, seen = ?, added = ?, changed = ?,
-			removed = ?, error = ?, max_updated = ? WHERE id = ?`, store.FormatTime(o.Now()), state, sum.Seen,
-			sum.Added, sum.Changed, sum.Removed, msg, maxUpdated, sum.SyncID)
-		return err
-	})
+	werr := o.DB.FinishBillerSync(context.WithoutCancel(ctx), sum.SyncID, o.Now(), res)
 	if err == nil && werr != nil {
 		err = fmt.Errorf("biller sync: record result: %w", werr)
 	}
@@ -199,13 +165,13 @@ func dayBefore(d string) string {
 // walkBillers fetches every page, walking again (up to MaxWalks) while the
 // billers seen differ from meta.totalRecords. complete is false when they
 // still differ.
-func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls *int, bar *progress.Bar) (_ []billerRow, total int64, complete bool, _ error) {
+func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls *int, bar *progress.Bar) (_ []store.Biller, total int64, complete bool, _ error) {
 	req := svcapi.BillersRequest{
 		Pagination: svcapi.Pagination{RecordsPerPage: strconv.Itoa(o.PageSize)},
 		Filters:    svcapi.BillerFilters{UpdatedAfterDate: sum.UpdatedAfter, CategoryKey: o.Category},
 	}
 	index := map[string]int{}
-	var seen []billerRow
+	var seen []store.Biller
 	for walk := 1; walk <= o.MaxWalks; walk++ {
 		known := false
 		normal := 0
@@ -224,15 +190,15 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 			}
 			sum.Pages++
 			for i := range pg.Records {
-				r := toBillerRow(&pg.Records[i])
-				if r.id == "" {
+				r := toBiller(&pg.Records[i])
+				if r.ID == "" {
 					return nil, 0, false, fmt.Errorf("biller list page %d record %d: billerId missing", p, i+1)
 				}
-				if at, ok := index[r.id]; ok {
+				if at, ok := index[r.ID]; ok {
 					seen[at] = r
 					continue
 				}
-				index[r.id] = len(seen)
+				index[r.ID] = len(seen)
 				seen = append(seen, r)
 			}
 			n := len(pg.Records)
@@ -255,147 +221,4 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 			"seen", len(seen), LogTotal, total, LogWalk, walk)
 	}
 	return seen, total, false, nil
-}
-
-// storeBillers writes the billers seen in one transaction, recording each
-// change; with markRemoved, billers of the scope not seen are marked removed.
-func storeBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, seen []billerRow, markRemoved bool) error {
-	now := store.FormatTime(o.Now())
-	cols := make([]string, len(billerFields))
-	for i, f := range billerFields {
-		cols[i] = f.col
-	}
-	colList := strings.Join(cols, ", ")
-	return o.DB.Write(ctx, func(tx *sql.Tx) error {
-		get, err := tx.PrepareContext(ctx, `SELECT `+colList+`, is_available, removed FROM billers WHERE biller_id = ?`)
-		if err != nil {
-			return err
-		}
-		defer get.Close()
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO billers (biller_id, `+colList+`, is_available, first_seen_at, last_seen_at)
-			VALUES (?`+strings.Repeat(", ?", len(cols))+`, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		upd, err := tx.PrepareContext(ctx, `UPDATE billers SET `+strings.Join(cols, " = ?, ")+` = ?, is_available = ?,
-			removed = 0, removed_at = NULL, last_seen_at = ? WHERE biller_id = ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		chg, err := tx.PrepareContext(ctx, `INSERT INTO biller_changes (sync_id, biller_id, change, fields, at) VALUES (?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer chg.Close()
-		record := func(id, change string, fields map[string][2]any) error {
-			text := ""
-			if len(fields) > 0 {
-				b, err := json.Marshal(fields)
-				if err != nil {
-					return err
-				}
-				text = string(b)
-			}
-			_, err := chg.ExecContext(ctx, sum.SyncID, id, change, text, now)
-			return err
-		}
-		for i := range seen {
-			r := &seen[i]
-			args := make([]any, 0, len(cols)+4)
-			var old billerRow
-			var removed bool
-			dest := make([]any, 0, len(cols)+2)
-			for j := range old.vals {
-				dest = append(dest, &old.vals[j])
-			}
-			dest = append(dest, &old.avail, &removed)
-			err := get.QueryRowContext(ctx, r.id).Scan(dest...)
-			switch {
-			case errors.Is(err, sql.ErrNoRows):
-				args = append(args, r.id)
-				for _, v := range r.vals {
-					args = append(args, v)
-				}
-				args = append(args, r.avail, now, now)
-				if _, err := ins.ExecContext(ctx, args...); err != nil {
-					return fmt.Errorf("insert biller %s: %w", r.id, err)
-				}
-				sum.Added++
-				if err := record(r.id, ChangeAdded, nil); err != nil {
-					return err
-				}
-				continue
-			case err != nil:
-				return fmt.Errorf("read biller %s: %w", r.id, err)
-			}
-			diff := map[string][2]any{}
-			for j, f := range billerFields {
-				if old.vals[j] != r.vals[j] {
-					diff[f.api] = [2]any{old.vals[j], r.vals[j]}
-				}
-			}
-			if old.avail != r.avail {
-				diff["isAvailable"] = [2]any{old.avail, r.avail}
-			}
-			for _, v := range r.vals {
-				args = append(args, v)
-			}
-			args = append(args, r.avail, now, r.id)
-			if _, err := upd.ExecContext(ctx, args...); err != nil {
-				return fmt.Errorf("update biller %s: %w", r.id, err)
-			}
-			switch {
-			case removed:
-				// Listed again after it was marked removed.
-				diff["removed"] = [2]any{true, false}
-				sum.Added++
-				err = record(r.id, ChangeAdded, diff)
-			case len(diff) > 0:
-				sum.Changed++
-				err = record(r.id, ChangeChanged, diff)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if !markRemoved {
-			return nil
-		}
-		listed := make(map[string]bool, len(seen))
-		for _, r := range seen {
-			listed[r.id] = true
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT biller_id FROM billers WHERE removed = 0 AND (? = '' OR category_key = ?)`,
-			o.Category, o.Category)
-		if err != nil {
-			return err
-		}
-		var gone []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			if !listed[id] {
-				gone = append(gone, id)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, id := range gone {
-			if _, err := tx.ExecContext(ctx, `UPDATE billers SET removed = 1, removed_at = ? WHERE biller_id = ?`, now, id); err != nil {
-				return fmt.Errorf("mark biller %s removed: %w", id, err)
-			}
-			if err := record(id, ChangeRemoved, nil); err != nil {
-				return err
-			}
-			sum.Removed++
-		}
-		return nil
-	})
 }

@@ -10,7 +10,7 @@ import (
 
 func changesOf(t testing.TB, o BillerOptions, syncID int64) map[string]string {
 	t.Helper()
-	rows, err := o.DB.Query(`SELECT biller_id, change, fields FROM biller_changes WHERE sync_id = ?`, syncID)
+	rows, err := sqlDB(o.DB).Query(`SELECT biller_id, change, fields FROM biller_changes WHERE sync_id = ?`, syncID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,10 +137,10 @@ func TestSyncBillersIncrementalAndFull(t *testing.T) {
 	if got := changesOf(t, o, s5.SyncID); len(got) != 1 || got["B010"] != "removed" {
 		t.Errorf("full sync changes = %v, want B010 removed", got)
 	}
-	if n := queryInt(t, o.DB, `SELECT count(*) FROM billers WHERE biller_id = 'B010' AND removed = 1 AND removed_at IS NOT NULL`); n != 1 {
+	if n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM billers WHERE biller_id = 'B010' AND removed = 1 AND removed_at IS NOT NULL`); n != 1 {
 		t.Errorf("B010 not kept as removed")
 	}
-	if n := queryInt(t, o.DB, `SELECT count(*) FROM billers`); n != 24 {
+	if n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM billers`); n != 24 {
 		t.Errorf("billers = %d, want 24 (none deleted)", n)
 	}
 	// Listed again: added back.
@@ -155,7 +155,7 @@ func TestSyncBillersIncrementalAndFull(t *testing.T) {
 		t.Errorf("re-listed sync = %+v, want 1 added", s6)
 	}
 	var states []string
-	rows, _ := o.DB.Query(`SELECT mode || ':' || state FROM biller_syncs ORDER BY id`)
+	rows, _ := sqlDB(o.DB).Query(`SELECT mode || ':' || state FROM biller_syncs ORDER BY id`)
 	for rows.Next() {
 		var s string
 		rows.Scan(&s)
@@ -184,10 +184,10 @@ func TestSyncBillersFailedPageStoresNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("SyncBillers with a biller without billerId: no error")
 	}
-	if n := queryInt(t, o.DB, `SELECT count(*) FROM billers`); n != 0 {
+	if n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM billers`); n != 0 {
 		t.Errorf("%d billers stored from a failed sync", n)
 	}
-	if n := queryInt(t, o.DB, `SELECT count(*) FROM biller_syncs WHERE id = ? AND state = 'failed' AND error LIKE '%page 2%billerId%'`, s.SyncID); n != 1 {
+	if n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM biller_syncs WHERE id = ? AND state = 'failed' AND error LIKE '%page 2%billerId%'`, s.SyncID); n != 1 {
 		t.Errorf("failed sync not recorded with page and field")
 	}
 }
@@ -211,10 +211,10 @@ func TestSyncBillersFullWalkThatDiffersRemovesNothing(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("SyncBillers = %v, want ErrIncomplete", err)
 	}
-	if s.Removed != 0 || queryInt(t, o.DB, `SELECT count(*) FROM billers WHERE removed = 1`) != 0 {
+	if s.Removed != 0 || queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM billers WHERE removed = 1`) != 0 {
 		t.Errorf("an untrusted full walk marked billers removed: %+v", s)
 	}
-	if n := queryInt(t, o.DB, `SELECT count(*) FROM biller_syncs WHERE id = ? AND state = 'failed'`, s.SyncID); n != 1 {
+	if n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM biller_syncs WHERE id = ? AND state = 'failed'`, s.SyncID); n != 1 {
 		t.Errorf("sync not recorded as failed")
 	}
 }

@@ -16,16 +16,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
+
+// The database implements the stores the walkers declare.
+var (
+	_ Store       = (*store.DB)(nil)
+	_ BillerStore = (*store.DB)(nil)
+)
+
+// recordColumns are the records columns of recon.RecordFields, in order.
+func recordColumns() string {
+	cols := make([]string, recon.NumFields)
+	for i, f := range recon.RecordFields {
+		cols[i] = f.Column
+	}
+	return strings.Join(cols, ", ")
+}
 
 // fakeService is a hand-written statement and biller server for tests:
 // records per kind and day, paged as the service pages them, with faults.
 type fakeService struct {
 	mu      sync.Mutex
-	records map[string]map[string][]map[string]any // kind -> day -> records
-	late    map[string]map[string][]map[string]any // drift: appear after the day's first page was served
+	records map[recon.Kind]map[string][]map[string]any // kind -> day -> records
+	late    map[recon.Kind]map[string][]map[string]any // drift: appear after the day's first page was served
 	billers []map[string]any
 
 	serverError, drop float64
@@ -42,7 +58,7 @@ type fakeService struct {
 
 func newFake(t testing.TB) (*fakeService, *svcapi.Client) {
 	t.Helper()
-	f := &fakeService{records: map[string]map[string][]map[string]any{}, late: map[string]map[string][]map[string]any{},
+	f := &fakeService{records: map[recon.Kind]map[string][]map[string]any{}, late: map[recon.Kind]map[string][]map[string]any{},
 		notJSON: map[string]bool{}, rnd: rand.New(rand.NewPCG(7, 7))}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -59,17 +75,17 @@ func newFake(t testing.TB) (*fakeService, *svcapi.Client) {
 var fakeDays = []string{"2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"}
 
 // fakeRecord builds a record of kind on day.
-func fakeRecord(kind, day string, i int) map[string]any {
+func fakeRecord(kind recon.Kind, day string, i int) map[string]any {
 	r := map[string]any{
 		"status": "SUCCESS", "txnDateTime": fmt.Sprintf("%s %02d:%02d:%02d", day, i/60%24, i%60, i%60),
-		"svcOrderId":    fmt.Sprintf("%s%s%04d", strings.ToUpper(kind[:2]), strings.ReplaceAll(day, "-", ""), i),
+		"svcOrderId":    fmt.Sprintf("%s%s%04d", strings.ToUpper(string(kind)[:2]), strings.ReplaceAll(day, "-", ""), i),
 		"clientOrderId": fmt.Sprintf("REF%d", i), "transactionId": "", "productCode": "P1", "productName": "PAN",
 		"subProductCode": "", "subProductName": nil, "txnMode": "DR",
 		"txnChargedValue": fmt.Sprintf("%d.50", 10+i), "orderValue": 12, "convenienceFee": "0.00",
 		"txnSurcharge": "0", "txnCashback": "0", "txnTds": "0", "responseCode": "00", "responseMsg": "ok",
 		"narrationValue0": "n0", "narrationValue9": "",
 	}
-	if kind == KindOrders {
+	if kind == recon.Orders {
 		r["settlementSvcOrderId"] = ""
 	} else {
 		r["reversalSvcOrderId"], r["closingBalance"] = "", "XXXX"
@@ -81,7 +97,7 @@ func fakeRecord(kind, day string, i int) map[string]any {
 func (f *fakeService) fill(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, k := range []string{KindStatement, KindOrders} {
+	for _, k := range []recon.Kind{recon.Statement, recon.Orders} {
 		f.records[k] = map[string][]map[string]any{}
 		for _, d := range fakeDays {
 			for i := range n {
@@ -105,7 +121,7 @@ func (f *fakeService) drift(m int) {
 	}
 }
 
-func (f *fakeService) count(kind string) int {
+func (f *fakeService) count(kind recon.Kind) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
@@ -151,9 +167,9 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	b, _ := json.Marshal(raw)
 	json.Unmarshal(b, &req)
-	kind := KindStatement
+	kind := recon.Statement
 	if req.IsOrder {
-		kind = KindOrders
+		kind = recon.Orders
 	}
 	day := req.Filters.TxnDateFrom
 	page, _ := strconv.Atoi(req.Pagination.PageNumber)
@@ -244,14 +260,14 @@ func date(t testing.TB, s string) time.Time {
 // line each, sorted: two syncs that stored the same content dump the same.
 func dumpRecords(t testing.TB, db *store.DB) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT kind, account, svc_order_id, ` + strings.Join(dataColumns, ", ") + ` FROM records`)
+	rows, err := db.Query(`SELECT kind, account, svc_order_id, ` + recordColumns() + ` FROM records`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		vals := make([]string, 3+nData)
+		vals := make([]string, 3+recon.NumFields)
 		dest := make([]any, len(vals))
 		for i := range vals {
 			dest[i] = &vals[i]
@@ -287,7 +303,7 @@ func windowStates(t testing.TB, db *store.DB) map[string]string {
 	return out
 }
 
-func countRecords(t testing.TB, db *store.DB, kind string) int {
+func countRecords(t testing.TB, db *store.DB, kind recon.Kind) int {
 	t.Helper()
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM records WHERE kind = ?`, kind).Scan(&n); err != nil {
@@ -304,3 +320,7 @@ func queryInt(t testing.TB, db *store.DB, q string, args ...any) int {
 	}
 	return int(n.Int64)
 }
+
+// sqlDB is the database behind a store the tests handed to Sync or
+// SyncBillers, for inspecting with SQL.
+func sqlDB(s any) *store.DB { return s.(*store.DB) }

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // RecordError is a record the walker cannot store: a missing or unreadable
 // field. It names the kind, the window, the page and the field.
 type RecordError struct {
-	Kind   string
+	Kind   recon.Kind
 	Day    string // window, YYYY-MM-DD
 	Page   int
 	Index  int    // 1-based position on the page
@@ -24,62 +25,57 @@ func (e *RecordError) Error() string {
 	return fmt.Sprintf("%s window %s page %d record %d: %s %s", e.Kind, e.Day, e.Page, e.Index, e.Field, e.Reason)
 }
 
-// dataColumns are the records columns a record fills, in the order of
-// row.vals. txn_date_time and txn_date come first.
-var dataColumns = []string{
-	"txn_date_time", "txn_date", "status", "client_order_id", "transaction_id",
-	"product_code", "product_name", "sub_product_code", "sub_product_name", "txn_mode",
-	"txn_charged_value", "order_value", "convenience_fee", "txn_surcharge", "txn_cashback", "txn_tds",
-	"narration_value0", "narration_value1", "narration_value2", "narration_value3", "narration_value4",
-	"narration_value5", "narration_value6", "narration_value7", "narration_value8", "narration_value9",
-	"response_code", "response_msg", "reversal_svc_order_id", "closing_balance", "settlement_svc_order_id",
-}
-
-const nData = 31
-
-// row is one record ready for the records table.
-type row struct {
-	id   string // svc_order_id
-	vals [nData]string
-}
-
-// day returns the YYYY-MM-DD of the record.
-func (r *row) day() string { return r.vals[1] }
-
-// toRow validates and converts a record. kind, day and page only name the
-// place in errors.
-func toRow(rec *svcapi.StatementRecord, kind, day string, page, index int) (row, error) {
-	fail := func(field, reason string) (row, error) {
-		return row{}, &RecordError{Kind: kind, Day: day, Page: page, Index: index, Field: field, Reason: reason}
+// toRecord validates and converts a record of the account's statement of
+// kind. day, page and index only name the place in errors.
+func toRecord(rec *svcapi.StatementRecord, kind recon.Kind, account, day string, page, index int) (recon.Record, error) {
+	fail := func(field int, reason string) (recon.Record, error) {
+		return recon.Record{}, &RecordError{Kind: kind, Day: day, Page: page, Index: index,
+			Field: recon.RecordFields[field].API, Reason: reason}
 	}
 	if strings.TrimSpace(string(rec.TxnDateTime)) == "" {
-		return fail("txnDateTime", "missing")
+		return fail(recon.FTxnDateTime, "missing")
 	}
 	t, err := rec.Time()
 	if err != nil {
-		return fail("txnDateTime", fmt.Sprintf("%q is not a timestamp YYYY-MM-DD HH:MM:SS", string(rec.TxnDateTime)))
+		return fail(recon.FTxnDateTime, fmt.Sprintf("%q is not a timestamp YYYY-MM-DD HH:MM:SS", string(rec.TxnDateTime)))
 	}
 	if !rec.TxnChargedValue.Valid {
 		if rec.TxnChargedValue.Raw != "" {
-			return fail("txnChargedValue", fmt.Sprintf("%q is not an amount", rec.TxnChargedValue.Raw))
+			return fail(recon.FTxnChargedValue, fmt.Sprintf("%q is not an amount", rec.TxnChargedValue.Raw))
 		}
-		return fail("txnChargedValue", "missing")
+		return fail(recon.FTxnChargedValue, "missing")
 	}
-	ts := t.In(svcapi.IST).Format(svcapi.TimestampLayout)
-	r := row{vals: [nData]string{
-		ts, ts[:10], str(rec.Status), str(rec.ClientOrderID), str(rec.TransactionID),
-		str(rec.ProductCode), str(rec.ProductName), str(rec.SubProductCode), str(rec.SubProductName), str(rec.TxnMode),
-		rec.TxnChargedValue.String(), rec.OrderValue.String(), rec.ConvenienceFee.String(),
-		rec.TxnSurcharge.String(), rec.TxnCashback.String(), rec.TxnTds.String(),
-		str(rec.NarrationValue0), str(rec.NarrationValue1), str(rec.NarrationValue2), str(rec.NarrationValue3),
-		str(rec.NarrationValue4), str(rec.NarrationValue5), str(rec.NarrationValue6), str(rec.NarrationValue7),
-		str(rec.NarrationValue8), str(rec.NarrationValue9),
-		str(rec.ResponseCode), str(rec.ResponseMsg), str(rec.ReversalSvcOrderID), rec.ClosingBalance.String(),
-		str(rec.SettlementSvcOrderID),
-	}}
-	r.id = str(rec.SvcOrderID)
-	if r.id == "" {
-		r.id = hashID(&r)
+	r := recon.Record{Kind: kind, Account: account}
+	v := &r.Values
+	ts := t.In(recon.IST).Format(recon.TimestampLayout)
+	v[recon.FTxnDateTime], v[recon.FTxnDate] = ts, ts[:len(recon.DateLayout)]
+	v[recon.FStatus] = str(rec.Status)
+	v[recon.FClientOrderID] = str(rec.ClientOrderID)
+	v[recon.FTransactionID] = str(rec.TransactionID)
+	v[recon.FProductCode] = str(rec.ProductCode)
+	v[recon.FProductName] = str(rec.ProductName)
+	v[recon.FSubProductCode] = str(rec.SubProductCode)
+	v[recon.FSubProductName] = str(rec.SubProductName)
+	v[recon.FTxnMode] = str(rec.TxnMode)
+	v[recon.FTxnChargedValue] = rec.TxnChargedValue.String()
+	v[recon.FOrderValue] = rec.OrderValue.String()
+	v[recon.FConvenienceFee] = rec.ConvenienceFee.String()
+	v[recon.FTxnSurcharge] = rec.TxnSurcharge.String()
+	v[recon.FTxnCashback] = rec.TxnCashback.String()
+	v[recon.FTxnTds] = rec.TxnTds.String()
+	for i, n := range [...]svcapi.String{rec.NarrationValue0, rec.NarrationValue1, rec.NarrationValue2, rec.NarrationValue3,
+		rec.NarrationValue4, rec.NarrationValue5, rec.NarrationValue6, rec.NarrationValue7, rec.NarrationValue8,
+		rec.NarrationValue9} {
+		v[recon.FNarrationValue0+i] = str(n)
+	}
+	v[recon.FResponseCode] = str(rec.ResponseCode)
+	v[recon.FResponseMsg] = str(rec.ResponseMsg)
+	v[recon.FReversalSvcOrderID] = str(rec.ReversalSvcOrderID)
+	v[recon.FClosingBalance] = rec.ClosingBalance.String()
+	v[recon.FSettlementSvcOrderID] = str(rec.SettlementSvcOrderID)
+	r.SvcOrderID = str(rec.SvcOrderID)
+	if r.SvcOrderID == "" {
+		r.SvcOrderID = hashID(&r)
 	}
 	return r, nil
 }
@@ -88,10 +84,10 @@ func str(s svcapi.String) string { return strings.TrimSpace(string(s)) }
 
 // hashID is the stable id of a record the service sent without svcOrderId:
 // "hash:" and the SHA-256 of its canonical fields (the stored values, in
-// column order, separated by a unit separator).
-func hashID(r *row) string {
+// recon.RecordFields order, separated by a unit separator).
+func hashID(r *recon.Record) string {
 	h := sha256.New()
-	for i, v := range r.vals {
+	for i, v := range r.Values {
 		if i > 0 {
 			h.Write([]byte{0x1f})
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -51,10 +52,10 @@ func TestSandboxSyncStoresTheGeneratedRecords(t *testing.T) {
 		t.Fatalf("Sync: %v %+v", err, sum.Problems)
 	}
 	c := srv.Counts()
-	if got := countRecords(t, o.DB, KindStatement); got != c.Statement {
+	if got := countRecords(t, sqlDB(o.DB), recon.Statement); got != c.Statement {
 		t.Errorf("statement records = %d, want %d", got, c.Statement)
 	}
-	if got := countRecords(t, o.DB, KindOrders); got != c.Orders {
+	if got := countRecords(t, sqlDB(o.DB), recon.Orders); got != c.Orders {
 		t.Errorf("orders records = %d, want %d", got, c.Orders)
 	}
 	if sum.New != c.Statement+c.Orders {
@@ -76,7 +77,7 @@ func TestSandboxSyncWithFaults(t *testing.T) {
 	if _, err := Sync(context.Background(), co); err != nil {
 		t.Fatal(err)
 	}
-	want := dumpRecords(t, co.DB)
+	want := dumpRecords(t, sqlDB(co.DB))
 
 	srv, _ := startSandbox(t, sandbox.Options{Faults: sandbox.Faults{ServerError: 0.10, Drop: 0.05, PageDrift: true}})
 	var calls CallCounter
@@ -93,18 +94,18 @@ func TestSandboxSyncWithFaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync with faults: %v %+v", err, sum.Problems)
 	}
-	if got := dumpRecords(t, o.DB); !slices.Equal(got, want) {
+	if got := dumpRecords(t, sqlDB(o.DB)); !slices.Equal(got, want) {
 		t.Errorf("with faults %d records stored, clean run %d; contents differ", len(got), len(want))
 	}
 	c := srv.Counts()
-	if got := countRecords(t, o.DB, KindStatement) + countRecords(t, o.DB, KindOrders); got != c.Statement+c.Orders {
+	if got := countRecords(t, sqlDB(o.DB), recon.Statement) + countRecords(t, sqlDB(o.DB), recon.Orders); got != c.Statement+c.Orders {
 		t.Errorf("records = %d, want %d", got, c.Statement+c.Orders)
 	}
 	if sum.Retries == 0 {
 		t.Errorf("no retries counted with 15%% faults")
 	}
 	t.Logf("faults: %s; windows walked more than once: %d", sum.Line(),
-		queryInt(t, o.DB, `SELECT count(*) FROM sync_windows WHERE walks > 1`))
+		queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM sync_windows WHERE walks > 1`))
 }
 
 func TestSandboxSyncResumed(t *testing.T) {
@@ -113,7 +114,7 @@ func TestSandboxSyncResumed(t *testing.T) {
 	if _, err := Sync(context.Background(), clean); err != nil {
 		t.Fatal(err)
 	}
-	want := dumpRecords(t, clean.DB)
+	want := dumpRecords(t, sqlDB(clean.DB))
 
 	o := sandboxOptions(t, srv, cl)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -125,7 +126,7 @@ func TestSandboxSyncResumed(t *testing.T) {
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if got := dumpRecords(t, o.DB); !slices.Equal(got, want) {
+	if got := dumpRecords(t, sqlDB(o.DB)); !slices.Equal(got, want) {
 		t.Errorf("resumed run stored %d records, clean run %d; contents differ", len(got), len(want))
 	}
 }

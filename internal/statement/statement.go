@@ -1,6 +1,7 @@
-// Package statement walks the service's paged reports into SQLite: the
-// statement (spec 4.4), the collect-order statement (4.3) and the biller
-// list (4.5).
+// Package statement walks the service's paged reports into the database
+// (through the Store and BillerStore it declares, which *store.DB
+// implements): the statement (spec 4.4), the collect-order statement (4.3)
+// and the biller list (4.5). Records are recon.Records.
 //
 // Statement and collect-order periods are split into IST day windows. Each
 // window is walked page by page until a page is empty, short, or past
@@ -23,14 +24,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
-)
-
-// Kinds of statement records (the records.kind column).
-const (
-	KindStatement = "statement" // plain statement (spec 4.4)
-	KindOrders    = "orders"    // collect-order statement (spec 4.3)
 )
 
 // Window states (the sync_windows.state column).
@@ -73,13 +69,45 @@ var (
 	_ BillerFetcher = (*svcapi.Client)(nil)
 )
 
+// Store keeps what Sync walks: records, window checkpoints and the sync
+// runs. *store.DB implements it.
+type Store interface {
+	// WriteRecords stores pages (records upserted, then their window's
+	// checkpoint) in one transaction; it returns records inserted and
+	// records whose content changed.
+	WriteRecords(ctx context.Context, at time.Time, pages []store.RecordPage) (newN, updN int, err error)
+	// SyncWindows returns the checkpoints of the account's windows from
+	// day from to day to (YYYY-MM-DD, inclusive).
+	SyncWindows(ctx context.Context, account, from, to string) ([]store.SyncWindow, error)
+	// StartSyncRun records a run as running (closing the account's runs
+	// left running as failed) and returns its id.
+	StartSyncRun(ctx context.Context, account string, kinds []recon.Kind, from, to string, at time.Time) (int64, error)
+	// FinishSyncRun records the end of run id.
+	FinishSyncRun(ctx context.Context, id int64, at time.Time, r store.SyncRunResult) error
+}
+
+// BillerStore keeps the biller list and its syncs. *store.DB implements it.
+type BillerStore interface {
+	// LastBillerSync returns the newest updatedDate the last successful
+	// sync of the category's scope saw ("" none).
+	LastBillerSync(ctx context.Context, category string) (string, error)
+	// StartBillerSync records a sync as running and returns its id.
+	StartBillerSync(ctx context.Context, mode, category, updatedAfter string, at time.Time) (int64, error)
+	// StoreBillers writes the billers seen in one transaction, recording
+	// each change; with markRemoved, billers of the category not seen are
+	// marked removed.
+	StoreBillers(ctx context.Context, syncID int64, at time.Time, seen []store.Biller, markRemoved bool, category string) (store.BillerChanges, error)
+	// FinishBillerSync records the end of sync id.
+	FinishBillerSync(ctx context.Context, id int64, at time.Time, r store.BillerSyncResult) error
+}
+
 // Options configure Sync.
 type Options struct {
-	DB       *store.DB
+	DB       Store
 	Client   Fetcher
-	Account  string    // linked account number
-	From, To time.Time // IST dates, inclusive
-	Kinds    []string  // KindStatement, KindOrders; default both
+	Account  string       // linked account number
+	From, To time.Time    // IST dates, inclusive
+	Kinds    []recon.Kind // recon.Statement, recon.Orders; default both (recon.Kinds)
 
 	Concurrency int  // windows fetched at once; default 4
 	PageSize    int  // records per page requested; default 500
@@ -94,8 +122,8 @@ type Options struct {
 	Calls *CallCounter
 
 	Log      *slog.Logger
-	Progress io.Writer // nil: no progress output
-	Now      func() time.Time
+	Progress io.Writer        // nil: no progress output
+	Now      func() time.Time // the clock: today's window is never skipped as done; default time.Now
 }
 
 // Summary says what a Sync did.
@@ -115,7 +143,7 @@ type Summary struct {
 // WindowProblem is a window that failed or whose stored count still
 // differs from the service's meta.totalRecords.
 type WindowProblem struct {
-	Kind   string
+	Kind   recon.Kind
 	Day    string // YYYY-MM-DD
 	State  string // StateFailed or StateMismatch
 	Page   int    // page being fetched when it failed
@@ -170,8 +198,8 @@ var _ svcapi.Recorder = (*CallCounter)(nil)
 
 // day is an IST calendar date.
 func day(t time.Time) time.Time {
-	y, m, d := t.In(svcapi.IST).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, svcapi.IST)
+	y, m, d := t.In(recon.IST).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, recon.IST)
 }
 
 func (o *Options) defaults() error {
@@ -186,15 +214,15 @@ func (o *Options) defaults() error {
 	}
 	o.From, o.To = day(o.From), day(o.To)
 	if o.To.Before(o.From) {
-		return fmt.Errorf("sync: period ends %s before it starts %s", o.To.Format(time.DateOnly), o.From.Format(time.DateOnly))
+		return fmt.Errorf("sync: period ends %s before it starts %s", o.To.Format(recon.DateLayout), o.From.Format(recon.DateLayout))
 	}
 	if len(o.Kinds) == 0 {
-		o.Kinds = []string{KindStatement, KindOrders}
+		o.Kinds = append([]recon.Kind(nil), recon.Kinds...)
 	}
-	seen := map[string]bool{}
+	seen := map[recon.Kind]bool{}
 	for _, k := range o.Kinds {
-		if k != KindStatement && k != KindOrders {
-			return fmt.Errorf("sync: unknown kind %q (want %s or %s)", k, KindStatement, KindOrders)
+		if _, err := recon.ParseKind(string(k)); err != nil {
+			return fmt.Errorf("sync: %w", err)
 		}
 		if seen[k] {
 			return fmt.Errorf("sync: kind %q given twice", k)

@@ -2,7 +2,6 @@ package statement
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -24,7 +24,7 @@ const maxPages = 1_000_000
 
 // window is one kind and IST day of the period.
 type window struct {
-	kind     string
+	kind     recon.Kind
 	day      string // YYYY-MM-DD
 	nextPage int    // page to start at (a resumed walk starts past 1)
 	walks    int    // walks started, over all runs
@@ -69,8 +69,8 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 		return sum, err
 	}
 	sum.WindowsSkipped = skipped
-	o.Log.InfoContext(ctx, "sync started", "run", s.runID, "account", o.Account, "kinds", strings.Join(o.Kinds, ","),
-		"from", o.From.Format(time.DateOnly), "to", o.To.Format(time.DateOnly), "windows", len(windows), "skipped", skipped)
+	o.Log.InfoContext(ctx, "sync started", "run", s.runID, "account", o.Account, "kinds", KindsText(o.Kinds),
+		"from", o.From.Format(recon.DateLayout), "to", o.To.Format(recon.DateLayout), "windows", len(windows), "skipped", skipped)
 	if o.Progress != nil {
 		s.bar = progress.New(o.Progress, "sync records", 0, o.Log)
 	}
@@ -78,7 +78,7 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	wr := &writer{db: o.DB, account: o.Account, now: o.Now, jobs: s.jobs}
+	wr := &writer{db: o.DB, now: o.Now, jobs: s.jobs}
 	werrc := make(chan error, 1)
 	go func() { werrc <- wr.run(wctx, func(err error) { cancel(err) }) }()
 
@@ -127,41 +127,35 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 
 func (s *syncer) startRun(ctx context.Context) error {
 	o := s.o
-	return o.DB.Write(ctx, func(tx *sql.Tx) error {
-		// A run still 'running' was killed: its windows resume now.
-		if _, err := tx.ExecContext(ctx, `UPDATE sync_runs SET state = 'failed',
-			error = 'ended without finishing (killed?); resumed by a later run' WHERE state = 'running' AND account = ?`,
-			o.Account); err != nil {
-			return fmt.Errorf("record sync run: %w", err)
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO sync_runs (kinds, account, date_from, date_to, started_at, state)
-			VALUES (?, ?, ?, ?, ?, 'running')`, strings.Join(o.Kinds, ","), o.Account,
-			o.From.Format(time.DateOnly), o.To.Format(time.DateOnly), store.FormatTime(o.Now()))
-		if err != nil {
-			return fmt.Errorf("record sync run: %w", err)
-		}
-		s.runID, err = res.LastInsertId()
-		return err
-	})
+	id, err := o.DB.StartSyncRun(ctx, o.Account, o.Kinds, o.From.Format(recon.DateLayout), o.To.Format(recon.DateLayout), o.Now())
+	if err != nil {
+		return fmt.Errorf("record sync run: %w", err)
+	}
+	s.runID = id
+	return nil
+}
+
+// KindsText is kinds as sync_runs.kinds and the command line write them:
+// "statement,orders".
+func KindsText(kinds []recon.Kind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ",")
 }
 
 // finishRun records the totals; it writes even when ctx was cancelled.
 func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
-	state, msg := "ok", ""
+	res := store.SyncRunResult{State: "ok", New: sum.New, Updated: sum.Updated, Pages: sum.Pages,
+		Windows: sum.Windows, WindowsFailed: sum.WindowsFailed, Retries: sum.Retries}
 	if runErr != nil {
-		state, msg = "failed", runErr.Error()
+		res.State, res.Error = "failed", runErr.Error()
 		if errors.Is(runErr, ErrIncomplete) {
-			state = "partial"
+			res.State = "partial"
 		}
 	}
-	err := s.o.DB.Write(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE sync_runs SET finished_at = ?, state = ?, records_new = ?, records_updated = ?,
-			pages = ?, windows = ?, windows_failed = ?, retries = ?, error = ? WHERE id = ?`,
-			store.FormatTime(s.o.Now()), state, sum.New, sum.Updated, sum.Pages, sum.Windows, sum.WindowsFailed,
-			sum.Retries, msg, s.runID)
-		return err
-	})
-	if err != nil {
+	if err := s.o.DB.FinishSyncRun(context.WithoutCancel(ctx), s.runID, s.o.Now(), res); err != nil {
 		s.o.Log.ErrorContext(ctx, "sync run not recorded", "run", s.runID, "error", err.Error())
 	}
 }
@@ -170,45 +164,35 @@ func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 // skipped unless Refresh, or unless their day is not over yet.
 func (s *syncer) plan(ctx context.Context) ([]*window, int, error) {
 	o := s.o
-	type cp struct {
-		state          string
-		nextPage, walk int
+	type key struct {
+		kind recon.Kind
+		day  string
 	}
-	saved := map[[2]string]cp{}
-	rows, err := o.DB.QueryContext(ctx, `SELECT kind, day, state, next_page, walks FROM sync_windows
-		WHERE account = ? AND day >= ? AND day <= ?`, o.Account, o.From.Format(time.DateOnly), o.To.Format(time.DateOnly))
+	saved := map[key]store.SyncWindow{}
+	cps, err := o.DB.SyncWindows(ctx, o.Account, o.From.Format(recon.DateLayout), o.To.Format(recon.DateLayout))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read checkpoints: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, d string
-		var c cp
-		if err := rows.Scan(&k, &d, &c.state, &c.nextPage, &c.walk); err != nil {
-			return nil, 0, fmt.Errorf("read checkpoints: %w", err)
-		}
-		saved[[2]string{k, d}] = c
+	for _, c := range cps {
+		saved[key{c.Kind, c.Day}] = c
 	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("read checkpoints: %w", err)
-	}
-	today := day(o.Now()).Format(time.DateOnly)
+	today := day(o.Now()).Format(recon.DateLayout)
 	var out []*window
 	skipped := 0
 	for d := o.From; !d.After(o.To); d = d.AddDate(0, 0, 1) {
-		ds := d.Format(time.DateOnly)
+		ds := d.Format(recon.DateLayout)
 		for _, k := range o.Kinds {
 			w := &window{kind: k, day: ds, nextPage: 1}
-			if c, ok := saved[[2]string{k, ds}]; ok {
-				w.walks = c.walk
-				switch c.state {
+			if c, ok := saved[key{k, ds}]; ok {
+				w.walks = c.Walks
+				switch c.State {
 				case StateDone:
 					if !o.Refresh && ds < today {
 						skipped++
 						continue
 					}
 				case StateWalking, StateFailed:
-					w.nextPage = max(1, c.nextPage)
+					w.nextPage = max(1, c.NextPage)
 				}
 			}
 			out = append(out, w)
@@ -256,9 +240,7 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 			}
 			log.WarnContext(ctx, "window failed", LogPage, failPage, "error", err.Error())
 			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: err.Error()})
-			s.jobs <- job{kind: w.kind, apply: func(tx *writeTx) error {
-				return tx.checkpoint(w.kind, w.day, StateFailed, failPage, nil, nil, w.walks, err.Error())
-			}}
+			s.jobs <- job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, err.Error())}}
 			return nil
 		}
 		switch res.state {
@@ -297,10 +279,16 @@ type finishResult struct {
 	err           error
 }
 
+// checkpoint is the checkpoint of window w.
+func (s *syncer) checkpoint(w *window, state string, nextPage int, total *int64, walks int, errText string) *store.SyncWindow {
+	return &store.SyncWindow{Kind: w.kind, Account: s.o.Account, Day: w.day, State: state, NextPage: nextPage,
+		Total: total, Walks: walks, Error: errText}
+}
+
 // ref is the externalRef of a page request: deterministic and alphanumeric.
 func (s *syncer) ref(w *window, page int) string {
 	p := "ST"
-	if w.kind == KindOrders {
+	if w.kind == recon.Orders {
 		p = "CO"
 	}
 	return p + strings.ReplaceAll(w.day, "-", "") + "P" + strconv.Itoa(page) + "W" + strconv.Itoa(w.walks) +
@@ -316,7 +304,7 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 	req := svcapi.StatementRequest{BankProfileID: o.BankProfileID, AccountNumber: o.Account,
 		Pagination: svcapi.Pagination{RecordsPerPage: strconv.Itoa(o.PageSize)},
 		Filters:    svcapi.StatementFilters{TxnDateFrom: w.day, TxnDateTo: w.day}}
-	if w.kind == KindOrders {
+	if w.kind == recon.Orders {
 		req.BankProfileID, req.IsOrder = "0", true
 	}
 	normal := 0
@@ -335,9 +323,9 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		if pg == nil {
 			pg = &svcapi.StatementPage{}
 		}
-		rows := make([]row, len(pg.Records))
+		recs := make([]recon.Record, len(pg.Records))
 		for i := range pg.Records {
-			if rows[i], err = toRow(&pg.Records[i], w.kind, w.day, p, i+1); err != nil {
+			if recs[i], err = toRecord(&pg.Records[i], w.kind, o.Account, w.day, p, i+1); err != nil {
 				return finishResult{}, p, err
 			}
 		}
@@ -348,14 +336,12 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 			s.bar.SetTotal(s.totals.Add(total))
 			firstTotal = false
 		}
-		n := len(rows)
+		n := len(recs)
 		last := lastPage(p, n, o.PageSize, normal, meta)
 		normal = max(normal, n)
 		if !last {
 			walks := w.walks
-			s.jobs <- job{kind: w.kind, rows: rows, apply: func(tx *writeTx) error {
-				return tx.checkpoint(w.kind, w.day, StateWalking, p+1, &total, nil, walks, "")
-			}}
+			s.jobs <- job{page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateWalking, p+1, &total, walks, "")}}
 			s.bar.Add(int64(n))
 			if ctx.Err() != nil {
 				return finishResult{}, p + 1, context.Cause(ctx)
@@ -367,23 +353,19 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		resc := make(chan finishResult, 1)
 		var res finishResult
 		walks := w.walks
-		s.jobs <- job{kind: w.kind, rows: rows,
-			apply: func(tx *writeTx) error {
-				stored, err := tx.stored(w.kind, w.day)
-				if err != nil {
-					return err
-				}
-				res = finishResult{state: StateDone, stored: stored, total: total}
-				next := p + 1
-				switch {
-				case !known || stored == total:
-				case lastWalk:
-					res.state = StateMismatch
-				default:
-					res.state, next = StateWalking, 1
-				}
-				return tx.checkpoint(w.kind, w.day, res.state, next, &total, &stored, walks, "")
-			},
+		s.jobs <- job{
+			page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateDone, p+1, &total, walks, ""),
+				Finish: func(stored int64, cp *store.SyncWindow) {
+					res = finishResult{state: StateDone, stored: stored, total: total}
+					switch {
+					case !known || stored == total:
+					case lastWalk:
+						res.state = StateMismatch
+					default:
+						res.state, cp.NextPage = StateWalking, 1
+					}
+					cp.State = res.state
+				}},
 			done: func(err error) {
 				res.err = err
 				resc <- res

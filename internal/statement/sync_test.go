@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -27,8 +28,8 @@ func TestSyncStoresEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
-	for _, k := range []string{KindStatement, KindOrders} {
-		if got, want := countRecords(t, o.DB, k), f.count(k); got != want {
+	for _, k := range []recon.Kind{recon.Statement, recon.Orders} {
+		if got, want := countRecords(t, sqlDB(o.DB), k), f.count(k); got != want {
 			t.Errorf("%s records = %d, want %d", k, got, want)
 		}
 	}
@@ -38,14 +39,14 @@ func TestSyncStoresEveryRecord(t *testing.T) {
 	if sum.Windows != 10 || sum.WindowsFailed != 0 || sum.Pages != 40 {
 		t.Errorf("Summary windows %d failed %d pages %d, want 10, 0, 40", sum.Windows, sum.WindowsFailed, sum.Pages)
 	}
-	for w, s := range windowStates(t, o.DB) {
+	for w, s := range windowStates(t, sqlDB(o.DB)) {
 		if s != StateDone {
 			t.Errorf("window %s state %s, want done", w, s)
 		}
 	}
 	// Stored values are normalised: amounts exact, nulls empty, times IST.
 	var amt, ov, sub, ts, day string
-	err = o.DB.QueryRow(`SELECT txn_charged_value, order_value, sub_product_name, txn_date_time, txn_date FROM records
+	err = sqlDB(o.DB).QueryRow(`SELECT txn_charged_value, order_value, sub_product_name, txn_date_time, txn_date FROM records
 		WHERE kind = 'statement' AND svc_order_id = 'ST202611030005'`).Scan(&amt, &ov, &sub, &ts, &day)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestSyncStoresEveryRecord(t *testing.T) {
 	}
 	var state string
 	var n, pages int
-	if err := o.DB.QueryRow(`SELECT state, records_new, pages FROM sync_runs WHERE id = ?`, sum.RunID).Scan(&state, &n, &pages); err != nil {
+	if err := sqlDB(o.DB).QueryRow(`SELECT state, records_new, pages FROM sync_runs WHERE id = ?`, sum.RunID).Scan(&state, &n, &pages); err != nil {
 		t.Fatal(err)
 	}
 	if state != "ok" || n != sum.New || pages != 40 {
@@ -70,7 +71,7 @@ func TestSyncSecondRunAddsNothing(t *testing.T) {
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	before := dumpRecords(t, o.DB)
+	before := dumpRecords(t, sqlDB(o.DB))
 	reqs := f.requests
 	sum, err := Sync(context.Background(), o)
 	if err != nil {
@@ -88,12 +89,12 @@ func TestSyncSecondRunAddsNothing(t *testing.T) {
 	if sum.New != 0 || sum.Updated != 0 || sum.Pages == 0 {
 		t.Errorf("refresh run: New %d Updated %d Pages %d; want 0, 0, > 0", sum.New, sum.Updated, sum.Pages)
 	}
-	if after := dumpRecords(t, o.DB); !slices.Equal(before, after) {
+	if after := dumpRecords(t, sqlDB(o.DB)); !slices.Equal(before, after) {
 		t.Errorf("records changed on refresh")
 	}
 	// A record changed at the service is counted as updated, once.
 	f.mu.Lock()
-	f.records[KindOrders]["2026-11-02"][4]["settlementSvcOrderId"] = "SETTLE1"
+	f.records[recon.Orders]["2026-11-02"][4]["settlementSvcOrderId"] = "SETTLE1"
 	f.mu.Unlock()
 	sum, err = Sync(context.Background(), o)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestSyncSecondRunAddsNothing(t *testing.T) {
 	if sum.New != 0 || sum.Updated != 1 {
 		t.Errorf("after one change: New %d Updated %d, want 0, 1", sum.New, sum.Updated)
 	}
-	if got := queryInt(t, o.DB, `SELECT count(*) FROM records WHERE settlement_svc_order_id = 'SETTLE1'
+	if got := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM records WHERE settlement_svc_order_id = 'SETTLE1'
 		AND first_synced_at < last_synced_at`); got != 1 {
 		t.Errorf("changed record: %d rows with the new value and first_synced_at kept, want 1", got)
 	}
@@ -126,8 +127,8 @@ func TestSyncWithFaultsStoresExactlyTheRecords(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Sync: %v (%+v)", err, sum.Problems)
 	}
-	for _, k := range []string{KindStatement, KindOrders} {
-		if got, want := countRecords(t, o.DB, k), f.count(k); got != want {
+	for _, k := range []recon.Kind{recon.Statement, recon.Orders} {
+		if got, want := countRecords(t, sqlDB(o.DB), k), f.count(k); got != want {
 			t.Errorf("%s records = %d, want %d", k, got, want)
 		}
 	}
@@ -138,7 +139,7 @@ func TestSyncWithFaultsStoresExactlyTheRecords(t *testing.T) {
 		t.Errorf("Retries = 0 with 15%% faults")
 	}
 	// Drift hid records from the first walk: every window was walked again.
-	if got := queryInt(t, o.DB, `SELECT min(walks) FROM sync_windows`); got < 2 {
+	if got := queryInt(t, sqlDB(o.DB), `SELECT min(walks) FROM sync_windows`); got < 2 {
 		t.Errorf("min walks = %d, want >= 2 (drift)", got)
 	}
 }
@@ -150,7 +151,7 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	if _, err := Sync(context.Background(), clean); err != nil {
 		t.Fatal(err)
 	}
-	want := dumpRecords(t, clean.DB)
+	want := dumpRecords(t, sqlDB(clean.DB))
 
 	o := baseOptions(t, cl)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -163,20 +164,20 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	if isum.WindowsLeft == 0 || isum.Windows+isum.WindowsLeft != 10 || !strings.Contains(isum.Line(), "left for the next run") {
 		t.Errorf("interrupted summary: %d windows ended, %d left (%s); want some left of 10", isum.Windows, isum.WindowsLeft, isum.Line())
 	}
-	if n := countRecords(t, o.DB, KindStatement) + countRecords(t, o.DB, KindOrders); n == 0 || n >= len(want) {
+	if n := countRecords(t, sqlDB(o.DB), recon.Statement) + countRecords(t, sqlDB(o.DB), recon.Orders); n == 0 || n >= len(want) {
 		t.Fatalf("after the interruption %d records stored, want some but not all %d", n, len(want))
 	}
-	walking := queryInt(t, o.DB, `SELECT count(*) FROM sync_windows WHERE state = 'walking' AND next_page > 1`)
+	walking := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM sync_windows WHERE state = 'walking' AND next_page > 1`)
 	if walking == 0 {
 		t.Errorf("no window checkpointed mid-walk")
 	}
 	var state string
-	o.DB.QueryRow(`SELECT state FROM sync_runs ORDER BY id LIMIT 1`).Scan(&state)
+	sqlDB(o.DB).QueryRow(`SELECT state FROM sync_runs ORDER BY id LIMIT 1`).Scan(&state)
 	if state != "failed" {
 		t.Errorf("interrupted run state = %q, want failed", state)
 	}
 	// A killed run leaves its row 'running'; the next run closes it.
-	if _, err := o.DB.Exec(`UPDATE sync_runs SET state = 'running', finished_at = NULL`); err != nil {
+	if _, err := sqlDB(o.DB).Exec(`UPDATE sync_runs SET state = 'running', finished_at = NULL`); err != nil {
 		t.Fatal(err)
 	}
 	counting := &cancelAfter{f: cl, n: -1}
@@ -185,13 +186,13 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := dumpRecords(t, o.DB); !slices.Equal(got, want) {
+	if got := dumpRecords(t, sqlDB(o.DB)); !slices.Equal(got, want) {
 		t.Errorf("resumed run stored %d records, clean run %d; contents differ", len(got), len(want))
 	}
 	if sum.Updated != 0 {
 		t.Errorf("resumed run updated %d records, want 0", sum.Updated)
 	}
-	if n := queryInt(t, o.DB, `SELECT count(*) FROM sync_runs WHERE state = 'running'`); n != 0 {
+	if n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM sync_runs WHERE state = 'running'`); n != 0 {
 		t.Errorf("%d sync runs still 'running' after a later run", n)
 	}
 	// Resumed windows start at their checkpoint: the two runs together
@@ -199,7 +200,7 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	if total := 9 + int(counting.calls.Load()); total > 40+o.Concurrency+1 {
 		t.Errorf("interrupted + resumed runs fetched %d pages, clean run 40", total)
 	}
-	for w, s := range windowStates(t, o.DB) {
+	for w, s := range windowStates(t, sqlDB(o.DB)) {
 		if s != StateDone {
 			t.Errorf("window %s %s after resume, want done", w, s)
 		}
@@ -236,17 +237,17 @@ func TestSyncPageNotJSON(t *testing.T) {
 		t.Fatalf("Problems = %+v, want one", sum.Problems)
 	}
 	p := sum.Problems[0]
-	if p.Kind != KindOrders || p.Day != "2026-11-03" || p.Page != 2 || p.State != StateFailed {
+	if p.Kind != recon.Orders || p.Day != "2026-11-03" || p.Page != 2 || p.State != StateFailed {
 		t.Errorf("problem = %+v, want orders window 2026-11-03 page 2 failed", p)
 	}
 	if s := p.String(); !strings.Contains(s, "2026-11-03") || !strings.Contains(s, "page 2") {
 		t.Errorf("problem text %q does not name window and page", s)
 	}
 	// Page 1 of the failed window stays stored; every other window is done.
-	if got, want := countRecords(t, o.DB, KindOrders), 4*25+10; got != want {
+	if got, want := countRecords(t, sqlDB(o.DB), recon.Orders), 4*25+10; got != want {
 		t.Errorf("orders stored = %d, want %d", got, want)
 	}
-	if got := queryInt(t, o.DB, `SELECT next_page FROM sync_windows WHERE kind = 'orders' AND day = '2026-11-03' AND state = 'failed'`); got != 2 {
+	if got := queryInt(t, sqlDB(o.DB), `SELECT next_page FROM sync_windows WHERE kind = 'orders' AND day = '2026-11-03' AND state = 'failed'`); got != 2 {
 		t.Errorf("failed window next_page = %d, want 2", got)
 	}
 	if sum.WindowsFailed != 1 || sum.Windows != 10 {
@@ -262,7 +263,7 @@ func TestSyncPageNotJSON(t *testing.T) {
 	if got := counting.calls.Load(); got != 2 {
 		t.Errorf("resume fetched %d pages, want 2 (pages 2 and 3)", got)
 	}
-	if got := countRecords(t, o.DB, KindOrders); got != 5*25 {
+	if got := countRecords(t, sqlDB(o.DB), recon.Orders); got != 5*25 {
 		t.Errorf("orders stored = %d, want %d", got, 5*25)
 	}
 }
@@ -281,9 +282,9 @@ func TestSyncRecordErrors(t *testing.T) {
 			f, cl := newFake(t)
 			f.fill(15)
 			if tc.set == nil {
-				delete(f.records[KindStatement]["2026-11-04"][12], tc.field)
+				delete(f.records[recon.Statement]["2026-11-04"][12], tc.field)
 			} else {
-				f.records[KindStatement]["2026-11-04"][12][tc.field] = tc.set
+				f.records[recon.Statement]["2026-11-04"][12][tc.field] = tc.set
 			}
 			o := baseOptions(t, cl)
 			sum, err := Sync(context.Background(), o)
@@ -294,7 +295,7 @@ func TestSyncRecordErrors(t *testing.T) {
 			if p.Day != "2026-11-04" || p.Page != 2 || !strings.Contains(p.Err, tc.field) || !strings.Contains(p.Err, "page 2") {
 				t.Errorf("problem = %+v, want window 2026-11-04 page 2 naming %s", p, tc.field)
 			}
-			if got := countRecords(t, o.DB, KindStatement); got != 4*15+10 {
+			if got := countRecords(t, sqlDB(o.DB), recon.Statement); got != 4*15+10 {
 				t.Errorf("statement records = %d, want %d", got, 4*15+10)
 			}
 		})
@@ -306,7 +307,7 @@ func TestSyncMismatchIsReported(t *testing.T) {
 	f.fill(12)
 	f.totalLie = 1
 	o := baseOptions(t, cl)
-	o.Kinds = []string{KindStatement}
+	o.Kinds = []recon.Kind{recon.Statement}
 	o.MaxWalks = 2
 	sum, err := Sync(context.Background(), o)
 	if !errors.Is(err, ErrIncomplete) {
@@ -315,10 +316,10 @@ func TestSyncMismatchIsReported(t *testing.T) {
 	if len(sum.Problems) != 5 || sum.Problems[0].State != StateMismatch || sum.Problems[0].Stored != 12 || sum.Problems[0].Total != 13 {
 		t.Errorf("problems = %+v, want 5 mismatches 12 vs 13", sum.Problems)
 	}
-	if got := queryInt(t, o.DB, `SELECT count(*) FROM sync_windows WHERE state = 'mismatch' AND walks = 2 AND stored_records = 12 AND total_records = 13`); got != 5 {
+	if got := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM sync_windows WHERE state = 'mismatch' AND walks = 2 AND stored_records = 12 AND total_records = 13`); got != 5 {
 		t.Errorf("%d mismatch windows walked twice, want 5", got)
 	}
-	if got := countRecords(t, o.DB, KindStatement); got != 60 {
+	if got := countRecords(t, sqlDB(o.DB), recon.Statement); got != 60 {
 		t.Errorf("records = %d, want 60 (no duplicates from walking again)", got)
 	}
 }
@@ -332,7 +333,7 @@ func TestSyncMetaLagsRecords(t *testing.T) {
 	f.fill(30)
 	f.metaShort = 10
 	o := baseOptions(t, cl)
-	o.Kinds = []string{KindStatement}
+	o.Kinds = []recon.Kind{recon.Statement}
 	o.MaxWalks = 1
 	sum, err := Sync(context.Background(), o)
 	if !errors.Is(err, ErrIncomplete) || len(sum.Problems) != 5 {
@@ -341,7 +342,7 @@ func TestSyncMetaLagsRecords(t *testing.T) {
 	if p := sum.Problems[0]; p.State != StateMismatch || p.Stored != 30 || p.Total != 20 {
 		t.Errorf("problem = %+v, want 30 stored, the service says 20", p)
 	}
-	if got := countRecords(t, o.DB, KindStatement); got != 5*30 {
+	if got := countRecords(t, sqlDB(o.DB), recon.Statement); got != 5*30 {
 		t.Errorf("records = %d, want %d", got, 5*30)
 	}
 }
@@ -362,7 +363,7 @@ func TestSyncStopsWhenCredentialsRefused(t *testing.T) {
 	if f.requests != 1 || len(sum.Problems) != 0 || sum.WindowsLeft != 10 {
 		t.Errorf("%d requests, problems %+v, %d windows left; want 1 request and the run stopped", f.requests, sum.Problems, sum.WindowsLeft)
 	}
-	if got := queryInt(t, o.DB, `SELECT count(*) FROM sync_runs WHERE state = 'failed' AND error LIKE '%UAD%'`); got != 1 {
+	if got := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM sync_runs WHERE state = 'failed' AND error LIKE '%UAD%'`); got != 1 {
 		t.Errorf("sync run not recorded as failed with the service's answer")
 	}
 }
@@ -375,7 +376,7 @@ func TestSyncServiceCapsPageSize(t *testing.T) {
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if got := countRecords(t, o.DB, KindOrders); got != 5*27 {
+	if got := countRecords(t, sqlDB(o.DB), recon.Orders); got != 5*27 {
 		t.Errorf("orders = %d, want %d", got, 5*27)
 	}
 }
@@ -383,7 +384,7 @@ func TestSyncServiceCapsPageSize(t *testing.T) {
 func TestSyncRecordWithoutSvcOrderID(t *testing.T) {
 	f, cl := newFake(t)
 	f.fill(5)
-	f.records[KindStatement]["2026-11-01"][2]["svcOrderId"] = ""
+	f.records[recon.Statement]["2026-11-01"][2]["svcOrderId"] = ""
 	o := baseOptions(t, cl)
 	o.Refresh = true
 	for range 2 {
@@ -391,10 +392,10 @@ func TestSyncRecordWithoutSvcOrderID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := queryInt(t, o.DB, `SELECT count(*) FROM records WHERE svc_order_id LIKE 'hash:%' AND length(svc_order_id) = 69`); got != 1 {
+	if got := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM records WHERE svc_order_id LIKE 'hash:%' AND length(svc_order_id) = 69`); got != 1 {
 		t.Errorf("%d hashed records, want 1", got)
 	}
-	if got := countRecords(t, o.DB, KindStatement); got != 25 {
+	if got := countRecords(t, sqlDB(o.DB), recon.Statement); got != 25 {
 		t.Errorf("records = %d, want 25", got)
 	}
 }
@@ -432,9 +433,9 @@ func TestOptionsRejected(t *testing.T) {
 	_, cl := newFake(t)
 	db := openDB(t)
 	for _, o := range []Options{
-		{DB: db, Client: cl, From: date(t, "2026-11-01"), To: date(t, "2026-11-02")},                                         // no account
-		{DB: db, Client: cl, Account: acct, From: date(t, "2026-11-02"), To: date(t, "2026-11-01")},                          // reversed
-		{DB: db, Client: cl, Account: acct, From: date(t, "2026-11-01"), To: date(t, "2026-11-01"), Kinds: []string{"bank"}}, // kind
+		{DB: db, Client: cl, From: date(t, "2026-11-01"), To: date(t, "2026-11-02")},                                             // no account
+		{DB: db, Client: cl, Account: acct, From: date(t, "2026-11-02"), To: date(t, "2026-11-01")},                              // reversed
+		{DB: db, Client: cl, Account: acct, From: date(t, "2026-11-01"), To: date(t, "2026-11-01"), Kinds: []recon.Kind{"bank"}}, // kind
 	} {
 		if _, err := Sync(context.Background(), o); err == nil {
 			t.Errorf("Sync(%+v) = nil error", o)

@@ -4,27 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 )
 
-func openTestDB(tb testing.TB) *DB {
-	tb.Helper()
-	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "t.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
 var t0 = time.Date(2026, 11, 21, 4, 45, 0, 0, time.UTC)
 
 func TestBulkRuns(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := openTest(t)
 	if r, err := db.BulkRun(ctx, "NOPE2"); r != nil || err != nil {
 		t.Fatalf("BulkRun(unknown) = %v, %v; want nil, nil", r, err)
 	}
@@ -85,7 +74,7 @@ func TestBulkRuns(t *testing.T) {
 
 func TestBulkRowJournal(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := openTest(t)
 	if err := db.CreateBulkRun(ctx, BulkRun{ID: "RUN22", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
 		TotalRows: 3, State: BulkRunning, CreatedAt: t0}); err != nil {
 		t.Fatal(err)
@@ -176,7 +165,7 @@ func TestBulkRowJournal(t *testing.T) {
 
 func TestBatchCommitsEveryWriteBeforeDoReturns(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t)
+	db := openTest(t)
 	if _, err := db.Exec(`CREATE TABLE batch_t (n INTEGER PRIMARY KEY)`); err != nil {
 		t.Fatal(err)
 	}

@@ -2,22 +2,11 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
-
-func openTest(tb testing.TB) *DB {
-	tb.Helper()
-	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), "t.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
 
 func TestInsertCallsSkipsKnownLines(t *testing.T) {
 	ctx := context.Background()

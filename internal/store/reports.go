@@ -259,22 +259,16 @@ type ReportRecord struct {
 	FirstSyncedAt, LastSyncedAt string
 }
 
-// recordColumns selects a record's key columns, every column of
-// recon.RecordFields in order, and its sync times.
-var recordColumns = func() string {
-	cols := []string{"account", "svc_order_id"}
-	for _, f := range recon.RecordFields {
-		cols = append(cols, f.Column)
-	}
-	return strings.Join(append(cols, "first_synced_at", "last_synced_at"), ", ")
-}()
+// reportRecordSelect selects a record's key columns, every column of
+// recon.RecordFields in order (recordColumns), and its sync times.
+var reportRecordSelect = "account, svc_order_id, " + strings.Join(recordColumns, ", ") + ", first_synced_at, last_synced_at"
 
 // ReportRecords yields the records of kind k whose txnDate is in from..to,
 // by account, time and svcOrderId. Every field is read for both kinds (a
 // field the kind does not carry is "").
 func (db *DB) ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*ReportRecord, error] {
 	var ptrs []any
-	return reportRows(ctx, db, k.String()+" records", `SELECT `+recordColumns+`
+	return reportRows(ctx, db, k.String()+" records", `SELECT `+reportRecordSelect+`
 		FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?
 		ORDER BY account, txn_date_time, svc_order_id`, []any{k, from, to},
 		func(rows *sql.Rows, r *ReportRecord) error {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/export"
@@ -16,6 +17,13 @@ import (
 
 // Run runs billersync with args (without the program name).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := Job(ctx, args, stdout, stderr)
+	return err
+}
+
+// Job is Run that also returns what the sync did (the lines it prints: the
+// biller counts and the files written), for the scheduler's job history.
+func Job(ctx context.Context, args []string, stdout, stderr io.Writer) (summary string, err error) {
 	fs := cli.NewFlagSet("billersync", "billersync [--category KEY] [--full] [--out DIR] [flags]\n\n"+
 		"Syncs the utility biller list into the database. By default only billers updated on or after\n"+
 		"the newest update date of the last successful sync are asked for; --full walks the whole list\n"+
@@ -33,44 +41,46 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "also export billers.xlsx and billers.csv into this directory")
 	pageSize := fs.Int("page-size", 500, "billers per page requested")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	c.MarkExplicit(fs)
 	if fs.NArg() > 0 {
-		return cli.Usagef("billersync: unexpected argument %q (see billersync -h)", fs.Arg(0))
+		return "", cli.Usagef("billersync: unexpected argument %q (see billersync -h)", fs.Arg(0))
 	}
 	if *pageSize < 1 {
-		return cli.Usagef("billersync: --page-size %d: want 1 or more", *pageSize)
+		return "", cli.Usagef("billersync: --page-size %d: want 1 or more", *pageSize)
 	}
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	calls := &statement.CallCounter{}
 	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, Recorders: []svcapi.Recorder{calls},
 		DefaultSandboxDB: "sandbox.db"})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
 	if env.Config.OutletID == "" {
 		// The biller list is an H5 operation: say so before a sync is recorded.
-		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (the biller list needs the outlet id; or --outlet-id)"}
+		return "", &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (the biller list needs the outlet id; or --outlet-id)"}
 	}
 	sum, err := statement.SyncBillers(ctx, statement.BillerOptions{DB: env.DB, Client: env.Client,
 		Category: *category, Full: *full, PageSize: *pageSize, Calls: calls, Log: log, Progress: stderr})
+	lines := []string{sum.Line()}
 	fmt.Fprintln(stdout, sum.Line())
 	if err != nil {
-		return err
+		return sum.Line(), err
 	}
 	if *out != "" {
 		files, err := export.Billers(ctx, env.DB, *out, export.Options{Format: export.FormatBoth, Log: log})
 		if err != nil {
-			return fmt.Errorf("export billers to %s: %w", *out, err)
+			return sum.Line(), fmt.Errorf("export billers to %s: %w", *out, err)
 		}
 		for _, p := range files.Paths() {
+			lines = append(lines, "wrote "+p)
 			fmt.Fprintln(stdout, "wrote", p)
 		}
 	}
-	return nil
+	return strings.Join(lines, "\n"), nil
 }

@@ -1,0 +1,310 @@
+// Package nightly is the nightly reconciliation as one function: sync the
+// statement and the collect orders of a period (and of a look-back before
+// it, for late settlements), import call logs, check, and export the
+// workbook and CSV files. `reconcile run` and the scheduler's nightly job
+// both call Run.
+package nightly
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/export"
+	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/statement"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// The steps, in order. A step's name leads the error of Run when it fails.
+const (
+	StepSync   = "sync"
+	StepImport = "import-calls"
+	StepCheck  = "check"
+	StepExport = "export"
+)
+
+// DefaultOrdersLookback is how many days before the period collect orders
+// are synced again by default.
+const DefaultOrdersLookback = 45
+
+// CallLogWriter writes a client's call log (the sandbox's). The sandbox
+// server satisfies it.
+type CallLogWriter interface {
+	WriteCallLog(w io.Writer) error
+}
+
+// Config is one nightly run.
+type Config struct {
+	DB      *store.DB
+	Client  statement.Fetcher
+	Account string // linked account number of the statements
+
+	// From and To are the IST days of the period, inclusive; both zero:
+	// yesterday (by Now). AsOf ages unsettled orders (zero: To).
+	From, To, AsOf time.Time
+	// CallLogs are the call-log files to import (globs already expanded).
+	CallLogs []string
+	// ClientLog, when set, is written to ClientLogPath and imported before
+	// CallLogs (with --sandbox: the sandbox's client call log).
+	ClientLog     CallLogWriter
+	ClientLogPath string
+	// Out is the directory of the reports (created when missing).
+	Out string
+
+	Concurrency int  // days synced at once; default 4
+	Refresh     bool // sync days of the statement already synced again
+	// OrdersLookback is how many days before From collect orders are
+	// synced too, again every run: an order is settled after the day it
+	// was placed (its record changes). 0 is none; see DefaultOrdersLookback.
+	OrdersLookback int
+	// FreshDB says the database is new every run (--sandbox): a failed sync
+	// is not resumed by the next run, so its error does not say to.
+	FreshDB bool
+	// Calls counts the client's attempts, for the sync's retries (optional).
+	Calls *statement.CallCounter
+
+	Log      *slog.Logger     // default: discard
+	Progress io.Writer        // progress bars (nil: none)
+	OnStep   func(Step)       // called as each step ends (optional)
+	Now      func() time.Time // the clock of the default period and the check; default time.Now
+}
+
+// Step is what one step did, reported to Config.OnStep as it ends.
+type Step struct {
+	Name string // StepSync, StepImport, StepCheck or StepExport
+	// Line says what the step did, in one line; "" when it failed.
+	Line string
+	// Warnings are the problems it met that did not stop it (windows that
+	// failed, bad call-log lines), one line each.
+	Warnings []string
+}
+
+// SyncStep is one sync of the run: the statement, or the collect orders.
+type SyncStep struct {
+	Label    string // "statement" or "collect orders"
+	Kind     recon.Kind
+	From, To time.Time
+	statement.Summary
+}
+
+// Summary is what a run did. On error it holds the steps done before.
+type Summary struct {
+	From, To time.Time
+	Syncs    []SyncStep
+	// CallLogs are the call-log files imported (none: nothing imported).
+	CallLogs []string
+	Import   ledger.ImportSummary
+	Report   *ledger.Report // nil until the check is done
+	Files    export.Files
+	Steps    []Step // the steps ended, in order
+}
+
+// Period is the run's period, FROM..TO.
+func (s *Summary) Period() string {
+	return s.From.Format(recon.DateLayout) + ".." + s.To.Format(recon.DateLayout)
+}
+
+// Findings is a one-line account of what the check found ("" before the check).
+func (s *Summary) Findings() string {
+	if s.Report == nil {
+		return ""
+	}
+	return Findings(s.Report)
+}
+
+// Line is the run in one line: its period, findings and workbook.
+func (s *Summary) Line() string {
+	return fmt.Sprintf("run %s: %s; workbook %s", s.Period(), s.Findings(), s.Files.Workbook)
+}
+
+// String is the summary a job records: each step's line, then Line.
+func (s *Summary) String() string {
+	var b strings.Builder
+	for _, st := range s.Steps {
+		if st.Line != "" {
+			fmt.Fprintf(&b, "%s %s\n", st.Name, st.Line)
+		}
+	}
+	if s.Report != nil {
+		b.WriteString(s.Line())
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Run runs the night: sync, import-calls, check, export, in that order,
+// stopping at the first step that fails; the error begins with the step's
+// name ("sync: …", "import-calls: …", "check: …", "export: …"). Bad
+// call-log lines do not stop the run: they are counted in
+// Summary.Import.Bad (and Warnings), and the reports are written.
+// Started again after a failure, a run skips the days already synced and
+// the lines already imported; the check replaces the period's results.
+func Run(ctx context.Context, c Config) (Summary, error) {
+	c.defaults()
+	sum := Summary{From: c.From, To: c.To}
+	step := func(st Step) {
+		sum.Steps = append(sum.Steps, st)
+		if c.OnStep != nil {
+			c.OnStep(st)
+		}
+	}
+	if err := syncAll(ctx, &c, &sum, step); err != nil {
+		return sum, err
+	}
+	if err := importCalls(ctx, &c, &sum, step); err != nil {
+		return sum, fmt.Errorf("%s: %w", StepImport, err)
+	}
+	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log})
+	if err != nil {
+		return sum, fmt.Errorf("%s: %w", StepCheck, err)
+	}
+	sum.Report = rep
+	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
+	sum.Files, err = export.Reconciliation(ctx, c.DB, export.Options{
+		From: c.From, To: c.To, Dir: c.Out, Format: export.FormatBoth, Log: c.Log, Progress: c.Progress,
+	})
+	if err != nil {
+		return sum, fmt.Errorf("%s: %w", StepExport, err)
+	}
+	step(Step{Name: StepExport, Line: fmt.Sprintf("%d files in %s", len(sum.Files.Paths()), c.Out)})
+	return sum, nil
+}
+
+func (c *Config) defaults() {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 4
+	}
+	if c.From.IsZero() && c.To.IsZero() {
+		y, m, d := c.Now().In(recon.IST).AddDate(0, 0, -1).Date()
+		c.From = time.Date(y, m, d, 0, 0, 0, 0, recon.IST)
+		c.To = c.From
+	}
+}
+
+// syncAll syncs the statement of the period, and the collect orders of the
+// period and of the look-back days before it, walked again every time.
+func syncAll(ctx context.Context, c *Config, sum *Summary, step func(Step)) error {
+	for _, s := range []struct {
+		kind    recon.Kind
+		label   string
+		from    time.Time
+		refresh bool
+	}{
+		{recon.Statement, "statement", c.From, c.Refresh},
+		{recon.Orders, "collect orders", c.From.AddDate(0, 0, -c.OrdersLookback), true},
+	} {
+		res, err := statement.Sync(ctx, statement.Options{
+			DB: c.DB, Client: c.Client, Account: c.Account, From: s.from, To: c.To, Kinds: []recon.Kind{s.kind},
+			Concurrency: c.Concurrency, Refresh: s.refresh, Calls: c.Calls, Log: c.Log, Progress: c.Progress, Now: c.Now,
+		})
+		st := Step{Name: StepSync}
+		for _, p := range res.Problems {
+			st.Warnings = append(st.Warnings, "window: "+p.String())
+		}
+		if err != nil {
+			step(st)
+			if c.FreshDB { // the next run starts afresh anyway
+				return fmt.Errorf("%s: %s: %w", StepSync, s.label, err)
+			}
+			return fmt.Errorf("%s: %s: %w (start the run again to resume)", StepSync, s.label, err)
+		}
+		sum.Syncs = append(sum.Syncs, SyncStep{Label: s.label, Kind: s.kind, From: s.from, To: c.To, Summary: res})
+		st.Line = fmt.Sprintf("%s %s..%s: %s", s.label, s.from.Format(recon.DateLayout), c.To.Format(recon.DateLayout), res.Line())
+		step(st)
+	}
+	return nil
+}
+
+// importCalls writes the client log, when there is one, and imports it
+// and the call logs.
+func importCalls(ctx context.Context, c *Config, sum *Summary, step func(Step)) error {
+	files := c.CallLogs
+	if c.ClientLog != nil {
+		if err := writeCallLog(c.ClientLog, c.ClientLogPath); err != nil {
+			return err
+		}
+		files = append([]string{c.ClientLogPath}, files...)
+	}
+	sum.CallLogs = files
+	if len(files) == 0 {
+		c.Log.Warn("no call logs given (--calls): the check sees only calls imported before and svcrecon's own")
+		step(Step{Name: StepImport, Line: "no call logs given (--calls)"})
+		return nil
+	}
+	var bar *progress.Bar
+	if c.Progress != nil {
+		bar = progress.New(c.Progress, StepImport, 0, c.Log)
+	}
+	isum, err := ledger.ImportFilesWith(ctx, c.DB, files, ledger.ImportOptions{Log: c.Log, Progress: bar})
+	bar.Done()
+	sum.Import = isum
+	st := Step{Name: StepImport}
+	for _, e := range isum.Errors {
+		st.Warnings = append(st.Warnings, e.Error())
+	}
+	if err != nil {
+		step(st)
+		return err
+	}
+	st.Line = isum.String()
+	step(st)
+	return nil
+}
+
+// writeCallLog writes a call log to path.
+func writeCallLog(w CallLogWriter, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := w.WriteCallLog(f); err != nil {
+		return errors.Join(fmt.Errorf("write %s: %w", path, err), f.Close())
+	}
+	return f.Close()
+}
+
+// Findings is a one-line account of what a check found: "no findings",
+// "findings: 2 gap, 1 duplicateDebit, …", or "no breaks; to look at: …"
+// when only pending calls, unlinked reversals or unsettled orders are left.
+func Findings(rep *ledger.Report) string {
+	s := rep.Summary
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(s.Breaks[recon.BreakArithmetic].Count, "arithmetic")
+	add(s.Breaks[recon.BreakGap].Count, "gap")
+	for _, o := range []string{recon.AmountMismatch, recon.DuplicateDebit, recon.CallOnly, recon.StatementOnly} {
+		add(s.Outcomes[o].Count, o)
+	}
+	add(s.Pending.Count, "pending")
+	add(s.Reversals.Unlinked, "reversal not found")
+	unsettled := 0
+	for _, b := range recon.BucketNames() {
+		unsettled += s.Unsettled[b].Count
+	}
+	add(unsettled, "unsettled orders")
+	if len(parts) == 0 {
+		return "no findings"
+	}
+	head := "findings"
+	if !rep.HasFindings() {
+		head = "no breaks; to look at"
+	}
+	return head + ": " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,281 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
+
+// SyncWindow is the checkpoint of one window of a statement sync (a row of
+// sync_windows): one kind, account and IST day.
+type SyncWindow struct {
+	Kind     recon.Kind
+	Account  string
+	Day      string // YYYY-MM-DD
+	State    string // the syncer's window state (walking, done, mismatch, failed)
+	NextPage int    // page a resumed walk starts at
+	Total    *int64 // meta.totalRecords last seen; nil: not known
+	Stored   *int64 // records of the day stored after the walk; nil: not counted
+	Walks    int    // walks started, over all runs
+	Error    string
+}
+
+// RecordPage is one unit of a record write: the records of a page (maybe
+// none) and the checkpoint of their window, stored in the same transaction.
+type RecordPage struct {
+	Records []recon.Record
+	// Window, when set, is written after Records.
+	Window *SyncWindow
+	// Finish, when set (with Window), is called after Records are stored
+	// with the number of records of the window's day now stored (also put
+	// in Window.Stored); it settles Window's state before it is written.
+	Finish func(stored int64, w *SyncWindow)
+}
+
+// SyncRunResult is the end of a sync run (its sync_runs row).
+type SyncRunResult struct {
+	State, Error                    string // state: ok, partial or failed
+	New, Updated, Pages             int
+	Windows, WindowsFailed, Retries int
+}
+
+// recordColumns are the records columns of recon.RecordFields, in Values order.
+var recordColumns = func() []string {
+	cols := make([]string, recon.NumFields)
+	for i, f := range recon.RecordFields {
+		cols[i] = f.Column
+	}
+	return cols
+}()
+
+// The record statements, generated from recon.RecordFields.
+var (
+	insertRecordSQL = fmt.Sprintf(`INSERT INTO records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at)
+		VALUES (?, ?, ?%s, ?, ?) ON CONFLICT (kind, account, svc_order_id) DO NOTHING`,
+		strings.Join(recordColumns, ", "), strings.Repeat(", ?", recon.NumFields))
+	touchRecordSQL = fmt.Sprintf(`UPDATE records SET last_synced_at = ? WHERE kind = ? AND account = ? AND svc_order_id = ? AND %s`,
+		strings.Join(recordColumns, " = ? AND ")+" = ?")
+	updateRecordSQL = fmt.Sprintf(`UPDATE records SET %s, last_synced_at = ? WHERE kind = ? AND account = ? AND svc_order_id = ?`,
+		strings.Join(recordColumns, " = ?, ")+" = ?")
+	windowSQL = `INSERT INTO sync_windows (kind, account, day, state, next_page, total_records, stored_records, walks, error, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (kind, account, day) DO UPDATE SET state = excluded.state, next_page = excluded.next_page,
+			total_records = excluded.total_records, stored_records = excluded.stored_records,
+			walks = excluded.walks, error = excluded.error, updated_at = excluded.updated_at`
+	// countDaySQL counts the records of one day through the records_time index.
+	countDaySQL = `SELECT count(*) FROM records WHERE kind = ? AND account = ? AND txn_date_time >= ? AND txn_date_time < ?`
+)
+
+// recordTx is a write transaction of records and checkpoints with its
+// prepared statements.
+type recordTx struct {
+	ctx                   context.Context
+	now                   string
+	insert, touch, update *sql.Stmt
+	window, count         *sql.Stmt
+	args                  []any
+	newN, updN            int
+}
+
+// WriteRecords stores pages in one transaction: each page's records are
+// upserted by (kind, account, svcOrderId), then its window checkpoint is
+// written. It returns how many records were inserted and how many had their
+// content changed (a record stored again unchanged only has its
+// last_synced_at moved to at). On error nothing is stored.
+func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage) (newN, updN int, err error) {
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		w := &recordTx{ctx: ctx, now: FormatTime(at), args: make([]any, 0, recon.NumFields+6)}
+		var perr error
+		prep := func(q string) *sql.Stmt {
+			if perr != nil {
+				return nil
+			}
+			var s *sql.Stmt
+			s, perr = tx.PrepareContext(ctx, q)
+			return s
+		}
+		w.insert, w.touch, w.update = prep(insertRecordSQL), prep(touchRecordSQL), prep(updateRecordSQL)
+		w.window, w.count = prep(windowSQL), prep(countDaySQL)
+		defer func() {
+			for _, s := range []*sql.Stmt{w.insert, w.touch, w.update, w.window, w.count} {
+				if s != nil {
+					s.Close()
+				}
+			}
+		}()
+		if perr != nil {
+			return fmt.Errorf("prepare: %w", perr)
+		}
+		for i := range pages {
+			if err := w.page(&pages[i]); err != nil {
+				return err
+			}
+		}
+		newN, updN = w.newN, w.updN
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return newN, updN, nil
+}
+
+func (w *recordTx) page(p *RecordPage) error {
+	for i := range p.Records {
+		if err := w.upsert(&p.Records[i]); err != nil {
+			return err
+		}
+	}
+	if p.Window == nil {
+		return nil
+	}
+	if p.Finish != nil {
+		n, err := w.stored(p.Window)
+		if err != nil {
+			return err
+		}
+		p.Window.Stored = &n
+		p.Finish(n, p.Window)
+	}
+	return w.checkpoint(p.Window)
+}
+
+// upsert stores one record and counts it as new, updated or unchanged:
+// an insert that conflicts is followed by an update of last_synced_at that
+// matches only identical content, and only then by a full update.
+func (w *recordTx) upsert(r *recon.Record) error {
+	a := append(w.args[:0], string(r.Kind), r.Account, r.SvcOrderID)
+	for i := range r.Values {
+		a = append(a, r.Values[i])
+	}
+	a = append(a, w.now, w.now)
+	res, err := w.insert.ExecContext(w.ctx, a...)
+	if err != nil {
+		return fmt.Errorf("insert record %s: %w", r.SvcOrderID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("insert record %s: %w", r.SvcOrderID, err)
+	} else if n == 1 {
+		w.newN++
+		w.args = a
+		return nil
+	}
+	a = append(a[:0], w.now, string(r.Kind), r.Account, r.SvcOrderID)
+	for i := range r.Values {
+		a = append(a, r.Values[i])
+	}
+	res, err = w.touch.ExecContext(w.ctx, a...)
+	if err != nil {
+		return fmt.Errorf("touch record %s: %w", r.SvcOrderID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("touch record %s: %w", r.SvcOrderID, err)
+	} else if n == 1 {
+		w.args = a
+		return nil
+	}
+	a = a[:0]
+	for i := range r.Values {
+		a = append(a, r.Values[i])
+	}
+	a = append(a, w.now, string(r.Kind), r.Account, r.SvcOrderID)
+	if _, err := w.update.ExecContext(w.ctx, a...); err != nil {
+		return fmt.Errorf("update record %s: %w", r.SvcOrderID, err)
+	}
+	w.updN++
+	w.args = a
+	return nil
+}
+
+// checkpoint writes the state of a window.
+func (w *recordTx) checkpoint(cp *SyncWindow) error {
+	_, err := w.window.ExecContext(w.ctx, string(cp.Kind), cp.Account, cp.Day, cp.State, cp.NextPage,
+		nullInt(cp.Total), nullInt(cp.Stored), cp.Walks, cp.Error, w.now)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s window %s: %w", cp.Kind, cp.Day, err)
+	}
+	return nil
+}
+
+// stored counts the records of the window's kind and account on its day.
+func (w *recordTx) stored(cp *SyncWindow) (int64, error) {
+	d, err := time.ParseInLocation(recon.DateLayout, cp.Day, time.UTC)
+	if err != nil {
+		return 0, fmt.Errorf("count %s records of %s: %w", cp.Kind, cp.Day, err)
+	}
+	var n int64
+	next := d.AddDate(0, 0, 1).Format(recon.DateLayout)
+	if err := w.count.QueryRowContext(w.ctx, string(cp.Kind), cp.Account, cp.Day, next).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count %s records of %s: %w", cp.Kind, cp.Day, err)
+	}
+	return n, nil
+}
+
+func nullInt(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// SyncWindows returns the checkpoints of the account's windows from day
+// from to day to (YYYY-MM-DD, inclusive). Only Kind, Day, State, NextPage
+// and Walks are read.
+func (db *DB) SyncWindows(ctx context.Context, account, from, to string) ([]SyncWindow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT kind, day, state, next_page, walks FROM sync_windows
+		WHERE account = ? AND day >= ? AND day <= ?`, account, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SyncWindow
+	for rows.Next() {
+		w := SyncWindow{Account: account}
+		if err := rows.Scan(&w.Kind, &w.Day, &w.State, &w.NextPage, &w.Walks); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// StartSyncRun records a sync run of the account's kinds over from..to
+// (YYYY-MM-DD) as running and returns its id. A run of the account still
+// recorded as running was killed: it is marked failed first (its windows
+// resume in the new run).
+func (db *DB) StartSyncRun(ctx context.Context, account string, kinds []recon.Kind, from, to string, at time.Time) (int64, error) {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	var id int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE sync_runs SET state = 'failed',
+			error = 'ended without finishing (killed?); resumed by a later run' WHERE state = 'running' AND account = ?`,
+			account); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO sync_runs (kinds, account, date_from, date_to, started_at, state)
+			VALUES (?, ?, ?, ?, ?, 'running')`, strings.Join(names, ","), account, from, to, FormatTime(at))
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	return id, err
+}
+
+// FinishSyncRun records the end of sync run id at at.
+func (db *DB) FinishSyncRun(ctx context.Context, id int64, at time.Time, r SyncRunResult) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, state = ?, records_new = ?, records_updated = ?,
+			pages = ?, windows = ?, windows_failed = ?, retries = ?, error = ? WHERE id = ?`,
+			FormatTime(at), r.State, r.New, r.Updated, r.Pages, r.Windows, r.WindowsFailed, r.Retries, r.Error, id)
+		return err
+	})
+}
