@@ -251,6 +251,7 @@ type CheckMatch struct {
 	StatementAmount string
 	Delta           string
 	Note            string
+	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
 }
 
 // CheckReversal is one row of recon_reversals.
@@ -338,7 +339,7 @@ func insertCheckRows(ctx context.Context, tx *sql.Tx, run int64, res CheckResult
 	br := newCheckBatch(tx, `INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id,
 		ts, external_ref, expected, actual, delta, explained_by, note) VALUES `, 12)
 	mt := newCheckBatch(tx, `INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id,
-		external_ref, operation, ts, call_amount, statement_amount, delta, note) VALUES `, 11)
+		external_ref, operation, ts, call_amount, statement_amount, delta, note, suggested_pair) VALUES `, 12)
 	rv := newCheckBatch(tx, `INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id,
 		txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, 9)
 	un := newCheckBatch(tx, `INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id,
@@ -356,7 +357,7 @@ func insertCheckRows(ctx context.Context, tx *sql.Tx, run int64, res CheckResult
 	if err == nil {
 		err = eachCheckRow(res.Matches, func(m CheckMatch) error {
 			return mt.add(ctx, run, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation,
-				m.TS, m.CallAmount, m.StatementAmount, m.Delta, m.Note)
+				m.TS, m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
 		})
 	}
 	if err == nil {

@@ -181,18 +181,19 @@ func (db *DB) ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ReportBr
 type ReportMatch struct {
 	Outcome, TS, Operation, ExternalRef, OrderID, StatusCode, SvcOrderID string
 	CallAmount, StatementAmount, Delta, Note                             string
-	CallID                                                               int64 // 0: none
+	CallID                                                               int64  // 0: none
+	SuggestedPair                                                        string // "" = none
 }
 
 const matchSelect = `SELECT m.outcome, m.ts, m.operation, m.external_ref,
 	COALESCE(c.orderid, ''), COALESCE(c.statuscode, ''), m.svc_order_id,
-	m.call_amount, m.statement_amount, m.delta, m.note, COALESCE(m.call_id, 0)
+	m.call_amount, m.statement_amount, m.delta, m.note, COALESCE(m.call_id, 0), m.suggested_pair
 	FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id
 	WHERE m.run_id = ?`
 
 func scanMatch(rows *sql.Rows, m *ReportMatch) error {
 	return rows.Scan(&m.Outcome, &m.TS, &m.Operation, &m.ExternalRef, &m.OrderID, &m.StatusCode,
-		&m.SvcOrderID, &m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.CallID)
+		&m.SvcOrderID, &m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.CallID, &m.SuggestedPair)
 }
 
 // ReportMatches yields every matching outcome of a run by time.
