@@ -144,8 +144,6 @@ func enum(f Field, values ...string) Field { f.Enum = values; return f }
 
 func typed(f Field, t FieldType) Field { f.Type = t; return f }
 
-func redacted(f Field) Field { f.Redacted = true; return f }
-
 var location = []Field{
 	str("latitude", Mandatory, "latitude of the end customer"),
 	str("longitude", Mandatory, "longitude of the end customer"),
