@@ -97,6 +97,11 @@ type Options struct {
 	Progress io.Writer
 	// LF ends CSV lines with LF alone instead of CRLF (bulk results).
 	LF bool
+	// CSVRaw writes CSV text cells exactly as they are (--csv-raw, for
+	// machines that read the files back). By default a text cell that
+	// begins with =, +, -, @, TAB or CR gets a leading ' so that a
+	// spreadsheet never runs it as a formula; numbers stay numbers.
+	CSVRaw bool
 }
 
 func (o *Options) defaults() {
@@ -152,6 +157,8 @@ type Reports interface {
 	ReportRunSupersededBy(ctx context.Context, id int64) (int64, error)
 	ReportDays(ctx context.Context, from, to string) ([]store.ReportDay, error)
 	ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*store.ReportBreak, error]
+	ReportBreakTotals(ctx context.Context, runID int64) ([]store.ReportBreakTotal, error)
+	ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
 	ReportMatches(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
 	ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
 	ReportPending(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
@@ -196,9 +203,9 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if r.AsOf == "" {
 		r.AsOf = to
 	}
-	daily, err := db.ReportDays(ctx, from, to)
+	sd, err := loadSummary(ctx, db, &r)
 	if err != nil {
-		return Files{}, err
+		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
 	}
 	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
 	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
@@ -206,10 +213,10 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 		return Files{}, err
 	}
 	defer w.Abort()
-	if err := w.summary(&r, daily); err != nil {
+	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range reconSheets(ctx, db, &r) {
+	for _, s := range append([]sheet{legendSheet()}, reconSheets(ctx, db, &r)...) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}

@@ -21,7 +21,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden CSV files under testdata/golden")
 
-var wantSheets = []string{"Summary", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
+var wantSheets = []string{"Summary", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
 
 func exportFixture(tb testing.TB, o Options) (Files, string) {
 	tb.Helper()
@@ -284,8 +284,8 @@ func TestReconciliationWorkbook(t *testing.T) {
 			t.Errorf("unlinked reversal fill = %q, want %q", fill, fillBreak)
 		}
 		u := rows(t, f, "Unsettled")
-		want := []string{"svcOrderId", "clientOrderId", "txnDateTime", "txnChargedValue", "ageDays", "ageBucket"}
-		if !reflect.DeepEqual(u[0], want) || len(u) != 3 || u[1][0] != "O1" {
+		want := []string{"svcOrderId", "clientOrderId", "txnDateTime", "txnChargedValue", "ageDays", "ageBucket", "beforePeriod"}
+		if !reflect.DeepEqual(u[0][:len(want)], want) || len(u) != 4 || u[1][0] != "O0" {
 			t.Errorf("Unsettled = %v", u)
 		}
 	})
@@ -301,14 +301,14 @@ func TestReconciliationWorkbook(t *testing.T) {
 			t.Fatalf("Summary has no row %q", label)
 			return 0
 		}
-		if !strings.Contains(r[0][0], "2026-11-01 to 2026-11-03") {
-			t.Errorf("title = %q", r[0][0])
+		if !strings.Contains(r[1][0], "2026-11-01 to 2026-11-03") {
+			t.Errorf("title = %q", r[1][0])
 		}
 		pool := find("0409000123456")
 		if got := number(t, f, "Summary", "B"+strconv.Itoa(pool)); got != 1000000 {
 			t.Errorf("opening = %v", got)
 		}
-		if got := number(t, f, "Summary", "C"+strconv.Itoa(pool)); got != 998765.43 {
+		if got := number(t, f, "Summary", "C"+strconv.Itoa(pool)); got != 998796.68 {
 			t.Errorf("closing = %v", got)
 		}
 		if nf, _ := cellFormat(t, f, "Summary", "C"+strconv.Itoa(pool)); nf != fmtAmount {
@@ -415,8 +415,9 @@ func abs(x float64) float64 {
 func TestContinuationSheets(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX, MaxRows: 3})
 	f := openBook(t, files.Workbook)
-	want := []string{"Summary", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
-		"Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
+	want := []string{"Summary", "Legend", "Legend (2)", "Legend (3)", "Legend (4)", "Legend (5)", "Legend (6)",
+		"Legend (7)", "Legend (8)", "Legend (9)", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
+		"Duplicates", "Reversals", "Unsettled", "Unsettled (2)", "Pending", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
 	if got := f.GetSheetList(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("sheets = %v, want %v", got, want)
 	}
