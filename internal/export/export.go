@@ -11,26 +11,41 @@
 // Workbook conventions: the header row is frozen and is the header of an
 // Excel table (filter buttons); column widths are computed from the header
 // and the first rows; amounts are numbers with a 2-decimal format (negative
-// deltas in red); dates and date-times are Excel dates; break rows carry a
-// red fill, rows that need a look (pending, unsettled over 30 days) a yellow
-// one. A sheet longer than Options.MaxRows continues on "Name (2)", "Name
-// (3)" … each with its header.
+// deltas in red); dates and date-times are Excel dates, every time shown
+// with its zone (IST); break rows carry a red fill, rows that need a look
+// (pending, unsettled over 30 days) a yellow one. Every sheet prints
+// landscape, one page wide, its header row repeated on every page; the
+// Summary prints on one page. A sheet longer than Options.MaxRows continues
+// on "Name (2)", "Name (3)" … each with its header.
 //
 // CSV conventions: RFC 4180 (CRLF line ends, quotes only where needed),
 // UTF-8 with an optional byte-order mark, the same columns as the sheet,
 // amounts as the exact decimal strings stored, dates and times as stored,
-// booleans as true/false. summary.csv is a key/value table with the columns
-// section, key, value (see summaryPairs).
+// booleans as true/false; text cells that begin with =, +, -, @, TAB or CR
+// get a leading ' (OWASP's rule against formula injection) unless they are
+// plain numbers or Options.CSVRaw is set. summary.csv is a key/value table
+// with the columns section, key, value (see summaryPairs).
 //
-// Sheets: Summary (period, pools, calls, outcomes, breaks, reversals,
-// unsettled by age, pending, the statement's debits and credits per day and
-// a chart of them), Breaks (the unexplained breaks first, then the
-// explained gaps, each by time), Matching (every recon_matches row), Duplicates
-// and Pending (its duplicateDebit and pending rows), Reversals, Unsettled
-// (the run's rows), Statement (every records column of the period's
-// statement records plus reversed) and Orders (the period's collect orders
-// plus unsettled, ageDays and ageBucket against the run's as-of date; older
-// unsettled orders are on Unsettled).
+// Files: each is written to a temporary file in its directory
+// (.NAME.<digits>.partial, mode 0666 less the umask), synced and renamed,
+// so a final name holds a whole file or the previous one; a rewrite never
+// widens the mode of the file it replaces, and removes the temporary files
+// that killed writes of the same file left behind.
+//
+// Sheets: Summary (the verdict in words, the bridge from each pool
+// account's opening balance to its closing balance checked against the
+// last call's closing, the period, pools, calls, outcomes, breaks,
+// reversals, unsettled by age, pending, suggested pairs, the statement's
+// debits and credits per day and a chart of them), Legend (every outcome,
+// break kind and age bucket in a sentence, with what to do; no CSV file),
+// Breaks (the unexplained breaks first, then the explained gaps, each by
+// time), Matching (every recon_matches row, the exceptions first, with
+// suggestedPair), Duplicates and Pending (its duplicateDebit and pending
+// rows), Reversals (only unlinked rows red), Unsettled (the run's rows,
+// beforePeriod marking orders older than the period), Statement (every
+// records column of the period's statement records plus reversed) and
+// Orders (the period's collect orders plus unsettled, ageDays and ageBucket
+// against the run's as-of date; older unsettled orders are on Unsettled).
 //
 // Card and Aadhaar numbers that appear in free-text columns (the narration
 // values) are masked to their last four digits; nothing of a call's request
@@ -182,7 +197,7 @@ var (
 
 // Reconciliation exports the current reconciliation run of the period
 // o.From..o.To: reconciliation-<from>_<to>.xlsx with the sheets Summary,
-// Breaks, Matching, Duplicates, Reversals, Unsettled, Pending, Statement and
+// Legend, Breaks, Matching, Duplicates, Reversals, Unsettled, Pending, Statement and
 // Orders, and/or one CSV file per sheet (summary.csv … orders.csv) in o.Dir.
 // Without a current run of the period it returns a *NoRunError (ErrNoRun).
 // Files are written under temporary names and renamed when complete; on

@@ -107,7 +107,7 @@ func colOf(tb testing.TB, header []string, name string) string {
 	return ""
 }
 
-func TestReconciliationWorkbook(t *testing.T) {
+func TestExportWorkbook(t *testing.T) {
 	files, dir := exportFixture(t, Options{})
 	if want := filepath.Join(dir, "reconciliation-2026-11-01_2026-11-03.xlsx"); files.Workbook != want {
 		t.Fatalf("Workbook = %q, want %q", files.Workbook, want)
@@ -412,7 +412,7 @@ func abs(x float64) float64 {
 	return x
 }
 
-func TestContinuationSheets(t *testing.T) {
+func TestExportContinuationSheets(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX, MaxRows: 3})
 	f := openBook(t, files.Workbook)
 	want := []string{"Summary", "Legend", "Legend (2)", "Legend (3)", "Legend (4)", "Legend (5)", "Legend (6)",
@@ -448,7 +448,7 @@ func TestContinuationSheets(t *testing.T) {
 	}
 }
 
-func TestGoldenCSV(t *testing.T) {
+func TestExportGoldenCSV(t *testing.T) {
 	files, dir := exportFixture(t, Options{Format: FormatCSV})
 	if files.Workbook != "" {
 		t.Errorf("Workbook = %q with --format csv", files.Workbook)
@@ -494,7 +494,7 @@ func golden(t *testing.T, got, want string) {
 	}
 }
 
-func TestCSVBOM(t *testing.T) {
+func TestExportCSVBOM(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatCSV, BOM: true})
 	for _, p := range files.CSV {
 		b, err := os.ReadFile(p)
@@ -511,7 +511,7 @@ func TestCSVBOM(t *testing.T) {
 	}
 }
 
-func TestNoRun(t *testing.T) {
+func TestExportNoRun(t *testing.T) {
 	db := fixtureDB(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	for _, period := range [][2]string{{"2026-11-01", "2026-11-02"}, {"2026-10-01", "2026-10-31"}} {

@@ -66,7 +66,7 @@ func bridgeOf(tb testing.TB, f *excelize.File, acct string) (lines []decimal.Dec
 	return lines, exact(tb, f, "Summary", "B"+strconv.Itoa(row)), check
 }
 
-func TestSummaryVerdictAndBridge(t *testing.T) {
+func TestExportSummaryVerdictAndBridge(t *testing.T) {
 	files, dir := exportFixture(t, Options{})
 	f := openBook(t, files.Workbook)
 	r := rows(t, f, "Summary")
@@ -143,7 +143,7 @@ func runDB(tb testing.TB, sum string, breaks ...[3]string) *store.DB {
 	return testDB(tb, stmts...)
 }
 
-func TestSummaryVerdicts(t *testing.T) {
+func TestExportSummaryVerdicts(t *testing.T) {
 	const clean = `{"pools":[{"account":"P1","opening":"500.00","closing":"479.50","calls":2,"debited":"30.50"}],
 		"calls":2,"outcomes":{"matched":{"count":2,"amount":"30.50"}}}`
 	for _, tc := range []struct {
@@ -193,7 +193,7 @@ func TestSummaryVerdicts(t *testing.T) {
 	}
 }
 
-func TestLegend(t *testing.T) {
+func TestExportLegend(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX})
 	f := openBook(t, files.Workbook)
 	r := rows(t, f, "Legend")
@@ -221,7 +221,7 @@ func TestLegend(t *testing.T) {
 	}
 }
 
-func TestPrintSetup(t *testing.T) {
+func TestExportPrintSetup(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX})
 	f := openBook(t, files.Workbook)
 	titles := map[string]string{}
@@ -279,7 +279,7 @@ func layout(lo excelize.PageLayoutOptions) string {
 	return s(lo.Orientation) + " " + i(lo.FitToWidth) + "x" + i(lo.FitToHeight)
 }
 
-func TestSheetsThatAnswer(t *testing.T) {
+func TestExportSheetsThatAnswer(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX})
 	f := openBook(t, files.Workbook)
 

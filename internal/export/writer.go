@@ -281,6 +281,10 @@ func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 	return nil
 }
 
+// testHookBeforeCommit, when set (by tests), runs when every file of an
+// export is written under its temporary name, before the first rename.
+var testHookBeforeCommit func()
+
 // Finish writes the workbook and renames every file to its final name.
 func (w *Writer) Finish() (Files, error) {
 	var files Files
@@ -302,6 +306,9 @@ func (w *Writer) Finish() (Files, error) {
 		if err := w.f.Write(io.Discard); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}
+	}
+	if testHookBeforeCommit != nil {
+		testHookBeforeCommit()
 	}
 	for i, out := range w.outs {
 		p, err := out.commit()
