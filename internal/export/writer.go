@@ -172,6 +172,9 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 // rows, of the context (checked every 4096 rows) or of a write is
 // returned, wrapped with the table's name.
 func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
+	if w.f == nil && (t.File == "" || !w.o.Format.csv()) {
+		return nil // neither a sheet nor a file to write (the Legend of a CSV export)
+	}
 	start := time.Now()
 	var bar *progress.Bar
 	if w.o.Progress != nil && t.Count != nil {
