@@ -197,8 +197,9 @@ var (
 
 // Reconciliation exports the current reconciliation run of the period
 // o.From..o.To: reconciliation-<from>_<to>.xlsx with the sheets Summary,
-// Legend, Breaks, Matching, Duplicates, Reversals, Unsettled, Pending, Statement and
-// Orders, and/or one CSV file per sheet (summary.csv … orders.csv) in o.Dir.
+// Legend, Breaks, Matching, Duplicates, Reversals, Unsettled, Pending,
+// Statement and Orders, and/or one CSV file per sheet but the Legend
+// (summary.csv … orders.csv) in o.Dir.
 // Without a current run of the period it returns a *NoRunError (ErrNoRun).
 // Files are written under temporary names and renamed when complete; on
 // error nothing half-written is left under a final name.

@@ -167,10 +167,9 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 
 // Write streams one table's rows to its sheet (continued on "Sheet (2)" …
 // past Options.MaxRows) and its CSV file (none when t.File is ""), in one
-// pass over rows. Columns
-// marked Mask have card and Aadhaar numbers masked. The first error of
-// rows, of the context (checked every 4096 rows) or of a write is
-// returned, wrapped with the table's name.
+// pass over rows. Columns marked Mask have card and Aadhaar numbers
+// masked. The first error of rows, of the context (checked every 4096
+// rows) or of a write is returned, wrapped with the table's name.
 func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 	if w.f == nil && (t.File == "" || !w.o.Format.csv()) {
 		return nil // neither a sheet nor a file to write (the Legend of a CSV export)
