@@ -12,14 +12,18 @@ import (
 )
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("export", "reconcile export --from YYYY-MM-DD --to YYYY-MM-DD [--out DIR] [--format xlsx|csv|both] [--csv-bom] [flags]\n\n"+
+	fs := cli.NewFlagSet("export", "reconcile export --from YYYY-MM-DD --to YYYY-MM-DD [--out DIR] [--format xlsx|csv|both] [--csv-bom] [--csv-raw] [flags]\n\n"+
 		"Writes the current reconciliation of the period (the last run of reconcile check for exactly\n"+
-		"that period) as reconciliation-FROM_TO.xlsx with the sheets Summary, Breaks, Matching,\n"+
-		"Duplicates, Reversals, Unsettled, Pending, Statement and Orders, and as one CSV file per sheet\n"+
-		"(summary.csv, breaks.csv, ...). Reads the database only; calls nothing. Prints the paths written.",
+		"that period) as reconciliation-FROM_TO.xlsx with the sheets Summary (the verdict and the\n"+
+		"opening-to-closing bridge), Legend, Breaks, Matching, Duplicates, Reversals, Unsettled,\n"+
+		"Pending, Statement and Orders, and as one CSV file per sheet (summary.csv, breaks.csv, ...;\n"+
+		"no legend). CSV text cells that begin with =, +, -, @, TAB or CR get a leading ' so that a\n"+
+		"spreadsheet never runs them; --csv-raw writes them as they are. Files are written whole or\n"+
+		"not at all, with the umask's mode. Reads the database only; calls nothing. Prints the paths written.",
 		`  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports
   reconcile export --from 2026-11-21 --to 2026-11-21 --format xlsx
   reconcile export --from 2026-11-01 --to 2026-11-30 --out reports --format csv --csv-bom   # CSV for Excel
+  reconcile export --from 2026-11-01 --to 2026-11-30 --format csv --csv-raw   # CSV for a program
   SVC_DB=recon.db reconcile export --from 2026-11-01 --to 2026-11-30`, stderr)
 	var c cli.Common
 	c.Bind(fs)
@@ -28,6 +32,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", ".", "directory to write the files to (created when missing)")
 	format := fs.String("format", "both", "what to write: xlsx, csv or both")
 	bom := fs.Bool("csv-bom", false, "start CSV files with a UTF-8 byte-order mark (Excel opens them as UTF-8)")
+	raw := fs.Bool("csv-raw", false, "write CSV text cells as they are: no leading ' before =, +, -, @, TAB or CR (for programs)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -60,7 +65,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer env.Close()
 	files, err := export.Reconciliation(ctx, env.DB, export.Options{
-		From: pFrom, To: pTo, Dir: *out, Format: f, BOM: *bom, Log: log, Progress: stderr,
+		From: pFrom, To: pTo, Dir: *out, Format: f, BOM: *bom, CSVRaw: *raw, Log: log, Progress: stderr,
 	})
 	if err != nil {
 		return err

@@ -34,8 +34,8 @@ func exportDB(tb testing.TB) string {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO records (kind, account, svc_order_id, txn_date_time, txn_date, txn_mode,
-			txn_charged_value, first_synced_at, last_synced_at) VALUES ('statement', 'A1', 'S1', '2026-11-01 10:00:00',
-			'2026-11-01', 'DR', '12.50', '2026-11-03T00:00:00.000Z', '2026-11-03T00:00:00.000Z')`)
+			txn_charged_value, narration_value0, first_synced_at, last_synced_at) VALUES ('statement', 'A1', 'S1', '2026-11-01 10:00:00',
+			'2026-11-01', 'DR', '12.50', '=HYPERLINK("http://evil.example")', '2026-11-03T00:00:00.000Z', '2026-11-03T00:00:00.000Z')`)
 		return err
 	})
 	if err != nil {
@@ -77,6 +77,29 @@ func TestExportCommand(t *testing.T) {
 	b, _ = os.ReadFile(filepath.Join(out, "statement.csv"))
 	if !bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")) {
 		t.Errorf("--csv-bom: statement.csv starts %q", b[:min(len(b), 8)])
+	}
+}
+
+func TestExportCommandCSVRaw(t *testing.T) {
+	db := exportDB(t)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, `"'=HYPERLINK(""http://evil.example"")"`},
+		{[]string{"--csv-raw"}, `"=HYPERLINK(""http://evil.example"")"`},
+	} {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"export", "--db", db, "--from", "2026-11-01", "--to", "2026-11-02", "--out", out,
+			"--format", "csv", "--log-level", "warn"}, tc.flags...)
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("export %v: %v (stderr %s)", tc.flags, err, stderr.String())
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "statement.csv"))
+		if !bytes.Contains(b, []byte(","+tc.want+",")) || !bytes.Contains(b, []byte(",12.50,")) {
+			t.Errorf("export %v: statement.csv = %s, want the narration as %s and the amount a number", tc.flags, b, tc.want)
+		}
 	}
 }
 
@@ -124,7 +147,7 @@ func TestExportHelp(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("export -h = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"Examples:", "reconcile export --from", "--csv-bom", "--format"} {
+	for _, want := range []string{"Examples:", "reconcile export --from", "--csv-bom", "--csv-raw", "--format", "Legend"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}

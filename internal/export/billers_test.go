@@ -15,7 +15,7 @@ func billersDB(tb testing.TB) *store.DB {
 		`INSERT INTO billers (biller_id, biller_name, category_key, type, category_name, coverage_city, coverage_state,
 			coverage_pincode, updated_date, biller_status, is_available, removed, removed_at, first_seen_at, last_seen_at) VALUES
 			('B1', 'Power Co', 'C01', 'ONUS', 'Electricity', 'Pune', 'MH', '041101', '2026-11-01', 'ACTIVE', 1, 0, NULL, '2026-10-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'),
-			('B2', 'Gas, "Ltd"', 'C02', 'OFFUS', 'Gas', '', '', '', '2026-09-15', 'ACTIVE', 0, 0, NULL, '2026-10-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'),
+			('B2', 'Gas, "Ltd"', 'C02', 'OFFUS', 'Gas', '=HYPERLINK("http://evil.example")', '-', '+91', '2026-09-15', 'ACTIVE', 0, 0, NULL, '2026-10-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'),
 			('B3', 'Gone Water', 'C03', 'ONUS', 'Water', '', '', '', '2026-08-01', 'ACTIVE', 1, 1, '2026-11-20T00:00:00.000Z', '2026-10-01T00:00:00.000Z', '2026-11-19T00:00:00.000Z')`,
 		`INSERT INTO biller_syncs (id, mode, started_at, finished_at, state, seen, added, changed, removed) VALUES
 			(1, 'full', '2026-11-19T00:00:00.000Z', '2026-11-19T00:01:00.000Z', 'ok', 3, 3, 0, 0),
@@ -61,9 +61,9 @@ func TestBillers(t *testing.T) {
 	c := rows(t, f, "Changes")
 	want := [][]string{
 		{"syncId", "at", "change", "billerId", "billerName", "field", "old", "new"},
-		{"2", "2026-11-20 05:30:10", "changed", "B1", "Power Co", "billerName", "Power Corp", "Power Co"},
-		{"2", "2026-11-20 05:30:10", "changed", "B1", "Power Co", "isAvailable", "false", "true"},
-		{"2", "2026-11-20 05:30:20", "removed", "B3", "Gone Water"},
+		{"2", "2026-11-20 05:30:10 IST", "changed", "B1", "Power Co", "billerName", "Power Corp", "Power Co"},
+		{"2", "2026-11-20 05:30:10 IST", "changed", "B1", "Power Co", "isAvailable", "false", "true"},
+		{"2", "2026-11-20 05:30:20 IST", "removed", "B3", "Gone Water"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Changes = %q\nwant %q", c, want)

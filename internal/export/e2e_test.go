@@ -23,12 +23,12 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-// TestEndToEndSandbox syncs the sandbox, imports its call log, reconciles
+// TestExportEndToEndSandbox syncs the sandbox, imports its call log, reconciles
 // with the ledger and exports; then checks that the workbook, the CSV
 // files and the run's summary tell the same story, that the planted breaks
 // are on the Breaks sheet and that the client secret is nowhere. With
 // EXPORT_SAMPLE_DIR set the files are written there (to look at them).
-func TestEndToEndSandbox(t *testing.T) {
+func TestExportEndToEndSandbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: -short")
 	}
@@ -138,6 +138,21 @@ func TestEndToEndSandbox(t *testing.T) {
 	}
 	if !dr.Equal(wantDR) || !cr.Equal(wantCR) || dr.IsZero() {
 		t.Errorf("statement.csv DR %s CR %s, daily totals DR %s CR %s", dr, cr, wantDR, wantCR)
+	}
+
+	// The ledger's own results bridge every pool from its opening to the
+	// last call's closing, and the verdict says what is left.
+	if len(sum.Pools) == 0 {
+		t.Fatal("the sandbox run has no pool account")
+	}
+	for _, p := range sum.Pools {
+		lines, last, check := bridgeOf(t, f, p.Account)
+		if check != "checked" || !last.Equal(lines[5]) {
+			t.Errorf("pool %s bridge closes at %s, last call's closing %s: %q", p.Account, lines[5], last, check)
+		}
+	}
+	if v, _ := f.GetCellValue("Summary", "A1"); !strings.HasPrefix(v, "Not reconciled: ") || !strings.Contains(v, " unexplained in ") {
+		t.Errorf("verdict = %q, want the planted breaks unexplained", v)
 	}
 
 	// Every planted arithmetic break and gap is on the Breaks sheet.

@@ -11,26 +11,41 @@
 // Workbook conventions: the header row is frozen and is the header of an
 // Excel table (filter buttons); column widths are computed from the header
 // and the first rows; amounts are numbers with a 2-decimal format (negative
-// deltas in red); dates and date-times are Excel dates; break rows carry a
-// red fill, rows that need a look (pending, unsettled over 30 days) a yellow
-// one. A sheet longer than Options.MaxRows continues on "Name (2)", "Name
-// (3)" … each with its header.
+// deltas in red); dates and date-times are Excel dates, every time shown
+// with its zone (IST); break rows carry a red fill, rows that need a look
+// (pending, unsettled over 30 days) a yellow one. Every sheet prints
+// landscape, one page wide, its header row repeated on every page; the
+// Summary prints on one page. A sheet longer than Options.MaxRows continues
+// on "Name (2)", "Name (3)" … each with its header.
 //
 // CSV conventions: RFC 4180 (CRLF line ends, quotes only where needed),
 // UTF-8 with an optional byte-order mark, the same columns as the sheet,
 // amounts as the exact decimal strings stored, dates and times as stored,
-// booleans as true/false. summary.csv is a key/value table with the columns
-// section, key, value (see summaryPairs).
+// booleans as true/false; text cells that begin with =, +, -, @, TAB or CR
+// get a leading ' (OWASP's rule against formula injection) unless they are
+// plain numbers or Options.CSVRaw is set. summary.csv is a key/value table
+// with the columns section, key, value (see summaryPairs).
 //
-// Sheets: Summary (period, pools, calls, outcomes, breaks, reversals,
-// unsettled by age, pending, the statement's debits and credits per day and
-// a chart of them), Breaks (the unexplained breaks first, then the
-// explained gaps, each by time), Matching (every recon_matches row), Duplicates
-// and Pending (its duplicateDebit and pending rows), Reversals, Unsettled
-// (the run's rows), Statement (every records column of the period's
-// statement records plus reversed) and Orders (the period's collect orders
-// plus unsettled, ageDays and ageBucket against the run's as-of date; older
-// unsettled orders are on Unsettled).
+// Files: each is written to a temporary file in its directory
+// (.NAME.<digits>.partial, mode 0666 less the umask), synced and renamed,
+// so a final name holds a whole file or the previous one; a rewrite never
+// widens the mode of the file it replaces, and removes the temporary files
+// that killed writes of the same file left behind.
+//
+// Sheets: Summary (the verdict in words, the bridge from each pool
+// account's opening balance to its closing balance checked against the
+// last call's closing, the period, pools, calls, outcomes, breaks,
+// reversals, unsettled by age, pending, suggested pairs, the statement's
+// debits and credits per day and a chart of them), Legend (every outcome,
+// break kind and age bucket in a sentence, with what to do; no CSV file),
+// Breaks (the unexplained breaks first, then the explained gaps, each by
+// time), Matching (every recon_matches row, the exceptions first, with
+// suggestedPair), Duplicates and Pending (its duplicateDebit and pending
+// rows), Reversals (only unlinked rows red), Unsettled (the run's rows,
+// beforePeriod marking orders older than the period), Statement (every
+// records column of the period's statement records plus reversed) and
+// Orders (the period's collect orders plus unsettled, ageDays and ageBucket
+// against the run's as-of date; older unsettled orders are on Unsettled).
 //
 // Card and Aadhaar numbers that appear in free-text columns (the narration
 // values) are masked to their last four digits; nothing of a call's request
@@ -97,6 +112,11 @@ type Options struct {
 	Progress io.Writer
 	// LF ends CSV lines with LF alone instead of CRLF (bulk results).
 	LF bool
+	// CSVRaw writes CSV text cells exactly as they are (--csv-raw, for
+	// machines that read the files back). By default a text cell that
+	// begins with =, +, -, @, TAB or CR gets a leading ' so that a
+	// spreadsheet never runs it as a formula; numbers stay numbers.
+	CSVRaw bool
 }
 
 func (o *Options) defaults() {
@@ -152,6 +172,8 @@ type Reports interface {
 	ReportRunSupersededBy(ctx context.Context, id int64) (int64, error)
 	ReportDays(ctx context.Context, from, to string) ([]store.ReportDay, error)
 	ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*store.ReportBreak, error]
+	ReportBreakTotals(ctx context.Context, runID int64) ([]store.ReportBreakTotal, error)
+	ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
 	ReportMatches(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
 	ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
 	ReportPending(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
@@ -175,8 +197,9 @@ var (
 
 // Reconciliation exports the current reconciliation run of the period
 // o.From..o.To: reconciliation-<from>_<to>.xlsx with the sheets Summary,
-// Breaks, Matching, Duplicates, Reversals, Unsettled, Pending, Statement and
-// Orders, and/or one CSV file per sheet (summary.csv … orders.csv) in o.Dir.
+// Legend, Breaks, Matching, Duplicates, Reversals, Unsettled, Pending,
+// Statement and Orders, and/or one CSV file per sheet but the Legend
+// (summary.csv … orders.csv) in o.Dir.
 // Without a current run of the period it returns a *NoRunError (ErrNoRun).
 // Files are written under temporary names and renamed when complete; on
 // error nothing half-written is left under a final name.
@@ -196,9 +219,9 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if r.AsOf == "" {
 		r.AsOf = to
 	}
-	daily, err := db.ReportDays(ctx, from, to)
+	sd, err := loadSummary(ctx, db, &r)
 	if err != nil {
-		return Files{}, err
+		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
 	}
 	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
 	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
@@ -206,10 +229,10 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 		return Files{}, err
 	}
 	defer w.Abort()
-	if err := w.summary(&r, daily); err != nil {
+	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range reconSheets(ctx, db, &r) {
+	for _, s := range append([]sheet{legendSheet()}, reconSheets(ctx, db, &r)...) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -21,7 +20,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden CSV files under testdata/golden")
 
-var wantSheets = []string{"Summary", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
+var wantSheets = []string{"Summary", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
 
 func exportFixture(tb testing.TB, o Options) (Files, string) {
 	tb.Helper()
@@ -107,7 +106,7 @@ func colOf(tb testing.TB, header []string, name string) string {
 	return ""
 }
 
-func TestReconciliationWorkbook(t *testing.T) {
+func TestExportWorkbook(t *testing.T) {
 	files, dir := exportFixture(t, Options{})
 	if want := filepath.Join(dir, "reconciliation-2026-11-01_2026-11-03.xlsx"); files.Workbook != want {
 		t.Fatalf("Workbook = %q, want %q", files.Workbook, want)
@@ -284,8 +283,8 @@ func TestReconciliationWorkbook(t *testing.T) {
 			t.Errorf("unlinked reversal fill = %q, want %q", fill, fillBreak)
 		}
 		u := rows(t, f, "Unsettled")
-		want := []string{"svcOrderId", "clientOrderId", "txnDateTime", "txnChargedValue", "ageDays", "ageBucket"}
-		if !reflect.DeepEqual(u[0], want) || len(u) != 3 || u[1][0] != "O1" {
+		want := []string{"svcOrderId", "clientOrderId", "txnDateTime", "txnChargedValue", "ageDays", "ageBucket", "beforePeriod"}
+		if !reflect.DeepEqual(u[0][:len(want)], want) || len(u) != 4 || u[1][0] != "O0" {
 			t.Errorf("Unsettled = %v", u)
 		}
 	})
@@ -301,14 +300,14 @@ func TestReconciliationWorkbook(t *testing.T) {
 			t.Fatalf("Summary has no row %q", label)
 			return 0
 		}
-		if !strings.Contains(r[0][0], "2026-11-01 to 2026-11-03") {
-			t.Errorf("title = %q", r[0][0])
+		if !strings.Contains(r[1][0], "2026-11-01 to 2026-11-03") {
+			t.Errorf("title = %q", r[1][0])
 		}
 		pool := find("0409000123456")
 		if got := number(t, f, "Summary", "B"+strconv.Itoa(pool)); got != 1000000 {
 			t.Errorf("opening = %v", got)
 		}
-		if got := number(t, f, "Summary", "C"+strconv.Itoa(pool)); got != 998765.43 {
+		if got := number(t, f, "Summary", "C"+strconv.Itoa(pool)); got != 998796.68 {
 			t.Errorf("closing = %v", got)
 		}
 		if nf, _ := cellFormat(t, f, "Summary", "C"+strconv.Itoa(pool)); nf != fmtAmount {
@@ -341,32 +340,6 @@ func TestReconciliationWorkbook(t *testing.T) {
 			row := strconv.Itoa(d1 + i)
 			if got := [2]float64{number(t, f, "Summary", "B"+row), number(t, f, "Summary", "C"+row)}; got != w {
 				t.Errorf("day %d debits/credits = %v, want %v", i+1, got, w)
-			}
-		}
-	})
-
-	t.Run("chart", func(t *testing.T) {
-		z, err := zip.OpenReader(files.Workbook)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer z.Close()
-		var chart []byte
-		for _, zf := range z.File {
-			if zf.Name == "xl/charts/chart1.xml" {
-				rc, _ := zf.Open()
-				var b bytes.Buffer
-				b.ReadFrom(rc)
-				rc.Close()
-				chart = b.Bytes()
-			}
-		}
-		if chart == nil {
-			t.Fatal("no xl/charts/chart1.xml in the workbook")
-		}
-		for _, ref := range []string{"Summary!$B$", "Summary!$C$", "barChart"} {
-			if !bytes.Contains(chart, []byte(ref)) {
-				t.Errorf("chart does not reference %s", ref)
 			}
 		}
 	})
@@ -412,11 +385,12 @@ func abs(x float64) float64 {
 	return x
 }
 
-func TestContinuationSheets(t *testing.T) {
+func TestExportContinuationSheets(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX, MaxRows: 3})
 	f := openBook(t, files.Workbook)
-	want := []string{"Summary", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
-		"Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
+	want := []string{"Summary", "Legend", "Legend (2)", "Legend (3)", "Legend (4)", "Legend (5)", "Legend (6)",
+		"Legend (7)", "Legend (8)", "Legend (9)", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
+		"Duplicates", "Reversals", "Unsettled", "Unsettled (2)", "Pending", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
 	if got := f.GetSheetList(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("sheets = %v, want %v", got, want)
 	}
@@ -447,7 +421,7 @@ func TestContinuationSheets(t *testing.T) {
 	}
 }
 
-func TestGoldenCSV(t *testing.T) {
+func TestExportGoldenCSV(t *testing.T) {
 	files, dir := exportFixture(t, Options{Format: FormatCSV})
 	if files.Workbook != "" {
 		t.Errorf("Workbook = %q with --format csv", files.Workbook)
@@ -493,7 +467,7 @@ func golden(t *testing.T, got, want string) {
 	}
 }
 
-func TestCSVBOM(t *testing.T) {
+func TestExportCSVBOM(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatCSV, BOM: true})
 	for _, p := range files.CSV {
 		b, err := os.ReadFile(p)
@@ -510,7 +484,7 @@ func TestCSVBOM(t *testing.T) {
 	}
 }
 
-func TestNoRun(t *testing.T) {
+func TestExportNoRun(t *testing.T) {
 	db := fixtureDB(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	for _, period := range [][2]string{{"2026-11-01", "2026-11-02"}, {"2026-10-01", "2026-10-31"}} {

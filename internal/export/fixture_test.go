@@ -19,17 +19,17 @@ var (
 )
 
 const fixSummary = `{"from":"2026-11-01","to":"2026-11-03","asOf":"2026-11-03",
- "pools":[{"account":"0409000123456","opening":"1000000.00","closing":"998765.43","calls":7,"debited":"1234.57"}],
+ "pools":[{"account":"0409000123456","opening":"1000000.00","closing":"998796.68","calls":7,"debited":"1234.57"}],
  "calls":9,"callsWithDebit":7,"callsFailed":1,"callsPending":1,"debited":"1234.57","credited":"25.25",
  "outcomes":{"matched":{"count":1,"amount":"100.00"},"amountMismatch":{"count":1,"amount":"51.00"},
   "callOnly":{"count":1,"amount":"10.00"},"statementOnly":{"count":1,"amount":"0.10"},
   "duplicateDebit":{"count":2,"amount":"40.00"},"pending":{"count":1,"amount":"5.00"},
   "reversed":{"count":1,"amount":"1234567.89"}},
- "breaks":{"arithmetic":{"count":1,"delta":"1.00"},"gap":{"count":1,"delta":"-5.00"},"explainedGap":{"count":1,"delta":"25.25"}},
+ "breaks":{"arithmetic":{"count":1,"delta":"-1.00"},"gap":{"count":1,"delta":"-5.00"},"explainedGap":{"count":1,"delta":"-25.25"}},
  "reversals":{"count":2,"amount":"1234577.89","unlinked":1},
  "unsettled":{"0-1":{"count":1,"amount":"300.00"},"2-3":{"count":1,"amount":"200.00"},"4-7":{"count":0,"amount":"0"},
-  "8-30":{"count":0,"amount":"0"},">30":{"count":0,"amount":"0"}},
- "pending":{"count":1,"amount":"5.00"}}`
+  "8-30":{"count":1,"amount":"1.00"},">30":{"count":0,"amount":"0"}},
+ "pending":{"count":1,"amount":"5.00"},"suggestedPairs":1}`
 
 // fixtureDB builds a database with records, calls, a superseded run, the
 // current run (id 2) with result rows, and a failed newer run.
@@ -62,24 +62,25 @@ func fixtureDB(tb testing.TB) *store.DB {
 			(4, '2026-11-02', '2026-11-03', '2026-11-03', '2026-11-04T02:00:00.000Z', '2026-11-04T02:00:01.000Z', 'ok', NULL, '{}')`,
 		`INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id, ts, external_ref, expected, actual, delta, explained_by, note) VALUES
 			(1, '0409000123456', 'gap', 2, 1, '2026-11-01 11:00:00', 'R2', '1', '2', '-1', '', 'superseded: never exported'),
-			(2, '0409000123456', 'arithmetic', 2, NULL, '2026-11-01 11:00:00', 'R2', '999849.00', '999850.00', '-1.00', '', ''),
-			(2, '0409000123456', 'gap', 2, 1, '2026-11-01 11:00:00', 'R2', '999900.00', '999905.00', '-5.00', '', ''),
-			(2, '0409000123456', 'explainedGap', 3, 2, '2026-11-02 13:00:00', 'R9', '999850.00', '999824.75', '25.25', 'S3', '')`,
-		`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts, call_amount, statement_amount, delta, note) VALUES
-			(2, 'matched', 1, 'S1', 'R1', 'verifyPanPlusV2', '2026-11-01 10:00:00', '100.00', '100.00', '0', ''),
-			(2, 'amountMismatch', 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', '51.00', '50.50', '0.50', ''),
-			(2, 'statementOnly', NULL, 'S5', 'R5', '', '2026-11-03 23:59:59', '', '0.10', '', ''),
-			(2, 'duplicateDebit', NULL, 'D1', 'R7', '', '2026-11-02 10:00:00', '', '20.00', '', 'second debit'),
-			(2, 'duplicateDebit', NULL, 'D2', 'R7', '', '2026-11-02 10:00:05', '', '20.00', '', 'second debit'),
-			(2, 'pending', 3, '', 'R9', 'mobileLookup', '2026-11-02 13:00:00', '5.00', '', '', 'TUP'),
-			(2, 'reversed', NULL, 'S4', 'R4', '', '2026-11-02 12:00:00', '', '1234567.89', '', ''),
-			(2, 'callOnly', NULL, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '')`,
+			(2, '0409000123456', 'arithmetic', 2, NULL, '2026-11-01 11:00:00', 'R2', '999849.00', '999850.00', '-1.00', '', char(13) || 'carriage return'),
+			(2, '0409000123456', 'gap', 2, 1, '2026-11-01 11:00:00', 'R2', '999900.00', '999905.00', '-5.00', '', '-5.00 short'),
+			(2, '0409000123456', 'explainedGap', 3, 2, '2026-11-02 13:00:00', 'R9', '999850.00', '999875.25', '-25.25', 'S3', char(9) || 'tab')`,
+		`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts, call_amount, statement_amount, delta, note, suggested_pair) VALUES
+			(2, 'matched', 1, 'S1', 'R1', 'verifyPanPlusV2', '2026-11-01 10:00:00', '100.00', '100.00', '0', '', ''),
+			(2, 'amountMismatch', 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', '51.00', '50.50', '0.50', '-2.50', ''),
+			(2, 'statementOnly', NULL, 'S5', '@SUM(1+1)', '', '2026-11-03 23:59:59', '', '0.10', '', '', ''),
+			(2, 'duplicateDebit', NULL, 'D1', 'R7', '', '2026-11-02 10:00:00', '', '20.00', '', '=HYPERLINK("http://evil.example","click")', ''),
+			(2, 'duplicateDebit', NULL, 'D2', 'R7', '', '2026-11-02 10:00:05', '', '20.00', '', '+cmd|'' /C calc''!A0', ''),
+			(2, 'pending', 3, '', 'R9', 'mobileLookup', '2026-11-02 13:00:00', '5.00', '', '', 'TUP', ''),
+			(2, 'reversed', NULL, 'S4', 'R4', '', '2026-11-02 12:00:00', '', '1234567.89', '', '', ''),
+			(2, 'callOnly', NULL, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '', 'S5: same amount, 45s apart, product agrees')`,
 		`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES
 			(2, 'S4', 'S3', '2026-11-02 12:00:00', '1234567.89', 1, '2026-11-02 09:30:00', '25.25', ''),
 			(2, 'S6', 'S99', '2026-11-02 14:00:00', '10.00', 0, '', '', 'reversal record not synced')`,
 		`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days, age_bucket) VALUES
 			(2, 'O1', 'C1', '2026-11-01 08:00:00', '200.00', 2, '2-3'),
-			(2, 'O2', 'C2', '2026-11-02 08:00:00', '300.00', 1, '0-1')`,
+			(2, 'O2', 'C2', '2026-11-02 08:00:00', '300.00', 1, '0-1'),
+			(2, 'O0', 'C0', '2026-10-20 08:00:00', '1.00', 14, '8-30')`,
 	)
 }
 

@@ -62,12 +62,14 @@ var matchCols = []Column{
 	{"delta", Delta, false},
 	{"note", Text, false},
 	{"callId", Int, false},
+	{"suggestedPair", Text, false},
 }
 
 func matchRows(seq iter.Seq2[*store.ReportMatch, error]) Rows {
 	return rowsOf(seq, len(matchCols), func(m *store.ReportMatch, c []string) Mark {
 		c[0], c[1], c[2], c[3], c[4], c[5] = m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode
 		c[6], c[7], c[8], c[9], c[10], c[11] = m.SvcOrderID, m.CallAmount, m.StatementAmount, m.Delta, m.Note, id(m.CallID)
+		c[12] = m.SuggestedPair
 		switch m.Outcome {
 		case recon.Matched, recon.Reversed:
 			return MarkNone
@@ -203,14 +205,18 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 		{"txnChargedValue", Amount, false},
 		{"ageDays", Int, false},
 		{"ageBucket", Text, false},
-	}, rowsOf(db.ReportUnsettled(ctx, r.ID), 6, func(u *store.ReportUnsettledOrder, c []string) Mark {
+		{"beforePeriod", Bool, false},
+	}, rowsOf(db.ReportUnsettled(ctx, r.ID), 7, func(u *store.ReportUnsettledOrder, c []string) Mark {
 		c[0], c[1], c[2], c[3] = u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount
 		c[4], c[5] = strconv.FormatInt(u.AgeDays, 10), u.AgeBucket
+		c[6] = boolText(len(u.TxnDateTime) >= len(recon.DateLayout) && u.TxnDateTime[:len(recon.DateLayout)] < r.From)
 		if u.AgeBucket == oldest {
 			return MarkLook
 		}
 		return MarkNone
 	}))
+	unsettled.Note = "beforePeriod TRUE: the order is dated before " + r.From +
+		" and still unsettled on " + r.AsOf + "; the Orders sheet lists only the period's orders."
 	statement := recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
 		db.ReportRecords(ctx, recon.Statement, r.From, r.To),
 		func(rec *store.ReportRecord, c []string) {

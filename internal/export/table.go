@@ -25,6 +25,7 @@ const (
 	Stamp             // svcrecon's RFC 3339 UTC time: an Excel date-time in IST
 	Int               // an integer
 	Bool              // 0/1 or false/true: TRUE/FALSE
+	Prose             // text of sentences: wrapped in a wide column
 )
 
 // cellKinds maps a record field's type to its cell kind.
@@ -49,13 +50,18 @@ const (
 	MarkBreak      // red fill: a break, a mismatch, a missing reversal
 	MarkLook       // yellow fill: pending, explained gaps, old unsettled orders
 	MarkMuted      // grey text: removed billers
+	MarkGood       // green fill: a verdict or a check that holds
 )
 
 // Table is one sheet of a workbook and its CSV file.
 type Table struct {
 	Sheet   string // sheet name; continuation sheets add " (2)" …
-	File    string // CSV file name
+	File    string // CSV file name; "" writes no CSV file (the workbook only)
 	Columns []Column
+	// Note, when set, is a sentence about the sheet, written in its header
+	// row to the right of the table (the workbook only; the printed area
+	// stays the table's columns).
+	Note string
 	// Count, when set, counts the rows for the progress bar.
 	Count func() (int64, error)
 }
@@ -106,10 +112,21 @@ func cellValue(k CellKind, s string) any {
 	return s
 }
 
-// csvText is a cell's CSV text: the text itself, booleans as true/false.
-func csvText(k CellKind, s string) string {
+// csvText is a cell's CSV text: the text itself, booleans as true/false,
+// and unless raw, formula-safe by OWASP's rule: a cell that begins with
+// =, +, -, @, TAB or CR gets a leading ' so that a spreadsheet opening the
+// file never evaluates it, unless it is a plain number ("-2.50" stays a
+// number, in any column).
+func csvText(k CellKind, s string, raw bool) string {
 	if k == Bool && s != "" {
 		return strconv.FormatBool(s == "1" || s == "true")
+	}
+	if raw || s == "" || plainDecimal(s) {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
 	}
 	return s
 }

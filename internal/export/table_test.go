@@ -2,7 +2,7 @@ package export
 
 import "testing"
 
-func TestCellValue(t *testing.T) {
+func TestExportCellValue(t *testing.T) {
 	tests := []struct {
 		k    CellKind
 		in   string
@@ -30,7 +30,7 @@ func TestCellValue(t *testing.T) {
 	}
 }
 
-func TestTableHeader(t *testing.T) {
+func TestExportTableHeader(t *testing.T) {
 	for _, tt := range []struct {
 		names []string
 		want  bool

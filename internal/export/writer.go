@@ -23,15 +23,17 @@ const (
 	fmtAmount   = "#,##0.00"
 	fmtDelta    = "#,##0.00;[Red]-#,##0.00"
 	fmtDate     = "yyyy-mm-dd"
-	fmtDateTime = "yyyy-mm-dd hh:mm:ss"
+	fmtDateTime = `yyyy-mm-dd hh:mm:ss "IST"` // every time is IST, and says so
 )
 
-// Colours of the row marks (Excel's "Bad", "Neutral" cell styles).
+// Colours of the row marks (Excel's "Bad", "Neutral", "Good" cell styles).
 const (
 	fillBreak  = "FFC7CE"
 	fontBreak  = "9C0006"
 	fillLook   = "FFEB9C"
 	fontLook   = "9C5700"
+	fillGood   = "C6EFCE"
+	fontGood   = "006100"
 	fontMuted  = "808080"
 	fillHeader = "DDEBF7"
 	fontFamily = "Calibri"
@@ -66,6 +68,8 @@ const (
 	roleTitle   // the Summary's title
 	roleSection // a section header of the Summary
 	roleLabel   // a left-aligned label (Summary, column A)
+	roleNote    // a note beside a table or under a Summary section: italic
+	roleVerdict // the Summary's verdict: large and bold
 )
 
 // NewWriter starts the files of one export in o.Dir (created when
@@ -73,7 +77,7 @@ const (
 // per table when it asks for csv. The caller must call Finish or Abort.
 func NewWriter(o Options, book string) (*Writer, error) {
 	o.defaults()
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(o.Dir, 0o777); err != nil { // less the umask
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	w := &Writer{o: o, book: book, styles: map[styleKey]int{}}
@@ -114,6 +118,8 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 		st.Alignment = &excelize.Alignment{Horizontal: "left", Indent: 1}
 	case Int:
 		st.NumFmt = 1 // 0
+	case Prose:
+		st.Alignment = &excelize.Alignment{WrapText: true, Vertical: "top"}
 	}
 	if nf != "" {
 		st.CustomNumFmt = &nf
@@ -126,6 +132,9 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 	case MarkLook:
 		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fillLook}}
 		font.Color = fontLook
+	case MarkGood:
+		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fillGood}}
+		font.Color = fontGood
 	case MarkMuted:
 		font.Color = fontMuted
 	}
@@ -139,6 +148,11 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 		}
 	case roleTitle:
 		font.Bold, font.Size = true, 14
+	case roleVerdict:
+		font.Bold, font.Size = true, 16
+	case roleNote:
+		font.Italic = true
+		st.Alignment = &excelize.Alignment{Horizontal: "left"}
 	case roleLabel:
 		st.Alignment = &excelize.Alignment{Horizontal: "left"}
 	}
@@ -152,11 +166,14 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 }
 
 // Write streams one table's rows to its sheet (continued on "Sheet (2)" …
-// past Options.MaxRows) and its CSV file, in one pass over rows. Columns
-// marked Mask have card and Aadhaar numbers masked. The first error of
-// rows, of the context (checked every 4096 rows) or of a write is
-// returned, wrapped with the table's name.
+// past Options.MaxRows) and its CSV file (none when t.File is ""), in one
+// pass over rows. Columns marked Mask have card and Aadhaar numbers
+// masked. The first error of rows, of the context (checked every 4096
+// rows) or of a write is returned, wrapped with the table's name.
 func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
+	if w.f == nil && (t.File == "" || !w.o.Format.csv()) {
+		return nil // neither a sheet nor a file to write (the Legend of a CSV export)
+	}
 	start := time.Now()
 	var bar *progress.Bar
 	if w.o.Progress != nil && t.Count != nil {
@@ -180,7 +197,7 @@ func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 				return fmt.Errorf("export %s: %w", t.Sheet, err)
 			}
 		}
-		if w.o.Format.csv() {
+		if w.o.Format.csv() && t.File != "" {
 			header := make([]string, len(t.Columns))
 			for i, c := range t.Columns {
 				header[i] = c.Name
@@ -266,11 +283,15 @@ func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 	return nil
 }
 
+// testHookBeforeCommit, when set (by tests), runs when every file of an
+// export is written under its temporary name, before the first rename.
+var testHookBeforeCommit func()
+
 // Finish writes the workbook and renames every file to its final name.
 func (w *Writer) Finish() (Files, error) {
 	var files Files
 	if w.f != nil {
-		out, err := create(w.o.Dir, w.book)
+		out, err := create(w.o.Dir, w.book, w.o.Log)
 		if err != nil {
 			return files, err
 		}
@@ -287,6 +308,9 @@ func (w *Writer) Finish() (Files, error) {
 		if err := w.f.Write(io.Discard); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}
+	}
+	if testHookBeforeCommit != nil {
+		testHookBeforeCommit()
 	}
 	for i, out := range w.outs {
 		p, err := out.commit()

@@ -29,14 +29,25 @@ func (x *xlsxSheet) open() error {
 	if err := x.w.newSheet(x.name); err != nil {
 		return err
 	}
+	// Before the stream writer: it writes the sheet properties first.
+	if err := x.w.printSetup(x.name, false, true); err != nil {
+		return err
+	}
+	if x.t.Note != "" {
+		last, err := excelize.ColumnNumberToName(len(x.t.Columns))
+		if err != nil {
+			return err
+		}
+		if err := x.w.f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area",
+			RefersTo: fmt.Sprintf("%s!$A:$%s", quoteSheet(x.name), last), Scope: x.name}); err != nil {
+			return err
+		}
+	}
 	sw, err := x.w.f.NewStreamWriter(x.name)
 	if err != nil {
 		return err
 	}
 	x.sw = sw
-	if err := x.w.printLandscape(x.name, false); err != nil {
-		return err
-	}
 	for i, wd := range x.widths {
 		if err := sw.SetColWidth(i+1, i+1, wd); err != nil {
 			return err
@@ -62,7 +73,12 @@ func (x *xlsxSheet) open() error {
 		x.cells[i] = excelize.Cell{StyleID: x.w.style(k, MarkNone, roleHeader), Value: c.Name}
 	}
 	x.row = 1
-	return sw.SetRow("A1", x.ptrs, excelize.RowOpts{StyleID: 0})
+	header := x.ptrs
+	if x.t.Note != "" { // one empty column, then the note
+		header = append(append(header[:len(header):len(header)], nil),
+			excelize.Cell{StyleID: x.w.style(Text, MarkMuted, roleNote), Value: x.t.Note})
+	}
+	return sw.SetRow("A1", header)
 }
 
 func (x *xlsxSheet) add(r Row) error {
@@ -88,7 +104,7 @@ func (x *xlsxSheet) add(r Row) error {
 		}
 		val := cellValue(c.Kind, r.Cells[i])
 		k := c.Kind
-		if _, ok := val.(string); ok {
+		if _, ok := val.(string); ok && k != Prose {
 			k = Text // did not parse: keep the text as it is
 		}
 		cell.Value = val
@@ -135,19 +151,31 @@ func tableHeader(cols []Column) bool {
 	return len(cols) > 0
 }
 
-// printLandscape sets a sheet to print landscape; fit scales it to one page
-// wide.
-func (w *Writer) printLandscape(sheet string, fit bool) error {
-	landscape := "landscape"
-	lo := &excelize.PageLayoutOptions{Orientation: &landscape}
-	if fit {
-		one, auto := 1, 0
-		lo.FitToWidth, lo.FitToHeight = &one, &auto
-		if err := w.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
-			return err
-		}
+// printSetup prepares a sheet for printing: landscape, scaled to one page
+// wide (onePage: and one page high), and with header the first row repeated
+// at the top of every page. On a streamed sheet it must run before the
+// sheet's StreamWriter is made.
+func (w *Writer) printSetup(sheet string, onePage, header bool) error {
+	fit := true
+	if err := w.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
 	}
-	return w.f.SetPageLayout(sheet, lo)
+	landscape := "landscape"
+	wide, tall := 1, 0 // 0: as many pages down as it takes
+	if onePage {
+		tall = 1
+	}
+	err := w.f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall})
+	if err != nil || !header {
+		return err
+	}
+	return w.f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles",
+		RefersTo: quoteSheet(sheet) + "!$1:$1", Scope: sheet})
+}
+
+// quoteSheet quotes a sheet name for a reference: 'Statement (2)'.
+func quoteSheet(name string) string {
+	return "'" + strings.ReplaceAll(name, "'", "''") + "'"
 }
 
 // tableName makes a valid, unique Excel table name of a sheet name:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sort"
 	"strings"
 	"time"
 
@@ -176,6 +177,74 @@ func (db *DB) ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ReportBr
 		})
 }
 
+// ReportBreakTotal totals the breaks of one kind of one pool account whose
+// deltas have one sign: Negative deltas mean the pool's balance rose (a
+// credit), positive ones that it fell.
+type ReportBreakTotal struct {
+	PoolAccount, Kind string
+	Negative          bool
+	Count             int
+	Delta             decimal.Decimal // the exact sum of the deltas
+}
+
+// ReportBreakTotals sums a run's break deltas exactly per pool account,
+// kind and sign, by pool account, kind and sign. A delta that is not a
+// decimal is an error naming its break.
+func (db *DB) ReportBreakTotals(ctx context.Context, runID int64) ([]ReportBreakTotal, error) {
+	rows, err := db.QueryContext(ctx, `SELECT ts, pool_account, kind, delta FROM recon_breaks WHERE run_id = ?`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("break totals of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	type key struct {
+		pool, kind string
+		neg        bool
+	}
+	idx := map[key]int{}
+	var out []ReportBreakTotal
+	for rows.Next() {
+		var ts, pool, kind, delta string
+		if err := rows.Scan(&ts, &pool, &kind, &delta); err != nil {
+			return nil, fmt.Errorf("break totals of run %d: %w", runID, err)
+		}
+		d, err := decimal.NewFromString(orZeroText(delta))
+		if err != nil {
+			return nil, fmt.Errorf("break totals of run %d: %s break at %s: delta %q: %w", runID, kind, ts, delta, err)
+		}
+		k := key{pool, kind, d.IsNegative()}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, ReportBreakTotal{PoolAccount: pool, Kind: kind, Negative: k.neg})
+		}
+		out[i].Count++
+		out[i].Delta = out[i].Delta.Add(d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("break totals of run %d: %w", runID, err)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.PoolAccount != b.PoolAccount {
+			return a.PoolAccount < b.PoolAccount
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return !a.Negative && b.Negative
+	})
+	return out, nil
+}
+
+// orZeroText is s, or "0" when s is empty.
+func orZeroText(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
 // ReportMatch is one matching outcome of a run (recon_matches) with its
 // call's orderid and statuscode.
 type ReportMatch struct {
@@ -196,10 +265,21 @@ func scanMatch(rows *sql.Rows, m *ReportMatch) error {
 		&m.SvcOrderID, &m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.CallID, &m.SuggestedPair)
 }
 
-// ReportMatches yields every matching outcome of a run by time.
+// ReportMatches yields every matching outcome of a run: the exceptions
+// (every outcome but matched and reversed) first, then the matched and
+// reversed rows, each part by time.
 func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "matches",
-		matchSelect+` ORDER BY m.ts, m.external_ref, m.svc_order_id, m.call_id`, []any{runID}, scanMatch)
+		matchSelect+` ORDER BY m.outcome IN (?, ?), m.ts, m.external_ref, m.svc_order_id, m.call_id`,
+		[]any{runID, recon.Matched, recon.Reversed}, scanMatch)
+}
+
+// ReportSuggestedPairs yields the callOnly rows of a run that carry a
+// suggested pair, by time.
+func (db *DB) ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+	return reportRows(ctx, db, "suggested pairs",
+		matchSelect+` AND m.outcome = ? AND m.suggested_pair <> '' ORDER BY m.ts, m.external_ref, m.call_id`,
+		[]any{runID, recon.CallOnly}, scanMatch)
 }
 
 // ReportDuplicates yields a run's duplicate debits grouped by externalRef.

@@ -119,3 +119,70 @@ func TestReportBreaksOrder(t *testing.T) {
 		t.Errorf("breaks %v, want %s", kinds, want)
 	}
 }
+
+func TestReportBreakTotalsForExport(t *testing.T) {
+	ctx := context.Background()
+	db := reportDB(t, `INSERT INTO recon_runs (id, period_from, period_to, as_of, started_at, state) VALUES
+		(1, 'a', 'b', 'b', 's', 'ok'), (2, 'a', 'b', 'b', 's', 'ok')`,
+		`INSERT INTO recon_breaks (run_id, pool_account, kind, ts, expected, actual, delta) VALUES
+		(1, 'P', 'explainedGap', '2026-11-01 01:00:00', '1', '2', '-0.10'),
+		(1, 'P', 'explainedGap', '2026-11-01 02:00:00', '1', '2', '-0.20'),
+		(1, 'P', 'explainedGap', '2026-11-01 03:00:00', '1', '2', '2.95'),
+		(1, 'P', 'gap', '2026-11-01 04:00:00', '1', '2', '10'),
+		(1, 'P', 'gap', '2026-11-01 05:00:00', '1', '2', '25.50'),
+		(1, 'Q', 'arithmetic', '2026-11-01 06:00:00', '1', '2', '-0.01'),
+		(2, 'P', 'gap', '2026-11-01 06:00:00', '1', '2', '999')`)
+	got, err := db.ReportBreakTotals(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, b := range got {
+		s = append(s, fmt.Sprintf("%s/%s/%v:%d=%s", b.PoolAccount, b.Kind, b.Negative, b.Count, b.Delta.String()))
+	}
+	// Exact sums (0.1 + 0.2 is 0.3, not 0.30000000000000004), per pool, kind and sign.
+	want := "[P/explainedGap/false:1=2.95 P/explainedGap/true:2=-0.3 P/gap/false:2=35.5 Q/arithmetic/true:1=-0.01]"
+	if fmt.Sprint(s) != want {
+		t.Errorf("ReportBreakTotals = %v, want %s", s, want)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE recon_breaks SET delta = 'x' WHERE run_id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ReportBreakTotals(ctx, 2); err == nil {
+		t.Error("ReportBreakTotals(a delta that is not a number) = nil error")
+	}
+}
+
+func TestReportMatchesForExport(t *testing.T) {
+	ctx := context.Background()
+	db := reportDB(t, `INSERT INTO recon_runs (id, period_from, period_to, as_of, started_at, state) VALUES (1, 'a', 'b', 'b', 's', 'ok')`,
+		`INSERT INTO recon_matches (run_id, outcome, svc_order_id, external_ref, ts, suggested_pair) VALUES
+		(1, 'matched', 'S1', 'R1', '2026-11-01 01:00:00', ''),
+		(1, 'callOnly', '', 'R2', '2026-11-01 05:00:00', 'S9: same amount'),
+		(1, 'reversed', 'S3', 'R3', '2026-11-01 00:30:00', ''),
+		(1, 'statementOnly', 'S9', '', '2026-11-01 05:00:30', 'R2: same amount'),
+		(1, 'pending', '', 'R4', '2026-11-01 02:00:00', ''),
+		(1, 'callOnly', '', 'R5', '2026-11-01 03:00:00', '')`)
+	var got []string
+	for m, err := range db.ReportMatches(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Outcome+":"+m.ExternalRef+m.SvcOrderID)
+	}
+	// The exceptions by time, then the matched and reversed rows by time.
+	want := "[pending:R4 callOnly:R5 callOnly:R2 statementOnly:S9 reversed:R3S3 matched:R1S1]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("ReportMatches = %v, want %s", got, want)
+	}
+	got = nil
+	for m, err := range db.ReportSuggestedPairs(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.ExternalRef+"->"+m.SuggestedPair)
+	}
+	if want := "[R2->S9: same amount]"; fmt.Sprint(got) != want {
+		t.Errorf("ReportSuggestedPairs = %v, want %s (the callOnly side of each pair)", got, want)
+	}
+}

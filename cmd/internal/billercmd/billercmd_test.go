@@ -15,7 +15,7 @@ import (
 )
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--page-size", "0"}, {"--nope"}, {"extra"}} {
+	for _, args := range [][]string{{"--page-size", "0"}, {"--nope"}, {"extra"}, {"--csv-raw"}} {
 		var out, errb bytes.Buffer
 		err := Run(context.Background(), args, &out, &errb)
 		var ue *cli.UsageError
@@ -52,6 +52,10 @@ func TestSandboxSyncAndExportHook(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil || !strings.Contains(out.String(), name) {
 			t.Errorf("billersync --out: %s missing or not printed (%v); output %q", name, err, out.String())
 		}
+	}
+	out.Reset()
+	if err := Run(context.Background(), append(base, "--out", dir, "--csv-raw"), &out, &errb); err != nil {
+		t.Fatalf("billersync --out --csv-raw: %v\n%s", err, errb.String())
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, "billers.csv"))
 	if lines := strings.Count(string(csv), "\n"); lines != 301 {
