@@ -8,6 +8,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -34,23 +35,47 @@ type DB struct {
 	*sql.DB
 	Path string
 	mu   sync.Mutex // one writer in this process
+	pg   bool       // PostgreSQL (else SQLite)
 
 	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
 }
 
-// Open opens (creating if needed) the database at path and migrates it.
-// Pragmas: busy_timeout 10s, foreign_keys on, synchronous NORMAL on every
-// connection; the file is switched to WAL once (WAL is persistent).
+// Options tune Open.
+type Options struct {
+	// MaxConns bounds the connection pool (default 8). With SQLite, writes
+	// are serialized anyway; with PostgreSQL it is what each process may
+	// hold of the server's max_connections.
+	MaxConns int
+}
+
+// Open opens the database named by dsn and migrates it: a SQLite file
+// (created if needed), or a PostgreSQL database given as a postgres:// or
+// postgresql:// URL. See OpenWith.
+func Open(ctx context.Context, dsn string) (*DB, error) { return OpenWith(ctx, dsn, Options{}) }
+
+// OpenWith opens the database named by dsn and migrates it.
 //
+// SQLite: pragmas busy_timeout 10s, foreign_keys on, synchronous NORMAL on
+// every connection; the file is switched to WAL once (WAL is persistent).
 // A new file is created readable by its owner only (0600): it holds names,
-// PANs and addresses from responses. A file that holds tables but is not
-// svcrecon's (no schema_migrations table) is refused before anything is
-// written to it (ErrForeign).
+// PANs and addresses from responses. Many processes may open one file at
+// once, new or not: the WAL switch and the migrations wait for each other
+// (busy_timeout, and a bounded retry where SQLite answers busy without
+// waiting).
 //
-// Many processes may open one file at once, new or not: the WAL switch and
-// the migrations wait for each other (busy_timeout, and a bounded retry
-// where SQLite answers busy without waiting).
-func Open(ctx context.Context, path string) (*DB, error) {
+// PostgreSQL: through pgx; the same migrations, translated to its dialect
+// and recorded the same way, applied under an advisory lock so that
+// several processes starting at once migrate once. Errors name host:port
+// and the reason, never the password.
+//
+// Either way, a database that holds tables but is not svcrecon's (no
+// schema_migrations table) is refused before anything is written to it
+// (ErrForeign).
+func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
+	if IsPostgres(dsn) {
+		return openPG(ctx, dsn, o)
+	}
+	path := dsn
 	if path == "" {
 		return nil, fmt.Errorf("open database: empty path")
 	}
@@ -66,7 +91,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	sqldb.SetMaxOpenConns(8)
+	sqldb.SetMaxOpenConns(cmp.Or(o.MaxConns, 8))
 	sqldb.SetConnMaxIdleTime(time.Minute)
 	db := &DB{DB: sqldb, Path: path}
 	db.journal = NewBatch(db, 0)
@@ -92,18 +117,43 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
+// openPG is OpenWith for a PostgreSQL URL.
+func openPG(ctx context.Context, dsn string, o Options) (*DB, error) {
+	sqldb, where, err := openPostgres(ctx, dsn, o.MaxConns)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", where, err)
+	}
+	db := &DB{DB: sqldb, Path: RedactDSN(dsn), pg: true}
+	db.journal = NewBatch(db, 0)
+	if err := db.refuseForeign(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("open database %s: %w", where, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("migrate database %s: %w", where, pgReason(err))
+	}
+	return db, nil
+}
+
+// Postgres reports whether the database is PostgreSQL (else SQLite).
+func (db *DB) Postgres() bool { return db.pg }
+
 // ErrForeign is returned by Open for a database that holds tables but is
 // not svcrecon's.
-var ErrForeign = errors.New("the file holds tables but is not a svcrecon database (no schema_migrations table); give another --db")
+var ErrForeign = errors.New("the database holds tables but is not svcrecon's (no schema_migrations table); give another --db")
 
 // refuseForeign returns ErrForeign when the database has tables but none
 // of them is schema_migrations. It only reads.
 func (db *DB) refuseForeign(ctx context.Context) error {
 	var tables, ours int
-	err := retryBusy(ctx, func() error {
-		return db.QueryRowContext(ctx, `SELECT count(*), count(CASE WHEN name = 'schema_migrations' THEN 1 END)
-			FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).Scan(&tables, &ours)
-	})
+	q := `SELECT count(*), count(CASE WHEN name = 'schema_migrations' THEN 1 END)
+			FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	if db.pg {
+		q = `SELECT count(*), count(CASE WHEN table_name = 'schema_migrations' THEN 1 END)
+			FROM information_schema.tables WHERE table_schema = current_schema()`
+	}
+	err := retryBusy(ctx, func() error { return db.QueryRowContext(ctx, q).Scan(&tables, &ours) })
 	if err != nil {
 		return err
 	}
@@ -182,9 +232,16 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 func (db *DB) migrate(ctx context.Context) error {
 	if err := retryBusy(ctx, func() error {
-		_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-			name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`)
-		return err
+		return db.Write(ctx, func(tx *sql.Tx) error {
+			if db.pg {
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7079111)`); err != nil {
+					return err
+				}
+			}
+			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+				name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`)
+			return err
+		})
 	}); err != nil {
 		return err
 	}
@@ -199,8 +256,17 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if db.pg {
+			body = []byte(pgMigration(string(body)))
+		}
 		err = retryBusy(ctx, func() error {
 			return db.Write(ctx, func(tx *sql.Tx) error {
+				if db.pg {
+					// One migrator at a time across processes; others wait, then see it applied.
+					if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7079111)`); err != nil {
+						return err
+					}
+				}
 				var n int
 				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base).Scan(&n); err != nil {
 					return err

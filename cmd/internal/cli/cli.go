@@ -61,6 +61,7 @@ type Common struct {
 	Rate                                                           float64
 	Timeout                                                        time.Duration
 	MaxBody                                                        int64 // bytes
+	DBPool                                                         int   // connection pool size
 
 	explicit map[string]bool
 }
@@ -77,7 +78,8 @@ func (c *Common) Bind(fs *flag.FlagSet) {
 	if db == "" {
 		db = "svcrecon.db"
 	}
-	fs.StringVar(&c.DB, "db", db, "SQLite database file (env SVC_DB)")
+	fs.StringVar(&c.DB, "db", db, "SQLite database file, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
+	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (PostgreSQL)")
 	fs.BoolVar(&c.Sandbox, "sandbox", false, "run against the built-in sandbox (no account needed)")
 	fs.Int64Var(&c.SandboxSeed, "sandbox-seed", 1, "seed of the sandbox world (with --sandbox)")
 	fs.IntVar(&c.SandboxDays, "sandbox-days", 30, "days of sandbox history (with --sandbox)")
@@ -237,7 +239,7 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 	if c.Sandbox && o.DefaultSandboxDB != "" && !c.dbExplicit() {
 		dbPath = o.DefaultSandboxDB
 	}
-	db, err := store.Open(ctx, dbPath)
+	db, err := c.OpenDB(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +267,15 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 	}
 	ok = true
 	return env, nil
+}
+
+// OpenDB opens the database at dsn (a SQLite path or a postgres:// URL)
+// with the pool size of --db-pool.
+func (c *Common) OpenDB(ctx context.Context, dsn string) (*store.DB, error) {
+	if c.DBPool < 0 {
+		return nil, Usagef("--db-pool %d: want a positive number of connections", c.DBPool)
+	}
+	return store.OpenWith(ctx, dsn, store.Options{MaxConns: c.DBPool})
 }
 
 // explicitDB is set by MarkExplicit when --db was on the command line.

@@ -1,0 +1,193 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// IsPostgres reports whether dsn names a PostgreSQL database (a
+// postgres:// or postgresql:// URL) rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// RedactDSN returns dsn as it may be shown: a SQLite path as it is; a
+// PostgreSQL URL without its password (and without its query, which may
+// carry one too).
+func RedactDSN(dsn string) string {
+	if !IsPostgres(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://…"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	return u.String()
+}
+
+// openPostgres opens a PostgreSQL database through pgx's database/sql
+// driver, with a pool of at most maxConns connections. Every query goes
+// through rebind, so the subject files' SQL (SQLite's ? placeholders) runs
+// unchanged.
+func openPostgres(ctx context.Context, dsn string, maxConns int) (*sql.DB, string, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx quotes the whole URL in some parse errors: never show it.
+		return nil, RedactDSN(dsn), errors.New("not a valid PostgreSQL URL (postgres://USER@HOST:PORT/DB?sslmode=…)")
+	}
+	where := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		where = cfg.Host
+	}
+	where += "/" + cfg.Database
+	// The simple protocol is not needed: statements are prepared per use.
+	db := sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg)})
+	if maxConns <= 0 {
+		maxConns = 8
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, where, pgReason(err)
+	}
+	var version int
+	if err := db.QueryRowContext(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version); err != nil {
+		db.Close()
+		return nil, where, pgReason(err)
+	}
+	if version < 120000 {
+		db.Close()
+		return nil, where, fmt.Errorf("PostgreSQL %d.%d is too old: svcrecon needs 12 or newer", version/10000, version%10000/100)
+	}
+	return db, where, nil
+}
+
+// pgReason shortens a connection error to its reason, without the URL or
+// password pgx may quote.
+func pgReason(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		if u := ce.Unwrap(); u != nil {
+			var pe *pgconn.PgError
+			if errors.As(u, &pe) {
+				return fmt.Errorf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+			}
+			msg := u.Error()
+			if i := strings.LastIndex(msg, ": "); i >= 0 {
+				msg = msg[i+2:]
+			}
+			return errors.New(msg)
+		}
+	}
+	return err
+}
+
+// pgConnector hands out connections whose queries are rebound.
+type pgConnector struct{ driver.Connector }
+
+func (c pgConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{conn.(*stdlib.Conn)}, nil
+}
+
+// pgConn is pgx's connection with SQLite's placeholders (? and ?NNN)
+// rewritten to PostgreSQL's ($1 …) in every statement.
+type pgConn struct{ *stdlib.Conn }
+
+func (c *pgConn) Prepare(q string) (driver.Stmt, error) { return c.Conn.Prepare(rebind(q)) }
+
+func (c *pgConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, rebind(q))
+}
+
+func (c *pgConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, rebind(q), args)
+}
+
+func (c *pgConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, rebind(q), args)
+}
+
+// rebind rewrites ? (the next parameter) and ?NNN (parameter NNN) outside
+// quotes to $N.
+func rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		ch := q[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '?':
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			if j > i+1 {
+				b.WriteString("$" + q[i+1:j])
+				i = j - 1
+			} else {
+				n++
+				b.WriteString("$" + strconv.Itoa(n))
+			}
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
+}
+
+// Translations of SQLite's DDL to PostgreSQL's, applied to the embedded
+// migrations, so that both backends have one schema written once.
+var pgDDL = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`(?i)\bINTEGER\s+PRIMARY\s+KEY\b`), `BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY`},
+	{regexp.MustCompile(`(?i)\)\s*WITHOUT\s+ROWID`), `)`},
+	{regexp.MustCompile(`(?i)\bINTEGER\b`), `BIGINT`},
+	{regexp.MustCompile(`(?i)\bBLOB\b`), `BYTEA`},
+	// Byte order, like SQLite: ORDER BY and indexes agree across backends.
+	{regexp.MustCompile(`(?i)\bTEXT\b`), `TEXT COLLATE "C"`},
+}
+
+// pgMigration returns a migration in PostgreSQL's dialect.
+func pgMigration(body string) string {
+	for _, t := range pgDDL {
+		body = t.re.ReplaceAllString(body, t.with)
+	}
+	return body
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// pgURL is the PostgreSQL the tests may use (scripts/pg-test.sh and .ci/run
+// set it). Under CI=true its absence fails the test; elsewhere it skips.
+func pgURL(tb testing.TB) string {
+	tb.Helper()
+	u := os.Getenv("SVCRECON_TEST_POSTGRES")
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("SVCRECON_TEST_POSTGRES is not set: .ci/run must start PostgreSQL")
+		}
+		tb.Skip("PostgreSQL tests skipped: run them with scripts/pg-test.sh go test ./...")
+	}
+	return u
+}
+
+// newPGDatabase creates an empty database on the test server and returns
+// its URL; it is dropped when the test ends.
+func newPGDatabase(tb testing.TB) string {
+	tb.Helper()
+	admin := pgURL(tb)
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "svcrecon_test_" + hex.EncodeToString(b)
+	cfg, err := url.Parse(admin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE DATABASE ` + name); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		db, err := sql.Open("pgx", admin)
+		if err == nil {
+			db.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
+			db.Close()
+		}
+	})
+	cfg.Path = "/" + name
+	return cfg.String()
+}
+
+// openPGTest opens a fresh, migrated PostgreSQL database.
+func openPGTest(tb testing.TB) *DB {
+	tb.Helper()
+	db, err := Open(context.Background(), newPGDatabase(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// eachBackend runs fn against a fresh database of each backend: SQLite,
+// and PostgreSQL when the tests have one (see pgURL).
+func eachBackend(t *testing.T, fn func(t *testing.T, db *DB)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, openTest(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, openPGTest(t)) })
+}
+
+var _ = stdlib.GetDefaultDriver // registers the "pgx" driver the helpers use
+
+func TestPostgresOpenMigratesOnceAndConcurrently(t *testing.T) {
+	u := newPGDatabase(t)
+	ctx := context.Background()
+	errs := make(chan error, 6)
+	for range 6 {
+		go func() {
+			db, err := Open(ctx, u)
+			if err == nil {
+				err = db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent Open = %v", err)
+		}
+	}
+	db, err := Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Migrations(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(names) {
+		t.Fatalf("Migrations() = %v, want %d applied once each", got, len(names))
+	}
+	if !db.Postgres() {
+		t.Error("Postgres() = false for a postgres:// URL")
+	}
+}
+
+func TestPostgresForeignDatabaseIsRefused(t *testing.T) {
+	u := newPGDatabase(t)
+	other, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(`CREATE TABLE invoices (id BIGINT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if _, err := Open(context.Background(), u); !errors.Is(err, ErrForeign) {
+		t.Fatalf("Open(foreign) = %v, want ErrForeign", err)
+	}
+}
+
+func TestPostgresErrorsNameTheServerNotThePassword(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ dsn, want string }{
+		{"postgres://svc:s3cretpw@127.0.0.1:1/db?sslmode=disable&password=s3cretpw", "127.0.0.1:1/db"},
+		{"postgresql://svc:s3cretpw@[::1]:1/x?sslmode=disable", "[::1]:1/x"},
+	} {
+		_, err := Open(ctx, c.dsn)
+		if err == nil {
+			t.Fatalf("Open(%s) worked", RedactDSN(c.dsn))
+		}
+		if strings.Contains(err.Error(), "s3cretpw") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open = %q, want it to name %s and not the password", err, c.want)
+		}
+		if strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("Open = %q, want one line", err)
+		}
+	}
+}
+
+func TestRebind(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`SELECT a FROM t WHERE b = ? AND c = ?`, `SELECT a FROM t WHERE b = $1 AND c = $2`},
+		{`UPDATE t SET x = ?1 WHERE id <> ?1 AND y = ?2`, `UPDATE t SET x = $1 WHERE id <> $1 AND y = $2`},
+		{`SELECT '?' , "a?b", ? FROM t`, `SELECT '?' , "a?b", $1 FROM t`},
+		{`SELECT 1`, `SELECT 1`},
+	} {
+		if got := rebind(c.in); got != c.want {
+			t.Errorf("rebind(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
