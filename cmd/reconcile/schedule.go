@@ -114,14 +114,36 @@ func jobNames() []string {
 	return slices.Sorted(maps.Keys(jobs()))
 }
 
-// loadSchedules parses the file; its mistakes are usage errors (exit 2).
-func loadSchedules(path string) (*schedule.File, error) {
+// loadSchedules parses the file and, with checkArgs, each job's args by
+// its command's flags (running nothing); its mistakes are usage errors
+// (exit 2), FILE:LINE: reason.
+func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
 	f, err := schedule.Load(path, jobNames())
 	var pe *schedule.ParseError
 	if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
 		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
-	return f, err
+	if err != nil || !checkArgs {
+		return f, err
+	}
+	fns := jobs()
+	for _, j := range f.Jobs {
+		fn := fns[j.Command]
+		err := cli.CheckArgs(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			_, err := fn(ctx, args, stdout, stderr)
+			return err
+		}, j.Args)
+		if err == nil {
+			continue
+		}
+		reason := err.Error()
+		if errors.Is(err, flag.ErrHelp) {
+			reason = "-h or --version: a job's args cannot ask for help"
+		}
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: &schedule.ParseError{File: f.Path, Line: j.ArgsLine,
+			Reason: fmt.Sprintf("job %s: args: %s", j.Name, reason)}}
+	}
+	return f, nil
 }
 
 // jobFuncs maps every job to a schedule.JobFunc that runs it in-process
@@ -140,7 +162,8 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 					args = append(args, "--"+f, inherited[f])
 				}
 			}
-			return fn(ctx, append(args, run.Job.Args...), out, stderr)
+			summary, err := fn(ctx, append(args, run.Job.Args...), out, stderr)
+			return summary, asJobError(err)
 		}
 	}
 	return funcs
@@ -195,7 +218,9 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := loadSchedules(sf.file)
+	// The daemon checks every job's args before it starts; one job run by
+	// hand (from cron(8)) is recorded as failed when its args are wrong.
+	f, err := loadSchedules(sf.file, job == "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,7 +231,8 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 	if err != nil {
 		return nil, nil, err
 	}
-	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, Now: clock, StopGrace: sf.stopGrace}
+	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, Now: clock, StopGrace: sf.stopGrace,
+		Notifier: newNotifier(log)}
 	return r, db.Close, nil
 }
 
@@ -249,6 +275,9 @@ func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer
 	case schedule.OutcomeOK:
 		fmt.Fprintf(stdout, "job %s: ok (run %d, %s)\n", job, res.RunID, took)
 		return nil
+	case schedule.OutcomeBreaks:
+		// The job's own exit status (3) is in res.Err's chain.
+		return fmt.Errorf("job %s: breaks (run %d, %s): %w", job, res.RunID, took, res.Err)
 	case schedule.OutcomeSkipped:
 		fmt.Fprintf(stdout, "job %s: %s (run %d)\n", job, res.Summary, res.RunID)
 		return nil
@@ -273,7 +302,7 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *n < 1 {
 		return cli.Usagef("schedule list: --n %d: want at least 1", *n)
 	}
-	f, err := loadSchedules(sf.file)
+	f, err := loadSchedules(sf.file, true)
 	if err != nil {
 		return err
 	}
@@ -286,6 +315,9 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(&b, "%s  %q in %s", j.Name, j.Cron, j.Location)
 		if j.Timeout > 0 {
 			fmt.Fprintf(&b, ", timeout %s", shortDuration(j.Timeout))
+		}
+		if j.Notify != "" {
+			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
 		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
 		next := j.Next(now, *n)
