@@ -1,8 +1,12 @@
 package statement
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +168,39 @@ func TestSandboxDriftFoundBySecondSync(t *testing.T) {
 			t.Errorf("recheck %d: second sync = %+v; want %d held days probed, all 20 walked again", recheck, second, probed)
 		}
 		t.Logf("recheck %d: first %s; second %s", recheck, first.Line(), second.Line())
+	}
+}
+
+// TestSyncProgressTotalUpFront: the progress of a sync counts windows
+// (days × kinds), probes included, and knows their number before the first
+// request: every line carries that total, and the last is complete.
+func TestSyncProgressTotalUpFront(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(5)
+	o := baseOptions(t, cl)
+	if _, err := Sync(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	o.Log = slog.New(slog.NewJSONHandler(&logs, nil))
+	o.Progress = io.Discard // not a terminal: the bar logs its lines
+	if _, err := Sync(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var final map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["msg"] == "progress" {
+			if m["total"] != float64(10) {
+				t.Errorf("progress line %s: want total 10 (5 days × 2 kinds)", line)
+			}
+			final = m
+		}
+	}
+	if final == nil || final["final"] != true || final["done"] != float64(10) || final["task"] != "sync days" {
+		t.Errorf("last progress line = %v, want sync days 10 of 10, final", final)
 	}
 }
