@@ -181,7 +181,9 @@ jobs:
 			"fail": func(ctx context.Context, r Run) (string, error) {
 				return "", fmt.Errorf("sync: statement: credentials %s refused", secret)
 			},
-			"ok": func(ctx context.Context, r Run) (string, error) { return "run 2026-11-21..2026-11-21: no findings", nil },
+			"ok": func(ctx context.Context, r Run) (string, error) {
+				return "run 2026-11-21..2026-11-21: no findings", nil
+			},
 		}}
 	for _, tc := range []struct{ job, want string }{
 		{"breaks", OutcomeBreaks}, {"failed", OutcomeFailed}, {"clean", OutcomeOK}, {"unheard", OutcomeFailed},
