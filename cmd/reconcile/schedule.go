@@ -191,7 +191,10 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 		"SIGINT or SIGTERM (running jobs are cancelled and recorded as such). A run that is still\n"+
 		"going makes the next one skip; a lease in the database keeps another process (a cron(8)\n"+
 		"entry calling `reconcile schedule run JOB`) from running the same job at the same time.\n"+
-		"Every run is recorded: see `reconcile history`. The jobs get this command's --db and log flags.",
+		"Every run is recorded (ok, breaks, failed, skipped, cancelled, panic): see `reconcile history`;\n"+
+		"a job with notify: POSTs a notice when a run ends with breaks or fails. The jobs get this\n"+
+		"command's --db and log flags. Each job's args are checked against its command's flags before\n"+
+		"the first run (schedules.yaml:LINE: …, exit 2).",
 		scheduleExamples, stderr)
 	var sf scheduleFlags
 	sf.bind(fs, true)
@@ -287,7 +290,8 @@ func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("schedule list", "reconcile schedule list [--file schedules.yaml] [--n 3]\n\n"+
-		"Checks the schedules file and prints each job, what it runs and its next run times in its zone.",
+		"Checks the schedules file and each job's args (against its command's flags; nothing is run) and\n"+
+		"prints each job, what it runs and its next run times in its zone.",
 		`  reconcile schedule list
   reconcile schedule list --file /etc/svcrecon/schedules.yaml --n 7`, stderr)
 	var sf scheduleFlags
