@@ -25,8 +25,10 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	fs := cli.NewFlagSet("history", "reconcile history [--job NAME] [--limit N] [--db FILE] [-v]\n\n"+
 		"Prints the recorded job runs, newest first: run id, job, trigger (schedule or manual),\n"+
-		"start (IST), duration, outcome (ok, failed, skipped, cancelled, panic, running) and the\n"+
-		"error or the last line of the summary (-v: all of it).",
+		"start (IST), duration, outcome and what the run said: for ok and breaks the last line of the\n"+
+		"run's own summary (a nightly run's counts per finding), for the others the error (-v: the\n"+
+		"whole summary and error). Outcomes: ok; breaks (it ran and found breaks: exit status 3, a\n"+
+		"warning); failed (it could not run, or stopped half-way); skipped; cancelled; panic; running.",
 		`  reconcile history
   reconcile history --job nightly --limit 5
   reconcile history --db /var/lib/svcrecon/svcrecon.db -v`, stderr)
@@ -43,6 +45,9 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 	}
 	if *limit < 0 {
 		return "", cli.Usagef("history: --limit %d: want 0 (all) or more", *limit)
+	}
+	if _, err := c.Logger(ctx, stderr); err != nil { // the log flags are checked like everywhere
+		return "", err
 	}
 	if _, err := os.Stat(c.DB); errors.Is(err, os.ErrNotExist) {
 		return "", cli.Usagef("history: no database %s (give --db or SVC_DB)", c.DB)
@@ -94,17 +99,22 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 	return fmt.Sprintf("%d job runs listed", len(recs)), nil
 }
 
-// oneLine is the error of a run, else the last line of its summary, cut to
-// fit a terminal line.
+// historyWidth bounds the text of a run in the table: a nightly run's
+// counts per finding fit; -v shows everything.
+const historyWidth = 160
+
+// oneLine is what a run said, in one line: the last line of its own
+// summary for a run that ran to the end (ok, breaks) or has no error, else
+// its error; cut to historyWidth.
 func oneLine(r schedule.Record) string {
-	s := r.Error
-	if s == "" {
-		lines := strings.Split(strings.TrimSpace(r.Summary), "\n")
-		s = strings.TrimSpace(lines[len(lines)-1])
+	lines := strings.Split(strings.TrimSpace(r.Summary), "\n")
+	s := strings.TrimSpace(lines[len(lines)-1])
+	if r.Error != "" && (s == "" || r.Outcome != schedule.OutcomeOK && r.Outcome != schedule.OutcomeBreaks) {
+		s = r.Error
 	}
 	s = strings.ReplaceAll(s, "\n", " ")
-	if rs := []rune(s); len(rs) > 90 {
-		s = string(rs[:89]) + "…"
+	if rs := []rune(s); len(rs) > historyWidth {
+		s = string(rs[:historyWidth-1]) + "…"
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/nightly"
+	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -35,11 +37,14 @@ const runExamples = `  reconcile run --sandbox                     # try everyth
   reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks   # last night (yesterday, IST)
   reconcile run --date 2026-11-21 --calls logs/calls-2026-11-21.jsonl
   reconcile run --from 2026-11-01 --to 2026-11-30 --as-of 2026-12-05 --calls logs/nov.jsonl.gz --out reports/nov
+  reconcile run --fail-on-breaks --notify "$SVC_NOTIFY_URL" --calls 'logs/calls-*.jsonl'   # a chat message on breaks or failure
 A run that stopped half-way (killed, a failed day) is simply started again: days
-already synced and lines already imported are skipped, the check replaces the
-period's previous results and the reports are rewritten.
-Exit status: 0 done, 1 a step failed (its name leads the message), 2 bad flags,
-3 --fail-on-breaks and there are findings.`
+already synced are checked rather than walked (the last --recheck-days again in
+full, older ones probed), lines already imported are skipped, the check replaces
+the period's previous results and the reports are rewritten.
+Exit status: 0 done, 1 a step failed (its name leads the message) or, with
+--fail-on-breaks, nothing to reconcile, 2 bad flags or settings, 3 --fail-on-breaks
+and there are findings.`
 
 // stringsFlag is a repeatable flag.
 type stringsFlag []string
@@ -52,141 +57,203 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// runJob is reconcile run: it parses the flags into a nightly.Config, runs
-// the night and prints what each step did, the reconciliation and the
-// reports. The summary (each step's line, the findings) is what the
-// scheduler records for a job that runs it.
+// runOptions are reconcile run's flags, checked.
+type runOptions struct {
+	c                           cli.Common
+	explicit                    map[string]bool
+	from, to, asOf              time.Time // zero from: the sandbox's history
+	callFiles                   []string
+	out                         string
+	failOnBreaks, allowEmpty    bool
+	concurrency, ordersLookback int
+	refresh                     bool
+	recheckDays                 int
+	csvRaw                      bool
+	notify                      string
+	log                         *slog.Logger
+}
+
+// runJob is reconcile run: it checks the flags, runs the night, prints what
+// each step did, the reconciliation and the reports, and with --notify
+// POSTs a notice when the run ends with breaks or fails. The summary (each
+// step's line, then the counts per finding) is what the scheduler records
+// for a job that runs it.
 func runJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-	fs := cli.NewFlagSet("run", "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--sandbox] [flags]\n\n"+
+	o, err := parseRun(ctx, args, stderr)
+	if err != nil {
+		return "", err
+	}
+	started := clock()
+	sum, err := o.run(ctx, stdout, stderr)
+	if err != nil && o.notify != "" {
+		o.sendNotice(ctx, &sum, started, err)
+	}
+	return sum.String(), err
+}
+
+// parseRun reads and checks the flags of reconcile run: every mistake is a
+// usage error, found before anything is created or sent.
+func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions, error) {
+	fs := cli.NewFlagSet("run", "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]\n\n"+
 		"The nightly job, step by step: sync the statement and collect orders of the period (default:\n"+
 		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n"+
 		"to --out; prints what each step did, the reconciliation summary and the report paths.\n\n"+
 		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n"+
 		"DIR/"+sandboxDBName+" (unless --db is given), imports the sandbox's client call log (written to\n"+
 		"DIR/"+sandboxCallLogName+") and reconciles the sandbox's whole history, whose planted\n"+
-		"defects show every kind of finding.", runExamples, stderr)
-	var c cli.Common
-	c.Bind(fs)
+		"defects show every kind of finding.\n\n"+
+		"With --fail-on-breaks a period with no call and no statement record is an error (exit 1):\n"+
+		"a misconfigured night must not look clean; --allow-empty accepts it. --notify URL POSTs the\n"+
+		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.", runExamples, stderr)
+	o := &runOptions{}
+	o.c.Bind(fs)
 	date := fs.String("date", "", "the one IST day to reconcile, YYYY-MM-DD (default: yesterday)")
 	from := fs.String("from", "", "first IST day of the period, YYYY-MM-DD (with --to)")
 	to := fs.String("to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
 	asOf := fs.String("as-of", "", "age unsettled orders as of this day (default: the last day)")
 	var calls stringsFlag
 	fs.Var(&calls, "calls", "a call-log file or glob (JSONL, gzip ok) to import; repeat for more")
-	out := fs.String("out", "reports", "directory of the reports (created when missing)")
-	failOnBreaks := fs.Bool("fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding")
-	concurrency := fs.Int("concurrency", 4, "days synced at once")
-	refresh := fs.Bool("refresh", false, "sync days already synced again")
-	ordersLookback := fs.Int("orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
+	fs.StringVar(&o.out, "out", "reports", "directory of the reports (created when missing)")
+	fs.BoolVar(&o.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when there is nothing to reconcile")
+	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "with --fail-on-breaks, accept a period with no call and no record")
+	fs.IntVar(&o.concurrency, "concurrency", 4, "days synced at once")
+	fs.BoolVar(&o.refresh, "refresh", false, "walk every day of the period again, held or not")
+	recheckDays := fs.Int("recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
+	allowLong := fs.Bool("allow-long-period", false, "allow a period longer than 400 days")
+	fs.IntVar(&o.ordersLookback, "orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
+	fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
+	fs.StringVar(&o.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
 	if err := cli.Parse(fs, args); err != nil {
-		return "", err
+		return nil, err
 	}
-	if *ordersLookback < 0 {
-		return "", cli.Usagef("run: --orders-lookback %d: want 0 or more days", *ordersLookback)
+	o.c.MarkExplicit(fs)
+	o.explicit = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.explicit[f.Name] = true })
+	switch {
+	case fs.NArg() > 0:
+		return nil, cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", fs.Arg(0))
+	case o.ordersLookback < 0:
+		return nil, cli.Usagef("run: --orders-lookback %d: want 0 or more days", o.ordersLookback)
+	case o.concurrency < 1:
+		return nil, cli.Usagef("run: --concurrency %d: want 1 or more", o.concurrency)
+	case o.out == "":
+		return nil, cli.Usagef("run: --out is empty: give a directory")
+	case o.allowEmpty && !o.failOnBreaks:
+		return nil, cli.Usagef("run: --allow-empty goes with --fail-on-breaks (without it an empty period is only logged)")
 	}
-	c.MarkExplicit(fs)
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	if fs.NArg() > 0 {
-		return "", cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", fs.Arg(0))
+	var err error
+	if o.recheckDays, err = recheckOption(*recheckDays); err != nil {
+		return nil, err
 	}
-	if *concurrency < 1 {
-		return "", cli.Usagef("run: --concurrency %d: want 1 or more", *concurrency)
-	}
-	if *out == "" {
-		return "", cli.Usagef("run: --out is empty: give a directory")
+	if o.notify != "" {
+		if err := schedule.CheckURL(o.notify); err != nil {
+			return nil, cli.Usagef("run: --notify: %v", err)
+		}
 	}
 
 	// The period: --date, --from/--to, the sandbox's history, or yesterday.
-	var pFrom, pTo, pAsOf time.Time
-	var err error
 	switch {
 	case *date != "" && (*from != "" || *to != ""):
-		return "", cli.Usagef("run: give --date or --from/--to, not both")
+		return nil, cli.Usagef("run: give --date or --from/--to, not both")
 	case *date != "":
-		if pFrom, err = cli.ParseDate("date", *date); err != nil {
-			return "", err
+		if o.from, err = cli.ParseDate("date", *date); err != nil {
+			return nil, err
 		}
-		pTo = pFrom
+		o.to = o.from
 	case *from != "" || *to != "":
-		if pFrom, pTo, err = cli.ParsePeriod(*from, *to); err != nil {
-			return "", err
+		if o.from, o.to, err = cli.ParsePeriod(*from, *to); err != nil {
+			return nil, err
 		}
-	case !c.Sandbox:
-		pFrom = cli.Yesterday(clock())
-		pTo = pFrom
+	case !o.c.Sandbox:
+		o.from = cli.Yesterday(clock())
+		o.to = o.from
+	}
+	if !o.from.IsZero() {
+		if err := cli.CheckPeriod(o.from, o.to, clock(), *allowLong); err != nil {
+			return nil, err
+		}
 	}
 	if *asOf != "" {
-		if pAsOf, err = cli.ParseDate("as-of", *asOf); err != nil {
-			return "", err
+		if o.asOf, err = cli.ParseDate("as-of", *asOf); err != nil {
+			return nil, err
 		}
-		if !pFrom.IsZero() && pAsOf.Before(pFrom) {
-			return "", cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+		if !o.from.IsZero() && o.asOf.Before(o.from) {
+			return nil, cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, o.from.Format(time.DateOnly))
 		}
+	}
+	if o.log, err = o.c.Logger(ctx, stderr); err != nil {
+		return nil, err
 	}
 	// Expand the call-log globs now: a typo should not cost a whole sync.
-	callFiles, err := ledger.ExpandPaths(calls)
-	if err != nil {
-		return "", cli.Usagef("run: --calls: %v", err)
+	if o.callFiles, err = ledger.ExpandPaths(calls); err != nil {
+		return nil, cli.Usagef("run: --calls: %v", err)
 	}
-	for _, p := range callFiles {
+	for _, p := range o.callFiles {
 		if st, err := os.Stat(p); err != nil || st.IsDir() {
-			return "", cli.Usagef("run: --calls %s: not a readable file", p)
+			return nil, cli.Usagef("run: --calls %s: not a readable file", p)
 		}
 	}
+	return o, nil
+}
 
-	log, err := c.Logger(ctx, stderr)
-	if err != nil {
-		return "", err
-	}
+// run runs the night. Nothing is created (the reports' directory, the
+// database) before every setting is known good.
+func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly.Summary, error) {
+	var sum nightly.Summary
 	counter := &statement.CallCounter{} // the sync's retries: the client's attempts minus the pages asked for
 	opts := cli.Options{NeedAccount: true, NeedClient: true, Recorders: []svcapi.Recorder{counter}}
-	// The reports' directory now, not after an hour of sync.
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return "", fmt.Errorf("run: --out: %w", err)
-	}
-	if c.Sandbox && !explicit["db"] {
+	if o.c.Sandbox && !o.explicit["db"] {
 		// A fresh database beside the reports, so that the first command a
-		// newcomer types shows exactly the sandbox's world.
-		opts.DefaultSandboxDB = filepath.Join(*out, sandboxDBName)
+		// newcomer types shows exactly the sandbox's world. The sandbox
+		// needs no setting: the directory can be made now.
+		opts.DefaultSandboxDB = filepath.Join(o.out, sandboxDBName)
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return sum, fmt.Errorf("run: --out: %w", err)
+		}
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			if err := os.Remove(opts.DefaultSandboxDB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return "", fmt.Errorf("run: fresh sandbox database: %w", err)
+				return sum, fmt.Errorf("run: fresh sandbox database: %w", err)
 			}
 		}
+	} else if err := checkOutDir(o.out); err != nil {
+		// The reports' directory now, not after an hour of sync.
+		return sum, fmt.Errorf("run: --out: %w", err)
 	}
-	env, err := c.Open(ctx, log, opts)
+	env, err := o.c.Open(ctx, o.log, opts)
 	if err != nil {
-		return "", err
+		return sum, err
 	}
 	defer env.Close()
-	if pFrom.IsZero() {
-		pFrom, pTo = env.Sandbox.Period()
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return sum, fmt.Errorf("run: --out: %w", err)
 	}
-	if !pAsOf.IsZero() && pAsOf.Before(pFrom) {
-		return "", cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, pFrom.Format(time.DateOnly))
+	if o.from.IsZero() {
+		o.from, o.to = env.Sandbox.Period()
+	}
+	if !o.asOf.IsZero() && o.asOf.Before(o.from) {
+		return sum, cli.Usagef("run: --as-of %s is before the period's first day %s", o.asOf.Format(time.DateOnly), o.from.Format(time.DateOnly))
 	}
 
 	cfg := nightly.Config{
-		DB: env.DB, Client: env.Client, Account: env.Account, From: pFrom, To: pTo, AsOf: pAsOf,
-		CallLogs: callFiles, Out: *out, Concurrency: *concurrency, Refresh: *refresh,
-		OrdersLookback: *ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
-		Log: log, Progress: stderr, OnStep: func(st nightly.Step) { printStep(st, stdout, stderr) }, Now: clock,
+		DB: env.DB, Client: env.Client, Account: env.Account, From: o.from, To: o.to, AsOf: o.asOf,
+		CallLogs: o.callFiles, Out: o.out, CSVRaw: o.csvRaw, Concurrency: o.concurrency, Refresh: o.refresh,
+		RecheckDays: o.recheckDays, OrdersLookback: o.ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
+		Log: o.log, Progress: stderr, OnStep: func(st nightly.Step) { printStep(st, stdout, stderr) }, Now: clock,
 	}
-	if c.Sandbox {
-		cfg.ClientLog, cfg.ClientLogPath = env.Sandbox, filepath.Join(*out, sandboxCallLogName)
+	if o.c.Sandbox {
+		cfg.ClientLog, cfg.ClientLogPath = env.Sandbox, filepath.Join(o.out, sandboxCallLogName)
 	}
-	period := pFrom.Format(time.DateOnly) + ".." + pTo.Format(time.DateOnly)
-	log.Info("run", "period", period, "db", env.DB.Path, "out", *out, "sandbox", c.Sandbox)
+	period := o.from.Format(time.DateOnly) + ".." + o.to.Format(time.DateOnly)
+	o.log.Info("run", "period", period, "db", env.DB.Path, "out", o.out, "sandbox", o.c.Sandbox)
 	fmt.Fprintf(stdout, "reconcile run %s, database %s\n", period, env.DB.Path)
-	sum, err := nightly.Run(ctx, cfg)
+	sum, err = nightly.Run(ctx, cfg)
 	if err != nil {
-		return sum.String(), err
+		return sum, err
 	}
 
 	fmt.Fprintln(stdout)
 	if err := sum.Report.WriteText(stdout); err != nil {
-		return sum.String(), err
+		return sum, err
 	}
 	fmt.Fprintln(stdout, "\nReports:")
 	for _, p := range sum.Files.Paths() {
@@ -197,14 +264,64 @@ func runJob(ctx context.Context, args []string, stdout, stderr io.Writer) (strin
 	}
 	fmt.Fprintf(stdout, "\n%s\n", sum.Line())
 
+	if sum.Empty() {
+		if o.failOnBreaks && !o.allowEmpty {
+			return sum, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+				"nothing to reconcile: no call and no record in %s (check SVC_ACCOUNT, --db and --calls; --allow-empty accepts an empty period)", period)}
+		}
+		o.log.Warn("nothing to reconcile: no call and no record in the period", "period", period)
+	}
 	if sum.Import.Bad > 0 {
-		return sum.String(), &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+		return sum, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
 			"import-calls: %d bad lines were not imported (see above and the import_errors table); the reports are written", sum.Import.Bad)}
 	}
-	if *failOnBreaks && sum.Report.HasFindings() {
-		return sum.String(), &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, sum.Findings())}
+	if o.failOnBreaks && sum.Report.HasFindings() {
+		return sum, &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, sum.Findings())}
 	}
-	return sum.String(), nil
+	return sum, nil
+}
+
+// sendNotice POSTs the notice of a run that ended with breaks or failed
+// to --notify; a notice that cannot be sent is logged, and the run's exit
+// status stays what it was.
+func (o *runOptions) sendNotice(ctx context.Context, sum *nightly.Summary, started time.Time, runErr error) {
+	n := schedule.NoticeFor("", "run", "", 0, outcomeOf(runErr), started, clock(), sum.String(), runErr.Error())
+	if sum.Report != nil {
+		n.Findings = map[string]int{}
+		for _, f := range nightly.FindingCounts(sum.Report) {
+			n.Findings[f.Key] = f.Count
+		}
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := newNotifier(o.log).Send(nctx, o.notify, n); err != nil {
+		o.log.Error("notification not sent; the run's outcome stands", "err", err)
+	}
+}
+
+// checkOutDir makes sure dir is a directory this process can write in, or
+// can be created (its nearest existing ancestor is a writable directory).
+// It creates nothing that stays.
+func checkOutDir(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(d)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", d)
+			}
+			f, err := os.CreateTemp(d, ".svcrecon-check-*")
+			if err != nil {
+				return fmt.Errorf("%s is not writable: %w", d, err)
+			}
+			return errors.Join(f.Close(), os.Remove(f.Name()))
+		}
+		parent := filepath.Dir(d)
+		if !errors.Is(err, os.ErrNotExist) || parent == d {
+			return err
+		}
+		d = parent
+	}
 }
 
 // printStep prints a step of the night as it ends: its warnings on stderr

@@ -114,14 +114,36 @@ func jobNames() []string {
 	return slices.Sorted(maps.Keys(jobs()))
 }
 
-// loadSchedules parses the file; its mistakes are usage errors (exit 2).
-func loadSchedules(path string) (*schedule.File, error) {
+// loadSchedules parses the file and, with checkArgs, each job's args by
+// its command's flags (running nothing); its mistakes are usage errors
+// (exit 2), FILE:LINE: reason.
+func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
 	f, err := schedule.Load(path, jobNames())
 	var pe *schedule.ParseError
 	if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
 		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
-	return f, err
+	if err != nil || !checkArgs {
+		return f, err
+	}
+	fns := jobs()
+	for _, j := range f.Jobs {
+		fn := fns[j.Command]
+		err := cli.CheckArgs(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			_, err := fn(ctx, args, stdout, stderr)
+			return err
+		}, j.Args)
+		if err == nil {
+			continue
+		}
+		reason := err.Error()
+		if errors.Is(err, flag.ErrHelp) {
+			reason = "-h or --version: a job's args cannot ask for help"
+		}
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: &schedule.ParseError{File: f.Path, Line: j.ArgsLine,
+			Reason: fmt.Sprintf("job %s: args: %s", j.Name, reason)}}
+	}
+	return f, nil
 }
 
 // jobFuncs maps every job to a schedule.JobFunc that runs it in-process
@@ -140,7 +162,8 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 					args = append(args, "--"+f, inherited[f])
 				}
 			}
-			return fn(ctx, append(args, run.Job.Args...), out, stderr)
+			summary, err := fn(ctx, append(args, run.Job.Args...), out, stderr)
+			return summary, asJobError(err)
 		}
 	}
 	return funcs
@@ -168,7 +191,10 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 		"SIGINT or SIGTERM (running jobs are cancelled and recorded as such). A run that is still\n"+
 		"going makes the next one skip; a lease in the database keeps another process (a cron(8)\n"+
 		"entry calling `reconcile schedule run JOB`) from running the same job at the same time.\n"+
-		"Every run is recorded: see `reconcile history`. The jobs get this command's --db and log flags.",
+		"Every run is recorded (ok, breaks, failed, skipped, cancelled, panic): see `reconcile history`;\n"+
+		"a job with notify: POSTs a notice when a run ends with breaks or fails. The jobs get this\n"+
+		"command's --db and log flags. Each job's args are checked against its command's flags before\n"+
+		"the first run (schedules.yaml:LINE: …, exit 2).",
 		scheduleExamples, stderr)
 	var sf scheduleFlags
 	sf.bind(fs, true)
@@ -195,7 +221,9 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := loadSchedules(sf.file)
+	// The daemon checks every job's args before it starts; one job run by
+	// hand (from cron(8)) is recorded as failed when its args are wrong.
+	f, err := loadSchedules(sf.file, job == "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,7 +234,8 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 	if err != nil {
 		return nil, nil, err
 	}
-	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, Now: clock, StopGrace: sf.stopGrace}
+	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, Now: clock, StopGrace: sf.stopGrace,
+		Notifier: newNotifier(log)}
 	return r, db.Close, nil
 }
 
@@ -249,6 +278,9 @@ func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer
 	case schedule.OutcomeOK:
 		fmt.Fprintf(stdout, "job %s: ok (run %d, %s)\n", job, res.RunID, took)
 		return nil
+	case schedule.OutcomeBreaks:
+		// The job's own exit status (3) is in res.Err's chain.
+		return fmt.Errorf("job %s: breaks (run %d, %s): %w", job, res.RunID, took, res.Err)
 	case schedule.OutcomeSkipped:
 		fmt.Fprintf(stdout, "job %s: %s (run %d)\n", job, res.Summary, res.RunID)
 		return nil
@@ -258,7 +290,8 @@ func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("schedule list", "reconcile schedule list [--file schedules.yaml] [--n 3]\n\n"+
-		"Checks the schedules file and prints each job, what it runs and its next run times in its zone.",
+		"Checks the schedules file and each job's args (against its command's flags; nothing is run) and\n"+
+		"prints each job, what it runs and its next run times in its zone.",
 		`  reconcile schedule list
   reconcile schedule list --file /etc/svcrecon/schedules.yaml --n 7`, stderr)
 	var sf scheduleFlags
@@ -273,7 +306,7 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *n < 1 {
 		return cli.Usagef("schedule list: --n %d: want at least 1", *n)
 	}
-	f, err := loadSchedules(sf.file)
+	f, err := loadSchedules(sf.file, true)
 	if err != nil {
 		return err
 	}
@@ -286,6 +319,9 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(&b, "%s  %q in %s", j.Name, j.Cron, j.Location)
 		if j.Timeout > 0 {
 			fmt.Fprintf(&b, ", timeout %s", shortDuration(j.Timeout))
+		}
+		if j.Notify != "" {
+			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
 		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
 		next := j.Next(now, *n)

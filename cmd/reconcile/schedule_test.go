@@ -160,11 +160,12 @@ func TestScheduleRunJob(t *testing.T) {
 	if !sawJobLine {
 		t.Errorf("the job's own log line is missing:\n%s", errb.String())
 	}
-	// A failing job: its exit status (3) and error come through, and it is recorded.
+	// A job that found breaks: its exit status (3) and error come through,
+	// and it is recorded as breaks, not failed.
 	out.Reset()
 	errb.Reset()
 	err = run(context.Background(), []string{"schedule", "run", "broken", "--file", file, "--db", db}, &out, &errb)
-	if code := cli.Exit(err, io.Discard); code != cli.ExitFindings || !strings.Contains(err.Error(), "job broken: failed (run 2") {
+	if code := cli.Exit(err, io.Discard); code != cli.ExitFindings || !strings.Contains(err.Error(), "job broken: breaks (run 2") {
 		t.Errorf("schedule run broken: exit %d, err %v; want exit 3", code, err)
 	}
 
@@ -175,7 +176,7 @@ func TestScheduleRunJob(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "2 ") || !strings.Contains(lines[1], "broken") ||
-		!strings.Contains(lines[1], "failed") || !strings.Contains(lines[1], "breaks found") ||
+		!strings.Contains(lines[1], " breaks ") || !strings.Contains(lines[1], "fakejob: did -1 things in jobs.db") ||
 		!strings.Contains(lines[2], "nightly") || !strings.Contains(lines[2], " ok ") ||
 		!strings.Contains(lines[2], "fakejob: did 7 things in jobs.db") || !strings.Contains(lines[2], "manual") {
 		t.Errorf("history printed\n%s", out.String())
@@ -277,7 +278,7 @@ func TestRepoSchedules(t *testing.T) {
 	if _, ok := jobs()["billersync"]; !ok {
 		t.Skip("billersync is not registered in reconcile yet")
 	}
-	f, err := loadSchedules("../../schedules.yaml")
+	f, err := loadSchedules("../../schedules.yaml", true)
 	if err != nil {
 		t.Fatal(err)
 	}

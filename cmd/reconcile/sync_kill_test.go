@@ -145,12 +145,14 @@ func TestSyncKilledAndRunAgain(t *testing.T) {
 	if states != "failed,ok" {
 		t.Errorf("sync_runs states = %s, want failed (the killed run, closed by the next) and ok", states)
 	}
-	// A third run fetches nothing and adds nothing.
+	// A third run that walks no held day again in full adds nothing and
+	// fetches no page: it probes each held day once.
 	out.Reset()
-	if err := run(context.Background(), args(killed), &out, &errOut); err != nil {
+	if err := run(context.Background(), append(args(killed), "--recheck-days", "0"), &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "records: 0 new, 0 updated") || !strings.Contains(out.String(), "pages: 0;") {
-		t.Errorf("third run = %q, want nothing new and no page fetched", out.String())
+	if !strings.Contains(out.String(), "records: 0 new, 0 updated") || !strings.Contains(out.String(), "pages: 0;") ||
+		!strings.Contains(out.String(), "held days: 12 probed (12 unchanged), 0 walked again") {
+		t.Errorf("third run = %q, want nothing new, 12 held days probed and no page fetched", out.String())
 	}
 }

@@ -37,7 +37,7 @@ const examples = `  # serve the default world, write its call log; paste the exp
   # a 1,000,000-record statement for benchmarks, on another port
   svcsandbox --addr 127.0.0.1:9000 --total-records 1000000
 
-  # an unreliable service: 10% HTTP 5xx, 5% dropped connections, 5% TUP, page drift
+  # an unreliable service: 10% HTTP 5xx, 5% dropped connections, 5% TUP, records posted late
   svcsandbox --5xx 0.1 --drop 0.05 --tup 0.05 --drift --latency 50ms
 
   # a fixed history ending on a given day, without planted defects
@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.ServerError, "5xx", 0, "share of answers that are HTTP 500/502/503 (0..1)")
 	fs.Float64Var(&f.Drop, "drop", 0, "share of connections closed after the request was read (0..1)")
 	fs.Float64Var(&f.Pending, "tup", 0, "share of billable calls executed but answered TUP (0..1)")
-	fs.BoolVar(&f.PageDrift, "drift", false, "page drift: some records of a day appear only after its first page was served")
+	fs.BoolVar(&f.PageDrift, "drift", false, "late postings: about 1% of each day's records appear only after the day's first page was served, and stay (a second sync finds them)")
 	fs.Int64Var(&f.Seed, "fault-seed", 0, "seed of the fault dice (default --seed)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err

@@ -58,9 +58,16 @@ type Config struct {
 	ClientLogPath string
 	// Out is the directory of the reports (created when missing).
 	Out string
+	// CSVRaw writes CSV text cells as they are, without the formula guard
+	// (--csv-raw, for machines that read the files back).
+	CSVRaw bool
 
 	Concurrency int  // days synced at once; default 4
-	Refresh     bool // sync days of the statement already synced again
+	Refresh     bool // sync days of the statement already synced again, every one
+	// RecheckDays is how many held days at the end of the period the
+	// statement sync walks again in full (older held days are probed):
+	// 0 is statement.DefaultRecheckDays, negative none.
+	RecheckDays int
 	// OrdersLookback is how many days before From collect orders are
 	// synced too, again every run: an order is settled after the day it
 	// was placed (its record changes). 0 is none; see DefaultOrdersLookback.
@@ -120,12 +127,27 @@ func (s *Summary) Findings() string {
 	return Findings(s.Report)
 }
 
-// Line is the run in one line: its period, findings and workbook.
+// Line is the run in one line: its period and the counts of its findings.
 func (s *Summary) Line() string {
-	return fmt.Sprintf("run %s: %s; workbook %s", s.Period(), s.Findings(), s.Files.Workbook)
+	return fmt.Sprintf("run %s: %s", s.Period(), s.Findings())
 }
 
-// String is the summary a job records: each step's line, then Line.
+// Empty reports whether the check found nothing to reconcile: no call and
+// no statement record in the period (false before the check).
+func (s *Summary) Empty() bool {
+	if s.Report == nil || s.Report.Summary.Calls > 0 {
+		return false
+	}
+	for _, o := range s.Report.Summary.Outcomes {
+		if o.Count > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// String is the summary a job records: each step's line, then Line (the
+// last line: what the job history shows).
 func (s *Summary) String() string {
 	var b strings.Builder
 	for _, st := range s.Steps {
@@ -173,7 +195,7 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepExport, err)
 	}
-	step(Step{Name: StepExport, Line: fmt.Sprintf("%d files in %s", len(sum.Files.Paths()), c.Out)})
+	step(Step{Name: StepExport, Line: fmt.Sprintf("%d files in %s (workbook %s)", len(sum.Files.Paths()), c.Out, sum.Files.Workbook)})
 	return sum, nil
 }
 
@@ -208,7 +230,8 @@ func syncAll(ctx context.Context, c *Config, sum *Summary, step func(Step)) erro
 	} {
 		res, err := statement.Sync(ctx, statement.Options{
 			DB: c.DB, Client: c.Client, Account: c.Account, From: s.from, To: c.To, Kinds: []recon.Kind{s.kind},
-			Concurrency: c.Concurrency, Refresh: s.refresh, Calls: c.Calls, Log: c.Log, Progress: c.Progress, Now: c.Now,
+			Concurrency: c.Concurrency, Refresh: s.refresh, RecheckDays: c.RecheckDays, Calls: c.Calls,
+			Log: c.Log, Progress: c.Progress, Now: c.Now,
 		})
 		st := Step{Name: StepSync}
 		for _, p := range res.Problems {
@@ -276,29 +299,47 @@ func writeCallLog(w CallLogWriter, path string) error {
 	return f.Close()
 }
 
-// Findings is a one-line account of what a check found: "no findings",
-// "findings: 2 gap, 1 duplicateDebit, …", or "no breaks; to look at: …"
-// when only pending calls, unlinked reversals or unsettled orders are left.
-func Findings(rep *ledger.Report) string {
+// Finding is one kind of finding of a check and how many there are.
+type Finding struct {
+	Name  string // a break kind or outcome (gap, callOnly, …), "reversal not found", "unsettled orders"
+	Key   string // the same as a JSON key: gap, callOnly, reversalNotFound, unsettled
+	Count int
+}
+
+// FindingCounts lists what a check found, kind by kind (those counted at
+// least once), in the order finance reads them: breaks, exceptions, then
+// what is left to look at.
+func FindingCounts(rep *ledger.Report) []Finding {
 	s := rep.Summary
-	var parts []string
-	add := func(n int, what string) {
+	var out []Finding
+	add := func(n int, name, key string) {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+			out = append(out, Finding{Name: name, Key: key, Count: n})
 		}
 	}
-	add(s.Breaks[recon.BreakArithmetic].Count, "arithmetic")
-	add(s.Breaks[recon.BreakGap].Count, "gap")
+	add(s.Breaks[recon.BreakArithmetic].Count, recon.BreakArithmetic, recon.BreakArithmetic)
+	add(s.Breaks[recon.BreakGap].Count, recon.BreakGap, recon.BreakGap)
 	for _, o := range []string{recon.AmountMismatch, recon.DuplicateDebit, recon.CallOnly, recon.StatementOnly} {
-		add(s.Outcomes[o].Count, o)
+		add(s.Outcomes[o].Count, o, o)
 	}
-	add(s.Pending.Count, "pending")
-	add(s.Reversals.Unlinked, "reversal not found")
+	add(s.Pending.Count, "pending", "pending")
+	add(s.Reversals.Unlinked, "reversal not found", "reversalNotFound")
 	unsettled := 0
 	for _, b := range recon.BucketNames() {
 		unsettled += s.Unsettled[b].Count
 	}
-	add(unsettled, "unsettled orders")
+	add(unsettled, "unsettled orders", "unsettled")
+	return out
+}
+
+// Findings is a one-line account of what a check found: "no findings",
+// "findings: 2 gap, 1 duplicateDebit, …", or "no breaks; to look at: …"
+// when only pending calls, unlinked reversals or unsettled orders are left.
+func Findings(rep *ledger.Report) string {
+	var parts []string
+	for _, f := range FindingCounts(rep) {
+		parts = append(parts, fmt.Sprintf("%d %s", f.Count, f.Name))
+	}
 	if len(parts) == 0 {
 		return "no findings"
 	}

@@ -3,6 +3,7 @@ package nightly
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -48,8 +49,9 @@ func TestRunSandbox(t *testing.T) {
 	from, to := srv.Period()
 	out := t.TempDir()
 	var steps []string
+	db := openDB(t)
 	sum, err := Run(context.Background(), Config{
-		DB: openDB(t), Client: cl, Account: srv.Credentials().Account, From: from, To: to,
+		DB: db, Client: cl, Account: srv.Credentials().Account, From: from, To: to,
 		ClientLog: srv, ClientLogPath: filepath.Join(out, "calls.jsonl"), Out: out, OrdersLookback: 5,
 		OnStep: func(s Step) { steps = append(steps, s.Name) },
 	})
@@ -70,8 +72,32 @@ func TestRunSandbox(t *testing.T) {
 	}
 	text := sum.String()
 	if !strings.HasPrefix(text, "sync statement ") || !strings.HasSuffix(text, sum.Line()) ||
-		!strings.Contains(sum.Line(), "findings: ") {
+		!strings.Contains(sum.Line(), "findings: ") || strings.Contains(sum.Line(), "workbook") {
 		t.Errorf("summary text:\n%s", text)
+	}
+	// The last line (what the job history shows) counts each finding.
+	counts := FindingCounts(sum.Report)
+	if len(counts) == 0 || sum.Empty() {
+		t.Fatalf("findings %v, empty %v; want the sandbox's planted defects", counts, sum.Empty())
+	}
+	for _, f := range counts {
+		if !strings.Contains(sum.Line(), fmt.Sprintf("%d %s", f.Count, f.Name)) {
+			t.Errorf("Line() = %q lacks %d %s", sum.Line(), f.Count, f.Name)
+		}
+	}
+
+	// The same night again: the held statement days (all among the last
+	// 7) are walked again, and nothing new is found.
+	again, err := Run(context.Background(), Config{
+		DB: db, Client: cl, Account: srv.Credentials().Account, From: from, To: to,
+		Out: out, OrdersLookback: 5,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := again.Syncs[0].Summary
+	if st.Rewalked != 3 || st.New != 0 || st.Late != 0 {
+		t.Errorf("second night's statement sync = %s; want 3 held days walked again, nothing new", st.Line())
 	}
 }
 

@@ -41,7 +41,9 @@ type Job struct {
 	Command  string         // the subcommand to run
 	Args     []string       // its arguments
 	Timeout  time.Duration  // 0: no limit
+	Notify   string         // URL to POST a Notice to when a run ends with breaks or fails ("" none)
 	Line     int            // line of the job in the file
+	ArgsLine int            // line of its args (Line when it has none)
 
 	schedule cron.Schedule
 }
@@ -107,6 +109,7 @@ var (
 // Parse parses a schedules file (name is used in errors). The format:
 //
 //	timezone: Asia/Kolkata        # optional default zone of the jobs
+//	notify: https://chat.example/hook  # optional default notification URL
 //	jobs:
 //	  nightly:
 //	    cron: "30 2 * * *"        # 5 fields or a descriptor (@daily, @every 1h)
@@ -114,9 +117,13 @@ var (
 //	    command: run              # a command known to the caller
 //	    args: ["--fail-on-breaks"] # optional
 //	    timeout: 3h               # optional limit of one run
+//	    notify: ${SVC_NOTIFY_URL} # optional, overrides the default
 //
+// A notify URL is http or https; written as $NAME or ${NAME} it is read
+// from that environment variable (a chat webhook's URL is a secret).
 // Every mistake — an unknown key, a missing field, a bad expression, an
-// unknown zone or command — is a *ParseError with the line at fault.
+// @every under one second, an unknown zone or command, a bad URL — is a
+// *ParseError with the line at fault.
 func Parse(name string, data []byte, commands []string) (*File, error) {
 	p := parser{name: name, commands: commands}
 	var doc yaml.Node
@@ -132,6 +139,7 @@ func Parse(name string, data []byte, commands []string) (*File, error) {
 type parser struct {
 	name     string
 	commands []string
+	notify   string // the file's default notify URL
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {
@@ -182,7 +190,7 @@ func (p *parser) mapping(n *yaml.Node, what string, allowed ...string) ([][2]*ya
 }
 
 func (p *parser) file(root *yaml.Node) (*File, error) {
-	kvs, err := p.mapping(root, "top level", "timezone", "jobs")
+	kvs, err := p.mapping(root, "top level", "timezone", "notify", "jobs")
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +205,10 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 				return nil, err
 			}
 			zoneLine = kv[1].Line
+		case "notify":
+			if p.notify, err = p.notifyURL(kv[1], "notify"); err != nil {
+				return nil, err
+			}
 		case "jobs":
 			jobs = kv[1]
 		}
@@ -226,12 +238,12 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 }
 
 func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
-	j := Job{Name: key.Value, Line: key.Line, Location: defLoc}
+	j := Job{Name: key.Value, Line: key.Line, ArgsLine: key.Line, Location: defLoc, Notify: p.notify}
 	if !jobNameRE.MatchString(j.Name) {
 		return j, p.errf(key.Line, "job name %q: use letters, digits, '-', '_' and '.'", j.Name)
 	}
 	what := "job " + j.Name
-	kvs, err := p.mapping(n, what, "cron", "timezone", "command", "args", "timeout")
+	kvs, err := p.mapping(n, what, "cron", "timezone", "command", "args", "timeout", "notify")
 	if err != nil {
 		return j, err
 	}
@@ -264,6 +276,7 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 				return j, p.errf(v.Line, "%s: args: want a list of strings, e.g. [\"--full\"], got %s", what, kindName(v))
 			}
 			j.Args = []string{}
+			j.ArgsLine = v.Line
 			for _, a := range v.Content {
 				s, err := p.scalar(a, what+": args")
 				if err != nil {
@@ -281,6 +294,10 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 				return j, p.errf(v.Line, "%s: timeout %q: want a positive duration such as 90m or 3h", what, s)
 			}
 			j.Timeout = d
+		case "notify":
+			if j.Notify, err = p.notifyURL(v, what+": notify"); err != nil {
+				return j, err
+			}
 		}
 	}
 	switch {
@@ -292,6 +309,13 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	if strings.HasPrefix(j.Cron, "TZ=") || strings.HasPrefix(j.Cron, "CRON_TZ=") {
 		return j, p.errf(cronNode.Line, "%s: cron %q: give the zone with timezone:, not in the expression", what, j.Cron)
 	}
+	if every, ok := strings.CutPrefix(j.Cron, "@every "); ok {
+		// robfig/cron runs anything under a second (0s, -1h) every second.
+		d, err := time.ParseDuration(strings.TrimSpace(every))
+		if err == nil && d < time.Second {
+			return j, p.errf(cronNode.Line, "%s: cron %q: want @every 1s or more (e.g. @every 1h)", what, j.Cron)
+		}
+	}
 	s, err := cronParser.Parse(j.Cron)
 	if err != nil {
 		return j, p.errf(cronNode.Line, "%s: cron %q: %v", what, j.Cron, err)
@@ -301,6 +325,32 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	}
 	j.schedule = s
 	return j, nil
+}
+
+// envRefRE is a whole value naming an environment variable: $NAME or ${NAME}.
+var envRefRE = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$`)
+
+// notifyURL reads a notification URL: http or https with a host, or
+// $NAME / ${NAME} for one in the environment. "" (notify: "") is none.
+func (p *parser) notifyURL(n *yaml.Node, what string) (string, error) {
+	v, err := p.scalar(n, what)
+	if err != nil || v == "" {
+		return "", err
+	}
+	if m := envRefRE.FindStringSubmatch(v); m != nil {
+		name := m[1] + m[2]
+		if v = os.Getenv(name); v == "" {
+			return "", p.errf(n.Line, "%s: %s is not set (the URL to notify)", what, name)
+		}
+		if err := CheckURL(v); err != nil {
+			return "", p.errf(n.Line, "%s: the URL in %s: %v", what, name, err)
+		}
+		return v, nil
+	}
+	if err := CheckURL(v); err != nil {
+		return "", p.errf(n.Line, "%s: %v", what, err)
+	}
+	return v, nil
 }
 
 func (p *parser) scalar(n *yaml.Node, what string) (string, error) {

@@ -73,6 +73,13 @@ func TestParseErrors(t *testing.T) {
 		{"empty file", "# nothing\n", "schedules.yaml:1: empty file"},
 		{"syntax", "jobs:\n  a:\n    cron: '@daily\n    command: run\n", "schedules.yaml:3:"},
 		{"tab indent", "jobs:\n  a:\n\tcron: x\n", "schedules.yaml:3:"},
+		{"every zero", "jobs:\n  a:\n    command: run\n    cron: '@every 0s'\n", "schedules.yaml:4: job a: cron \"@every 0s\": want @every 1s or more"},
+		{"every negative", "jobs:\n  a:\n    command: run\n    cron: '@every -1h'\n", "schedules.yaml:4: job a: cron \"@every -1h\": want @every 1s or more"},
+		{"every under a second", "jobs:\n  a:\n    command: run\n    cron: '@every 500ms'\n", "schedules.yaml:4: job a: cron \"@every 500ms\": want @every 1s or more"},
+		{"every nonsense", "jobs:\n  a:\n    command: run\n    cron: '@every soon'\n", "schedules.yaml:4: job a: cron \"@every soon\":"},
+		{"notify not a URL", "jobs:\n  a:\n    cron: '@daily'\n    command: run\n    notify: chat\n", "schedules.yaml:5: job a: notify: want an http or https URL"},
+		{"notify ftp", "notify: ftp://chat.example/x\njobs:\n  a:\n    cron: '@daily'\n    command: run\n", "schedules.yaml:1: notify: want an http or https URL, not \"ftp\""},
+		{"notify unset variable", "jobs:\n  a:\n    cron: '@daily'\n    command: run\n    notify: ${SVC_TEST_NOTIFY_UNSET}\n", "schedules.yaml:5: job a: notify: SVC_TEST_NOTIFY_UNSET is not set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +98,50 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse error %q is not one line", err)
 			}
 		})
+	}
+}
+
+// TestParseNotifyAndArgsLine: a job's notify URL is its own, else the
+// file's, else none; $NAME reads it from the environment (a webhook URL is
+// a secret); the line of a job's args is kept for errors about them.
+func TestParseNotifyAndArgsLine(t *testing.T) {
+	t.Setenv("SVC_TEST_NOTIFY", "https://chat.example/hooks/T0K3N")
+	f, err := Parse("s.yaml", []byte(`notify: http://127.0.0.1:9/all
+jobs:
+  a:
+    cron: '@every 1s'
+    command: run
+    args:
+      - --fail-on-breaks
+    notify: ${SVC_TEST_NOTIFY}
+  b:
+    cron: '@daily'
+    command: run
+  c:
+    cron: '@daily'
+    command: run
+    notify: ""
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "https://chat.example/hooks/T0K3N", "b": "http://127.0.0.1:9/all", "c": ""}
+	for name, url := range want {
+		if j, _ := f.Job(name); j.Notify != url {
+			t.Errorf("job %s notify = %q, want %q", name, j.Notify, url)
+		}
+	}
+	if a, _ := f.Job("a"); a.ArgsLine != 7 || a.Line != 3 {
+		t.Errorf("job a: line %d, args line %d; want 3 and 7", a.Line, a.ArgsLine)
+	}
+	if b, _ := f.Job("b"); b.ArgsLine != b.Line {
+		t.Errorf("job b without args: args line %d, want its own line %d", b.ArgsLine, b.Line)
+	}
+	// An error about a URL never quotes it.
+	t.Setenv("SVC_TEST_NOTIFY", "gopher://chat.example/hooks/T0K3N")
+	_, err = Parse("s.yaml", []byte("jobs:\n  a:\n    cron: '@daily'\n    command: run\n    notify: $SVC_TEST_NOTIFY\n"), known)
+	if err == nil || strings.Contains(err.Error(), "T0K3N") || !strings.Contains(err.Error(), "s.yaml:5:") {
+		t.Errorf("Parse with a bad URL in the environment = %v; want s.yaml:5 and not the URL", err)
 	}
 }
 

@@ -16,12 +16,17 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// Outcomes of a run, as stored in job_runs.outcome.
+// Outcomes of a run, as stored in job_runs.outcome. A run that ran to the
+// end and found breaks is OutcomeBreaks (a warning); one that could not
+// run, or stopped half-way, is OutcomeFailed.
 const (
 	OutcomeRunning   = "running"
 	OutcomeOK        = "ok"
+	OutcomeBreaks    = "breaks"
 	OutcomeFailed    = "failed"
 	OutcomeSkipped   = "skipped"
 	OutcomeCancelled = "cancelled"
@@ -34,13 +39,12 @@ const (
 	TriggerManual   = "manual"   // reconcile schedule run JOB
 )
 
-// Log attribute keys: the job's name and its job_runs id. The run id is
-// "jobRun", not "run": the steps a job runs log their own "run" (a sync
-// run, a reconciliation run), and one key twice in a JSON line is read as
-// the last one.
+// Log attribute keys: the job's name and its job_runs id (recon's keys:
+// each kind of run has its own, so a sync's syncRun and its job's jobRun
+// are both on its lines).
 const (
-	AttrJob = "job"
-	AttrRun = "jobRun"
+	AttrJob = recon.LogJob
+	AttrRun = recon.LogJobRun
 )
 
 // Defaults of the lease and the stop.
@@ -50,6 +54,10 @@ const (
 )
 
 var (
+	// ErrBreaks marks the error of a job that ran to the end and found
+	// breaks: its run is recorded as OutcomeBreaks, not failed. A JobFunc
+	// returns an error that wraps it (errors.Is).
+	ErrBreaks = errors.New("breaks found")
 	// ErrUnknownJob is returned by Trigger for a job not in the file.
 	ErrUnknownJob = errors.New("unknown job")
 	// ErrLeaseLost ends a run whose lease another holder took over.
@@ -123,6 +131,10 @@ type Runner struct {
 	// Trigger returns without it; default DefaultStopGrace. Such a job is
 	// not started again in this runner until it does return.
 	StopGrace time.Duration
+	// Notifier sends the notice of a run that ended with breaks, failed or
+	// panicked to its job's Notify URL; default a Notifier with its
+	// defaults and Log.
+	Notifier *Notifier
 
 	initOnce sync.Once
 	mu       sync.Mutex
@@ -334,6 +346,8 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 	switch res.Outcome {
 	case OutcomeOK:
 		log.Info("job finished", attrs...)
+	case OutcomeBreaks:
+		log.Warn("job finished", append(attrs, "summary", lastLine(res.Summary))...)
 	case OutcomePanic:
 		var pe *PanicError
 		errors.As(res.Err, &pe)
@@ -341,7 +355,33 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 	default:
 		log.Error("job finished", append(attrs, "err", res.Err)...)
 	}
+	r.notify(ctx, job, res, errText, log)
 	return res, nil
+}
+
+// notify sends the notice of a run that ended with breaks, failed or
+// panicked, when its job has a Notify URL. A notice that cannot be sent is
+// logged; the run's outcome stays as recorded. It does not wait past a
+// minute, and a stopping scheduler still sends it.
+func (r *Runner) notify(ctx context.Context, job Job, res Result, errText string, log *slog.Logger) {
+	switch res.Outcome {
+	case OutcomeBreaks, OutcomeFailed, OutcomePanic:
+	default:
+		return
+	}
+	if job.Notify == "" {
+		return
+	}
+	nt := r.Notifier
+	if nt == nil {
+		nt = &Notifier{Log: r.Log}
+	}
+	n := NoticeFor(job.Name, job.Command, res.Trigger, res.RunID, res.Outcome, res.Started, res.Finished, res.Summary, errText)
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := nt.Send(nctx, job.Notify, n); err != nil {
+		log.Error("notification not sent; the run's outcome stands", "outcome", res.Outcome, "err", err)
+	}
 }
 
 // call runs fn, turning a panic into a *PanicError.
@@ -361,6 +401,8 @@ func (r *Runner) classify(parent, jctx context.Context, job Job, err error) (str
 		return OutcomePanic, err
 	case err == nil:
 		return OutcomeOK, nil
+	case errors.Is(err, ErrBreaks):
+		return OutcomeBreaks, err
 	case parent.Err() != nil:
 		return OutcomeCancelled, fmt.Errorf("cancelled (%v): %w", context.Cause(parent), err)
 	case errors.Is(context.Cause(jctx), ErrTimeout):

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -101,7 +102,7 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	if err != nil {
 		return sum, fmt.Errorf("biller sync: record sync: %w", err)
 	}
-	o.Log.InfoContext(ctx, "biller sync started", "sync", sum.SyncID, "mode", sum.Mode, "category", o.Category,
+	o.Log.InfoContext(ctx, "biller sync started", recon.LogBillerSync, sum.SyncID, "mode", sum.Mode, "category", o.Category,
 		"updatedAfter", sum.UpdatedAfter)
 	attempts0 := o.Calls.Attempts()
 	calls := 0
@@ -144,7 +145,7 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	if err == nil && werr != nil {
 		err = fmt.Errorf("biller sync: record result: %w", werr)
 	}
-	o.Log.InfoContext(ctx, "biller sync finished", "sync", sum.SyncID, "summary", sum.Line())
+	o.Log.InfoContext(ctx, "biller sync finished", recon.LogBillerSync, sum.SyncID, "summary", sum.Line())
 	return sum, err
 }
 

@@ -61,13 +61,23 @@ func TestSandboxSyncStoresTheGeneratedRecords(t *testing.T) {
 	if sum.New != c.Statement+c.Orders {
 		t.Errorf("New = %d, want %d", sum.New, c.Statement+c.Orders)
 	}
-	// A second run adds nothing and fetches nothing.
+	// A second run walks the held days again (all are among the last 7)
+	// and adds nothing.
 	sum, err = Sync(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.New != 0 || sum.Updated != 0 || sum.Pages != 0 {
-		t.Errorf("second run = %+v, want nothing", sum)
+	if sum.New != 0 || sum.Updated != 0 || sum.Rewalked != 8 || sum.Probed != 0 || sum.Late != 0 {
+		t.Errorf("second run = %+v, want 8 held days walked again and nothing new", sum)
+	}
+	// Without recheck days, every held day is probed and none walked.
+	o.RecheckDays = -1
+	sum, err = Sync(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.New != 0 || sum.Pages != 0 || sum.Probed != 8 || sum.Unchanged != 8 {
+		t.Errorf("third run = %+v, want 8 held days probed unchanged, no page", sum)
 	}
 }
 

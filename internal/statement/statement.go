@@ -12,6 +12,12 @@
 // with meta.totalRecords and the window is walked again while they differ
 // (bounded). Windows are fetched concurrently; every write goes through one
 // writer goroutine in batched transactions.
+//
+// A walk is never trusted alone: a service posts records into a day after
+// the day was walked. Every Sync walks again the last RecheckDays days of
+// its period that it already holds, and probes each older held day with one
+// page of one record, walking it again when meta.totalRecords differs from
+// the records held.
 package statement
 
 import (
@@ -84,7 +90,14 @@ type Store interface {
 	StartSyncRun(ctx context.Context, account string, kinds []recon.Kind, from, to string, at time.Time) (int64, error)
 	// FinishSyncRun records the end of run id.
 	FinishSyncRun(ctx context.Context, id int64, at time.Time, r store.SyncRunResult) error
+	// DayCounts returns the records stored per kind and day of the
+	// account from day from to day to (YYYY-MM-DD, inclusive).
+	DayCounts(ctx context.Context, account, from, to string) (map[store.DayKey]int64, error)
 }
+
+// DefaultRecheckDays is how many held days at the end of a period every
+// Sync walks again in full unless Options.RecheckDays says otherwise.
+const DefaultRecheckDays = 7
 
 // BillerStore keeps the biller list and its syncs. *store.DB implements it.
 type BillerStore interface {
@@ -111,8 +124,13 @@ type Options struct {
 
 	Concurrency int  // windows fetched at once; default 4
 	PageSize    int  // records per page requested; default 500
-	Refresh     bool // walk windows already done again
+	Refresh     bool // walk every window again, held or not (no probes)
 	MaxWalks    int  // walks of a window per run while its count differs; default 3
+	// RecheckDays is how many days at the end of the period are walked
+	// again in full when they are held already (a late field change, such
+	// as a reversal mark, changes no count). Older held days are probed.
+	// 0 means DefaultRecheckDays; negative, none.
+	RecheckDays int
 
 	// BankProfileID is sent with the plain statement (spec 4.4); default
 	// "0". The collect-order statement always sends "0".
@@ -123,21 +141,25 @@ type Options struct {
 
 	Log      *slog.Logger
 	Progress io.Writer        // nil: no progress output
-	Now      func() time.Time // the clock: today's window is never skipped as done; default time.Now
+	Now      func() time.Time // the clock: today's window is always walked; default time.Now
 }
 
 // Summary says what a Sync did.
 type Summary struct {
-	RunID          int64 // the sync_runs row
-	New, Updated   int   // records inserted, records whose content changed
-	Pages          int   // pages fetched
-	Windows        int   // windows this run ended: done, mismatch or failed
-	WindowsSkipped int   // windows already done (not fetched)
-	WindowsFailed  int   // windows failed or still mismatching
-	WindowsLeft    int   // windows not ended when the run was interrupted
-	Retries        int   // HTTP attempts beyond the first (needs Options.Calls)
-	Problems       []WindowProblem
-	Elapsed        time.Duration
+	RunID         int64 // the sync_runs row
+	New, Updated  int   // records inserted, records whose content changed
+	Pages         int   // pages fetched (probes not counted)
+	Windows       int   // windows this run walked or failed to probe, ended: done, mismatch or failed
+	WindowsFailed int   // windows failed or still mismatching
+	WindowsLeft   int   // windows not ended when the run was interrupted
+	Retries       int   // HTTP attempts beyond the first (needs Options.Calls)
+	// Probed counts the held days probed; Unchanged those whose count was
+	// unchanged (not walked). Rewalked counts the held days walked again
+	// (the RecheckDays, the probed days that changed, every one with
+	// Refresh) and Late the records those walks found that were not held.
+	Probed, Unchanged, Rewalked, Late int
+	Problems                          []WindowProblem
+	Elapsed                           time.Duration
 }
 
 // WindowProblem is a window that failed or whose stored count still
@@ -159,16 +181,17 @@ func (p WindowProblem) String() string {
 	return fmt.Sprintf("%s window %s failed at page %d: %s", p.Kind, p.Day, p.Page, p.Err)
 }
 
-// Line is a one-line summary: records new/updated, windows, pages, retries,
-// time.
+// Line is a one-line summary: records new/updated, windows walked, held
+// days probed and walked again with the records found late, pages,
+// retries, time.
 func (s Summary) Line() string {
 	left := ""
 	if s.WindowsLeft > 0 {
 		left = fmt.Sprintf(", %d left for the next run", s.WindowsLeft)
 	}
-	return fmt.Sprintf("records: %d new, %d updated; windows: %d ok, %d failed, %d skipped%s; pages: %d; retries: %d; time: %s",
-		s.New, s.Updated, s.Windows-s.WindowsFailed, s.WindowsFailed, s.WindowsSkipped, left, s.Pages, s.Retries,
-		s.Elapsed.Round(time.Millisecond))
+	return fmt.Sprintf("records: %d new, %d updated; windows: %d ok, %d failed%s; held days: %d probed (%d unchanged), %d walked again, %d records found late; pages: %d; retries: %d; time: %s",
+		s.New, s.Updated, s.Windows-s.WindowsFailed, s.WindowsFailed, left, s.Probed, s.Unchanged, s.Rewalked, s.Late,
+		s.Pages, s.Retries, s.Elapsed.Round(time.Millisecond))
 }
 
 // CallCounter counts the client's HTTP attempts of the report operations.
@@ -237,6 +260,9 @@ func (o *Options) defaults() error {
 	}
 	if o.MaxWalks <= 0 {
 		o.MaxWalks = 3
+	}
+	if o.RecheckDays == 0 {
+		o.RecheckDays = DefaultRecheckDays
 	}
 	if o.BankProfileID == "" {
 		o.BankProfileID = "0"

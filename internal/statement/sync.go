@@ -28,26 +28,36 @@ type window struct {
 	day      string // YYYY-MM-DD
 	nextPage int    // page to start at (a resumed walk starts past 1)
 	walks    int    // walks started, over all runs
+	held     bool   // walked to the end by an earlier run: this run walks it again
+	probe    bool   // held and before the recheck days: probed first, walked only if changed
+	before   int64  // held: the day's records stored before this run
 }
 
 type syncer struct {
-	o      Options
-	runID  int64
-	jobs   chan job
-	bar    *progress.Bar
-	pages  atomic.Int64
-	calls  atomic.Int64
-	mu     sync.Mutex
-	done   int
-	probs  []WindowProblem
-	totals atomic.Int64
-	ended  atomic.Int64 // windows ended: done, mismatch or failed
+	o         Options
+	runID     int64
+	jobs      chan job
+	bar       *progress.Bar
+	pages     atomic.Int64
+	calls     atomic.Int64
+	mu        sync.Mutex
+	probs     []WindowProblem
+	ended     atomic.Int64 // windows ended: done, mismatch or failed
+	probed    atomic.Int64 // held windows probed
+	unchanged atomic.Int64 // probed windows whose count had not changed
+	rewalked  atomic.Int64 // held windows walked again
+	late      atomic.Int64 // records found by walking held windows again
 }
 
-// Sync walks every window of the period that is not done yet (all of them
-// with Refresh) and stores its records. It returns when every window has
-// finished, failed or mismatched. The error wraps ErrIncomplete when a
-// window failed or still mismatches (the Summary lists them); it is the
+// Sync walks every window of the period that is not done yet and stores
+// its records. Windows already done (held) are not trusted alone: the last
+// Options.RecheckDays days of the period are walked again in full, and each
+// older held window is probed with one request for the smallest page (one
+// record), whose meta.totalRecords is compared with the records held; a
+// window whose count changed is walked again. With Refresh every window is
+// walked. It returns when every window has finished, failed or mismatched.
+// The error wraps ErrIncomplete when a window (or a probe) failed or still
+// mismatches (the Summary lists them); it is the
 // context's error when the run was interrupted (pages already fetched are
 // kept and the next run resumes after them), the *svcapi.Error or
 // *svcapi.ConfigError that stopped the run when the service refused the
@@ -63,16 +73,22 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 		return sum, err
 	}
 	sum.RunID = s.runID
-	windows, skipped, err := s.plan(ctx)
+	windows, err := s.plan(ctx)
 	if err != nil {
 		s.finishRun(ctx, sum, err)
 		return sum, err
 	}
-	sum.WindowsSkipped = skipped
-	o.Log.InfoContext(ctx, "sync started", "run", s.runID, "account", o.Account, "kinds", KindsText(o.Kinds),
-		"from", o.From.Format(recon.DateLayout), "to", o.To.Format(recon.DateLayout), "windows", len(windows), "skipped", skipped)
+	probes := 0
+	for _, w := range windows {
+		if w.probe {
+			probes++
+		}
+	}
+	o.Log.InfoContext(ctx, "sync started", recon.LogSyncRun, s.runID, "account", o.Account, "kinds", KindsText(o.Kinds),
+		"from", o.From.Format(recon.DateLayout), "to", o.To.Format(recon.DateLayout), "windows", len(windows), "probes", probes)
 	if o.Progress != nil {
-		s.bar = progress.New(o.Progress, "sync records", 0, o.Log)
+		// The total is known up front: one unit per window (days × kinds).
+		s.bar = progress.New(o.Progress, "sync days", int64(len(windows)), o.Log)
 	}
 	attempts0 := o.Calls.Attempts()
 
@@ -103,7 +119,9 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 	sum.Problems = s.probs
 	sum.WindowsFailed = len(s.probs)
 	sum.Windows = int(s.ended.Load())
-	sum.WindowsLeft = len(windows) - sum.Windows
+	sum.Probed, sum.Unchanged = int(s.probed.Load()), int(s.unchanged.Load())
+	sum.Rewalked, sum.Late = int(s.rewalked.Load()), int(s.late.Load())
+	sum.WindowsLeft = len(windows) - sum.Windows - sum.Unchanged
 	sum.Elapsed = time.Since(began)
 
 	var stop *stopError
@@ -121,7 +139,7 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 			len(s.probs), len(windows), ErrIncomplete)
 	}
 	s.finishRun(ctx, sum, err)
-	o.Log.InfoContext(ctx, "sync finished", "run", s.runID, "summary", sum.Line())
+	o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
 	return sum, err
 }
 
@@ -148,7 +166,8 @@ func KindsText(kinds []recon.Kind) string {
 // finishRun records the totals; it writes even when ctx was cancelled.
 func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 	res := store.SyncRunResult{State: "ok", New: sum.New, Updated: sum.Updated, Pages: sum.Pages,
-		Windows: sum.Windows, WindowsFailed: sum.WindowsFailed, Retries: sum.Retries}
+		Windows: sum.Windows, WindowsFailed: sum.WindowsFailed, Retries: sum.Retries,
+		Probed: sum.Probed, Rewalked: sum.Rewalked, Late: sum.Late}
 	if runErr != nil {
 		res.State, res.Error = "failed", runErr.Error()
 		if errors.Is(runErr, ErrIncomplete) {
@@ -156,41 +175,46 @@ func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 		}
 	}
 	if err := s.o.DB.FinishSyncRun(context.WithoutCancel(ctx), s.runID, s.o.Now(), res); err != nil {
-		s.o.Log.ErrorContext(ctx, "sync run not recorded", "run", s.runID, "error", err.Error())
+		s.o.Log.ErrorContext(ctx, "sync run not recorded", recon.LogSyncRun, s.runID, "error", err.Error())
 	}
 }
 
-// plan lists the windows to walk, resuming checkpoints; done windows are
-// skipped unless Refresh, or unless their day is not over yet.
-func (s *syncer) plan(ctx context.Context) ([]*window, int, error) {
+// plan lists the windows of the period, resuming checkpoints. A done
+// (held) window is walked again when Refresh, when its day is not over yet
+// or when it is one of the last RecheckDays days; otherwise it is probed.
+func (s *syncer) plan(ctx context.Context) ([]*window, error) {
 	o := s.o
-	type key struct {
-		kind recon.Kind
-		day  string
-	}
-	saved := map[key]store.SyncWindow{}
-	cps, err := o.DB.SyncWindows(ctx, o.Account, o.From.Format(recon.DateLayout), o.To.Format(recon.DateLayout))
+	from, to := o.From.Format(recon.DateLayout), o.To.Format(recon.DateLayout)
+	saved := map[store.DayKey]store.SyncWindow{}
+	cps, err := o.DB.SyncWindows(ctx, o.Account, from, to)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read checkpoints: %w", err)
+		return nil, fmt.Errorf("read checkpoints: %w", err)
 	}
+	held := false
 	for _, c := range cps {
-		saved[key{c.Kind, c.Day}] = c
+		saved[store.DayKey{Kind: c.Kind, Day: c.Day}] = c
+		held = held || c.State == StateDone
+	}
+	var counts map[store.DayKey]int64
+	if held {
+		if counts, err = o.DB.DayCounts(ctx, o.Account, from, to); err != nil {
+			return nil, fmt.Errorf("count held records: %w", err)
+		}
 	}
 	today := day(o.Now()).Format(recon.DateLayout)
+	recheckFrom := o.To.AddDate(0, 0, 1-max(o.RecheckDays, 0)).Format(recon.DateLayout)
 	var out []*window
-	skipped := 0
 	for d := o.From; !d.After(o.To); d = d.AddDate(0, 0, 1) {
 		ds := d.Format(recon.DateLayout)
 		for _, k := range o.Kinds {
+			key := store.DayKey{Kind: k, Day: ds}
 			w := &window{kind: k, day: ds, nextPage: 1}
-			if c, ok := saved[key{k, ds}]; ok {
+			if c, ok := saved[key]; ok {
 				w.walks = c.Walks
 				switch c.State {
 				case StateDone:
-					if !o.Refresh && ds < today {
-						skipped++
-						continue
-					}
+					w.held, w.before = true, counts[key]
+					w.probe = !o.Refresh && ds < today && ds < recheckFrom
 				case StateWalking, StateFailed:
 					w.nextPage = max(1, c.NextPage)
 				}
@@ -198,7 +222,7 @@ func (s *syncer) plan(ctx context.Context) ([]*window, int, error) {
 			out = append(out, w)
 		}
 	}
-	return out, skipped, nil
+	return out, nil
 }
 
 func (s *syncer) problem(p WindowProblem) {
@@ -215,11 +239,72 @@ func (s *syncer) problem(p WindowProblem) {
 // credentials or the client lacks a setting: no other window could succeed.
 func (s *syncer) walkWindow(ctx context.Context, w *window) error {
 	log := s.o.Log.With(LogKind, w.kind, LogDay, w.day)
+	if w.probe {
+		changed, err := s.probe(ctx, w, log)
+		if err != nil || !changed {
+			if err == nil {
+				s.unchanged.Add(1)
+				s.bar.Add(1)
+			}
+			return err
+		}
+	}
+	if w.held {
+		s.rewalked.Add(1)
+	}
 	err := s.walk(ctx, w, log)
 	if err == nil {
 		s.ended.Add(1)
+		s.bar.Add(1)
 	}
 	return err
+}
+
+// probe asks the service for the smallest page of a held window (one
+// record) and reports whether its meta.totalRecords differs from the
+// records held. A probe that fails is a problem of the window (its records
+// stay held, its checkpoint done) and reports no change; its error is
+// non-nil only as walk's is: the run is interrupted or stopped.
+func (s *syncer) probe(ctx context.Context, w *window, log *slog.Logger) (bool, error) {
+	req := s.request(w)
+	req.Pagination = svcapi.Pagination{PageNumber: "1", RecordsPerPage: "1"}
+	req.ExternalRef = s.ref(w, "Q", 1)
+	s.calls.Add(1)
+	s.probed.Add(1)
+	pg, err := s.o.Client.Statement(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, context.Cause(ctx)
+		}
+		if refused(err) {
+			return false, &stopError{err}
+		}
+		err = fmt.Errorf("probe %s window %s: %w", w.kind, w.day, err)
+		log.WarnContext(ctx, "probe failed: the held records of the day are not checked", "error", err.Error())
+		s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: 1, Err: err.Error()})
+		s.ended.Add(1)
+		s.bar.Add(1)
+		return false, nil
+	}
+	if pg == nil {
+		pg = &svcapi.StatementPage{}
+	}
+	total := int64(pg.Meta.TotalRecords)
+	var changed bool
+	switch {
+	case total > 0:
+		changed = total != w.before
+	case len(pg.Records) == 0:
+		changed = w.before != 0 // the service says the day is empty
+	default:
+		changed = true // records without a count: only a walk can tell
+	}
+	if changed {
+		log.InfoContext(ctx, "held day changed at the service: walking it again", LogStored, w.before, LogTotal, total)
+	} else {
+		log.DebugContext(ctx, "held day unchanged", LogStored, w.before)
+	}
+	return changed, nil
 }
 
 // walk is walkWindow without the count of windows ended.
@@ -242,6 +327,9 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: err.Error()})
 			s.jobs <- job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, err.Error())}}
 			return nil
+		}
+		if w.held && res.state != StateWalking {
+			s.late.Add(max(0, res.stored-w.before))
 		}
 		switch res.state {
 		case StateDone:
@@ -285,14 +373,25 @@ func (s *syncer) checkpoint(w *window, state string, nextPage int, total *int64,
 		Total: total, Walks: walks, Error: errText}
 }
 
-// ref is the externalRef of a page request: deterministic and alphanumeric.
-func (s *syncer) ref(w *window, page int) string {
+// ref is the externalRef of a request for a window's page (what "P") or
+// probe (what "Q"): deterministic and alphanumeric.
+func (s *syncer) ref(w *window, what string, page int) string {
 	p := "ST"
 	if w.kind == recon.Orders {
 		p = "CO"
 	}
-	return p + strings.ReplaceAll(w.day, "-", "") + "P" + strconv.Itoa(page) + "W" + strconv.Itoa(w.walks) +
+	return p + strings.ReplaceAll(w.day, "-", "") + what + strconv.Itoa(page) + "W" + strconv.Itoa(w.walks) +
 		"R" + strconv.FormatInt(s.runID, 10)
+}
+
+// request is the statement request of a window, without its page.
+func (s *syncer) request(w *window) svcapi.StatementRequest {
+	req := svcapi.StatementRequest{BankProfileID: s.o.BankProfileID, AccountNumber: s.o.Account,
+		Filters: svcapi.StatementFilters{TxnDateFrom: w.day, TxnDateTo: w.day}}
+	if w.kind == recon.Orders {
+		req.BankProfileID, req.IsOrder = "0", true
+	}
+	return req
 }
 
 // walkOnce walks the pages of a window from page on. Each page's records go
@@ -301,19 +400,14 @@ func (s *syncer) ref(w *window, page int) string {
 // returns the page that failed.
 func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk bool) (finishResult, int, error) {
 	o := s.o
-	req := svcapi.StatementRequest{BankProfileID: o.BankProfileID, AccountNumber: o.Account,
-		Pagination: svcapi.Pagination{RecordsPerPage: strconv.Itoa(o.PageSize)},
-		Filters:    svcapi.StatementFilters{TxnDateFrom: w.day, TxnDateTo: w.day}}
-	if w.kind == recon.Orders {
-		req.BankProfileID, req.IsOrder = "0", true
-	}
+	req := s.request(w)
+	req.Pagination.RecordsPerPage = strconv.Itoa(o.PageSize)
 	normal := 0
-	firstTotal := true
 	for p := page; ; p++ {
 		if p > maxPages {
 			return finishResult{}, p, fmt.Errorf("%s window %s: more than %d pages; the service never sent a short page", w.kind, w.day, maxPages)
 		}
-		req.ExternalRef = s.ref(w, p)
+		req.ExternalRef = s.ref(w, "P", p)
 		req.Pagination.PageNumber = strconv.Itoa(p)
 		s.calls.Add(1)
 		pg, err := o.Client.Statement(ctx, req)
@@ -332,17 +426,12 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		s.pages.Add(1)
 		meta := pg.Meta
 		total := int64(meta.TotalRecords)
-		if firstTotal && total > 0 {
-			s.bar.SetTotal(s.totals.Add(total))
-			firstTotal = false
-		}
 		n := len(recs)
 		last := lastPage(p, n, o.PageSize, normal, meta)
 		normal = max(normal, n)
 		if !last {
 			walks := w.walks
 			s.jobs <- job{page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateWalking, p+1, &total, walks, "")}}
-			s.bar.Add(int64(n))
 			if ctx.Err() != nil {
 				return finishResult{}, p + 1, context.Cause(ctx)
 			}
@@ -370,7 +459,6 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 				res.err = err
 				resc <- res
 			}}
-		s.bar.Add(int64(n))
 		res = <-resc
 		if res.err != nil {
 			return finishResult{}, p, res.err

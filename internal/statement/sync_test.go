@@ -14,10 +14,12 @@ import (
 
 const acct = "0409000123456"
 
+// baseOptions sync fakeDays, with no held day walked again in full: held
+// days are probed.
 func baseOptions(t testing.TB, cl Fetcher) Options {
 	t.Helper()
 	return Options{DB: openDB(t), Client: cl, Account: acct, From: date(t, fakeDays[0]),
-		To: date(t, fakeDays[len(fakeDays)-1]), PageSize: 10, Concurrency: 3}
+		To: date(t, fakeDays[len(fakeDays)-1]), PageSize: 10, Concurrency: 3, RecheckDays: -1}
 }
 
 func TestSyncStoresEveryRecord(t *testing.T) {
@@ -77,8 +79,9 @@ func TestSyncSecondRunAddsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.New != 0 || sum.Updated != 0 || sum.Pages != 0 || sum.WindowsSkipped != 10 || f.requests != reqs {
-		t.Errorf("second run: %+v, %d requests; want nothing new, 10 windows skipped, no request", sum, f.requests-reqs)
+	if sum.New != 0 || sum.Updated != 0 || sum.Pages != 0 || sum.Probed != 10 || sum.Unchanged != 10 ||
+		sum.Rewalked != 0 || f.requests-reqs != 10 {
+		t.Errorf("second run: %+v, %d requests; want nothing new, 10 held days probed unchanged, one request each", sum, f.requests-reqs)
 	}
 	// --refresh walks again and finds nothing new either.
 	o.Refresh = true
@@ -196,9 +199,11 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 		t.Errorf("%d sync runs still 'running' after a later run", n)
 	}
 	// Resumed windows start at their checkpoint: the two runs together
-	// fetch no more pages than a clean run plus the interrupted ones.
-	if total := 9 + int(counting.calls.Load()); total > 40+o.Concurrency+1 {
-		t.Errorf("interrupted + resumed runs fetched %d pages, clean run 40", total)
+	// fetch no more pages than a clean run plus the interrupted ones (the
+	// windows done before the interruption are only probed).
+	if total := 9 + sum.Pages; total > 40+o.Concurrency+1 || int(counting.calls.Load()) != sum.Pages+sum.Probed {
+		t.Errorf("interrupted + resumed runs fetched %d pages (%d requests, %d probes), clean run 40",
+			total, counting.calls.Load(), sum.Probed)
 	}
 	for w, s := range windowStates(t, sqlDB(o.DB)) {
 		if s != StateDone {
@@ -257,11 +262,12 @@ func TestSyncPageNotJSON(t *testing.T) {
 	delete(f.notJSON, "orders 2026-11-03 2")
 	counting := &cancelAfter{f: cl, n: -1}
 	o.Client = counting
-	if _, err := Sync(context.Background(), o); err != nil {
+	rsum, err := Sync(context.Background(), o)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := counting.calls.Load(); got != 2 {
-		t.Errorf("resume fetched %d pages, want 2 (pages 2 and 3)", got)
+	if got := counting.calls.Load(); rsum.Pages != 2 || rsum.Probed != 9 || got != 2+9 {
+		t.Errorf("resume fetched %d pages and probed %d days (%d requests), want pages 2 and 3 and 9 probes", rsum.Pages, rsum.Probed, got)
 	}
 	if got := countRecords(t, sqlDB(o.DB), recon.Orders); got != 5*25 {
 		t.Errorf("orders stored = %d, want %d", got, 5*25)

@@ -41,6 +41,15 @@ type SyncRunResult struct {
 	State, Error                    string // state: ok, partial or failed
 	New, Updated, Pages             int
 	Windows, WindowsFailed, Retries int
+	// Probed, Rewalked and Late are the held days probed, the held days
+	// walked again and the records those walks found that were not held.
+	Probed, Rewalked, Late int
+}
+
+// DayKey names the records of one kind on one IST day (YYYY-MM-DD).
+type DayKey struct {
+	Kind recon.Kind
+	Day  string
 }
 
 // recordColumns are the records columns of recon.RecordFields, in Values order.
@@ -243,6 +252,33 @@ func (db *DB) SyncWindows(ctx context.Context, account, from, to string) ([]Sync
 	return out, rows.Err()
 }
 
+// DayCounts returns how many records of the account are stored per kind
+// and IST day, from day from to day to (YYYY-MM-DD, inclusive); days
+// without a record are absent.
+func (db *DB) DayCounts(ctx context.Context, account, from, to string) (map[DayKey]int64, error) {
+	end, err := time.Parse(recon.DateLayout, to)
+	if err != nil {
+		return nil, fmt.Errorf("count records to %q: %w", to, err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT kind, substr(txn_date_time, 1, 10), count(*) FROM records
+		WHERE account = ? AND kind IN ('statement', 'orders') AND txn_date_time >= ? AND txn_date_time < ?
+		GROUP BY kind, substr(txn_date_time, 1, 10)`, account, from, end.AddDate(0, 0, 1).Format(recon.DateLayout))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[DayKey]int64{}
+	for rows.Next() {
+		var k DayKey
+		var n int64
+		if err := rows.Scan(&k.Kind, &k.Day, &n); err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, rows.Err()
+}
+
 // StartSyncRun records a sync run of the account's kinds over from..to
 // (YYYY-MM-DD) as running and returns its id. A run of the account still
 // recorded as running was killed: it is marked failed first (its windows
@@ -274,8 +310,10 @@ func (db *DB) StartSyncRun(ctx context.Context, account string, kinds []recon.Ki
 func (db *DB) FinishSyncRun(ctx context.Context, id int64, at time.Time, r SyncRunResult) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, state = ?, records_new = ?, records_updated = ?,
-			pages = ?, windows = ?, windows_failed = ?, retries = ?, error = ? WHERE id = ?`,
-			FormatTime(at), r.State, r.New, r.Updated, r.Pages, r.Windows, r.WindowsFailed, r.Retries, r.Error, id)
+			pages = ?, windows = ?, windows_failed = ?, retries = ?, days_probed = ?, days_rewalked = ?, records_late = ?,
+			error = ? WHERE id = ?`,
+			FormatTime(at), r.State, r.New, r.Updated, r.Pages, r.Windows, r.WindowsFailed, r.Retries,
+			r.Probed, r.Rewalked, r.Late, r.Error, id)
 		return err
 	})
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func TestSyncRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishSyncRun(ctx, id, at, SyncRunResult{State: "ok", New: 5, Pages: 2}); err != nil {
+	if err := db.FinishSyncRun(ctx, id, at, SyncRunResult{State: "ok", New: 5, Pages: 2, Probed: 7, Rewalked: 3, Late: 4}); err != nil {
 		t.Fatal(err)
 	}
 	var kinds, state string
@@ -78,8 +79,33 @@ func TestSyncRuns(t *testing.T) {
 		kinds != "statement,orders" || state != "failed" {
 		t.Errorf("killed run = %s %s, %v; want statement,orders failed", kinds, state, err)
 	}
-	var n int
-	if err := db.QueryRow(`SELECT records_new FROM sync_runs WHERE id = ? AND state = 'ok'`, id).Scan(&n); err != nil || n != 5 {
-		t.Errorf("finished run records_new = %d, %v", n, err)
+	var n, probed, rewalked, late int
+	if err := db.QueryRow(`SELECT records_new, days_probed, days_rewalked, records_late FROM sync_runs WHERE id = ? AND state = 'ok'`, id).
+		Scan(&n, &probed, &rewalked, &late); err != nil || n != 5 || probed != 7 || rewalked != 3 || late != 4 {
+		t.Errorf("finished run: %d new, %d probed, %d walked again, %d late, %v; want 5, 7, 3, 4", n, probed, rewalked, late, err)
+	}
+}
+
+// TestDayCounts: records are counted per kind and IST day of the account,
+// within the days asked for (the last one included).
+func TestDayCounts(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	order := testRecord("O1", "2026-11-21 23:59:59", "1.00")
+	order.Kind = recon.Orders
+	other := testRecord("X1", "2026-11-21 10:00:00", "1.00")
+	other.Account = "A2"
+	recs := []recon.Record{testRecord("S1", "2026-11-20 00:00:00", "1.00"), testRecord("S2", "2026-11-21 10:00:00", "1.00"),
+		testRecord("S3", "2026-11-21 23:59:59", "1.00"), testRecord("S4", "2026-11-22 00:00:00", "1.00"), order, other}
+	if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: recs}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.DayCounts(ctx, "A1", "2026-11-20", "2026-11-21")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[DayKey]int64{{recon.Statement, "2026-11-20"}: 1, {recon.Statement, "2026-11-21"}: 2, {recon.Orders, "2026-11-21"}: 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("DayCounts = %v, want %v", got, want)
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
+// errNoOutlet refuses a biller sync without the outlet id it needs.
+var errNoOutlet = &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (the biller list needs the outlet id; or --outlet-id)"}
+
 // Run runs billersync with args (without the program name).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	_, err := Job(ctx, args, stdout, stderr)
@@ -60,6 +63,10 @@ func Job(ctx context.Context, args []string, stdout, stderr io.Writer) (summary 
 	if err != nil {
 		return "", err
 	}
+	if !c.Sandbox && c.OutletID == "" {
+		// The biller list is an H5 operation: say so before the database is created.
+		return "", errNoOutlet
+	}
 	calls := &statement.CallCounter{}
 	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, Recorders: []svcapi.Recorder{calls},
 		DefaultSandboxDB: "sandbox.db"})
@@ -68,8 +75,7 @@ func Job(ctx context.Context, args []string, stdout, stderr io.Writer) (summary 
 	}
 	defer env.Close()
 	if env.Config.OutletID == "" {
-		// The biller list is an H5 operation: say so before a sync is recorded.
-		return "", &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (the biller list needs the outlet id; or --outlet-id)"}
+		return "", errNoOutlet
 	}
 	sum, err := statement.SyncBillers(ctx, statement.BillerOptions{DB: env.DB, Client: env.Client,
 		Category: *category, Full: *full, PageSize: *pageSize, Calls: calls, Log: log, Progress: stderr})

@@ -399,6 +399,9 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		fmt.Fprintln(out, Version())
 		return flag.ErrHelp
 	}
+	if _, ok := out.(argsOnly); ok {
+		return errArgsChecked // CheckArgs: parsed, run nothing
+	}
 	return nil
 }
 
