@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
@@ -32,11 +33,16 @@ type output struct {
 // earlier writes of the same file that were killed. The file is created
 // with mode 0666 less the process's umask, as the final file will be.
 func create(dir, name string, log *slog.Logger) (*output, error) {
+	return createMode(dir, name, 0o666, log)
+}
+
+// createMode is create with perm (less the umask) as the file's mode.
+func createMode(dir, name string, perm fs.FileMode, log *slog.Logger) (*output, error) {
 	final := filepath.Join(dir, name)
 	removeLeftovers(dir, name, log)
 	for range 100 {
 		tmp := filepath.Join(dir, "."+name+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".partial")
-		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -46,6 +52,27 @@ func create(dir, name string, log *slog.Logger) (*output, error) {
 		return &output{f: f, final: final}, nil
 	}
 	return nil, fmt.Errorf("create %s: no free temporary name", final)
+}
+
+// WriteFile writes path whole or not at all, the way every export is
+// written: fn writes to a temporary file in the same directory, which is
+// synced and renamed to path (leftovers of killed writes of path are
+// removed first). perm, less the umask, is the file's mode: 0600 for a
+// file only its owner may read. log may be nil.
+func WriteFile(path string, perm fs.FileMode, log *slog.Logger, fn func(io.Writer) error) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	o, err := createMode(filepath.Dir(path), filepath.Base(path), perm, log)
+	if err != nil {
+		return err
+	}
+	if err := fn(o.f); err != nil {
+		o.discard()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = o.commit()
+	return err
 }
 
 // leftoverName matches the temporary names of a write of name.

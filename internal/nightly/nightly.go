@@ -7,11 +7,9 @@ package nightly
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -190,7 +188,7 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	sum.Report = rep
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
 	sum.Files, err = export.Reconciliation(ctx, c.DB, export.Options{
-		From: c.From, To: c.To, Dir: c.Out, Format: export.FormatBoth, Log: c.Log, Progress: c.Progress,
+		From: c.From, To: c.To, Dir: c.Out, Format: export.FormatBoth, Log: c.Log, Progress: c.Progress, CSVRaw: c.CSVRaw,
 	})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepExport, err)
@@ -287,16 +285,10 @@ func importCalls(ctx context.Context, c *Config, sum *Summary, step func(Step)) 
 	return nil
 }
 
-// writeCallLog writes a call log to path.
+// writeCallLog writes a call log to path, whole or not at all, readable by
+// its owner only (it holds the calls' redacted requests and answers).
 func writeCallLog(w CallLogWriter, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := w.WriteCallLog(f); err != nil {
-		return errors.Join(fmt.Errorf("write %s: %w", path, err), f.Close())
-	}
-	return f.Close()
+	return export.WriteFile(path, 0o600, nil, w.WriteCallLog)
 }
 
 // Finding is one kind of finding of a check and how many there are.
