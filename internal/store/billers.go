@@ -72,13 +72,8 @@ func (db *DB) LastBillerSync(ctx context.Context, category string) (string, erro
 func (db *DB) StartBillerSync(ctx context.Context, mode, category, updatedAfter string, at time.Time) (int64, error) {
 	var id int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO biller_syncs (mode, category, updated_after, started_at, state)
-			VALUES (?, ?, ?, ?, 'running')`, mode, category, updatedAfter, FormatTime(at))
-		if err != nil {
-			return err
-		}
-		id, err = res.LastInsertId()
-		return err
+		return tx.QueryRowContext(ctx, `INSERT INTO biller_syncs (mode, category, updated_after, started_at, state)
+			VALUES (?, ?, ?, ?, 'running') RETURNING id`, mode, category, updatedAfter, FormatTime(at)).Scan(&id)
 	})
 	return id, err
 }

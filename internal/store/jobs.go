@@ -81,12 +81,10 @@ func insertJobRun(ctx context.Context, tx *sql.Tx, job, trigger string, at time.
 	if outcome != jobRunning {
 		finished = sql.NullString{String: FormatTime(at), Valid: true}
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, summary)
-		VALUES (?, ?, ?, ?, ?, ?)`, job, trigger, FormatTime(at), finished, outcome, summary)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, summary)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, job, trigger, FormatTime(at), finished, outcome, summary).Scan(&id)
+	return id, err
 }
 
 // RenewLease extends holder's lease on name until until; false when holder

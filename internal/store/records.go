@@ -295,13 +295,8 @@ func (db *DB) StartSyncRun(ctx context.Context, account string, kinds []recon.Ki
 			account); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO sync_runs (kinds, account, date_from, date_to, started_at, state)
-			VALUES (?, ?, ?, ?, ?, 'running')`, strings.Join(names, ","), account, from, to, FormatTime(at))
-		if err != nil {
-			return err
-		}
-		id, err = res.LastInsertId()
-		return err
+		return tx.QueryRowContext(ctx, `INSERT INTO sync_runs (kinds, account, date_from, date_to, started_at, state)
+			VALUES (?, ?, ?, ?, ?, 'running') RETURNING id`, strings.Join(names, ","), account, from, to, FormatTime(at)).Scan(&id)
 	})
 	return id, err
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -425,20 +427,60 @@ type ReportBillerChange struct {
 }
 
 // ReportBillerChanges yields the change log of biller sync syncID, one row
-// per changed field, in log order.
+// per changed field (by field name), in log order. The fields' JSON is
+// read in Go, so the query is the same on every backend.
 func (db *DB) ReportBillerChanges(ctx context.Context, syncID int64) iter.Seq2[*ReportBillerChange, error] {
-	value := func(i int) string {
-		return fmt.Sprintf(`CASE json_type(j.value, '$[%[1]d]') WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
-			WHEN 'null' THEN '' ELSE json_extract(j.value, '$[%[1]d]') END`, i)
+	type logged struct {
+		ReportBillerChange
+		fields sql.NullString
 	}
-	return reportRows(ctx, db, "biller changes", `SELECT ch.sync_id, ch.at, ch.change, ch.biller_id,
-		COALESCE(b.biller_name, ''), COALESCE(j.key, ''), COALESCE(`+value(0)+`, ''), COALESCE(`+value(1)+`, '')
-		FROM biller_changes ch
-		LEFT JOIN billers b ON b.biller_id = ch.biller_id
-		LEFT JOIN json_each(CASE WHEN json_valid(ch.fields) AND json_type(ch.fields) = 'object'
-			THEN ch.fields ELSE '{}' END) j
-		WHERE ch.sync_id = ? ORDER BY ch.id, j.key`, []any{syncID},
-		func(rows *sql.Rows, c *ReportBillerChange) error {
-			return rows.Scan(&c.SyncID, &c.At, &c.Change, &c.BillerID, &c.BillerName, &c.Field, &c.Old, &c.New)
+	rows := reportRows(ctx, db, "biller changes", `SELECT ch.sync_id, ch.at, ch.change, ch.biller_id,
+		COALESCE(b.biller_name, ''), ch.fields
+		FROM biller_changes ch LEFT JOIN billers b ON b.biller_id = ch.biller_id
+		WHERE ch.sync_id = ? ORDER BY ch.id`, []any{syncID},
+		func(rows *sql.Rows, c *logged) error {
+			return rows.Scan(&c.SyncID, &c.At, &c.Change, &c.BillerID, &c.BillerName, &c.fields)
 		})
+	return func(yield func(*ReportBillerChange, error) bool) {
+		for c, err := range rows {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			var fields map[string][]json.RawMessage
+			if json.Unmarshal([]byte(c.fields.String), &fields) != nil || len(fields) == 0 {
+				c.Field, c.Old, c.New = "", "", ""
+				if !yield(&c.ReportBillerChange, nil) {
+					return
+				}
+				continue
+			}
+			for _, k := range slices.Sorted(maps.Keys(fields)) {
+				v := fields[k]
+				c.Field, c.Old, c.New = k, "", ""
+				if len(v) > 0 {
+					c.Old = jsonText(v[0])
+				}
+				if len(v) > 1 {
+					c.New = jsonText(v[1])
+				}
+				if !yield(&c.ReportBillerChange, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// jsonText is a JSON scalar as text: a string unquoted, null "", true and
+// false and numbers as written; an object or array as its JSON.
+func jsonText(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	if t := strings.TrimSpace(string(v)); t != "null" {
+		return t
+	}
+	return ""
 }
