@@ -132,6 +132,18 @@ func (c *pgConn) QueryContext(ctx context.Context, q string, args []driver.Named
 	return c.Conn.QueryContext(ctx, rebind(q), args)
 }
 
+// CheckNamedValue stores booleans as 1 and 0, as SQLite does: the schema
+// keeps flags in integer columns on both backends.
+func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if b, ok := nv.Value.(bool); ok {
+		nv.Value = int64(0)
+		if b {
+			nv.Value = int64(1)
+		}
+	}
+	return c.Conn.CheckNamedValue(nv)
+}
+
 // rebind rewrites ? (the next parameter) and ?NNN (parameter NNN) outside
 // quotes to $N.
 func rebind(q string) string {

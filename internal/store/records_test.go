@@ -21,91 +21,94 @@ func testRecord(id, ts, amount string) recon.Record {
 // unchanged; every field of recon.RecordFields lands in its column; the
 // window's checkpoint is written in the same call, after the count.
 func TestWriteRecords(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	at := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
-	total := int64(3)
-	var seen int64 = -1
-	page := RecordPage{
-		Records: []recon.Record{testRecord("S1", "2026-11-21 10:00:00", "1.00"), testRecord("S2", "2026-11-21 11:00:00", "2.00")},
-		Window:  &SyncWindow{Kind: recon.Statement, Account: "A1", Day: "2026-11-21", State: "done", NextPage: 2, Total: &total, Walks: 1},
-		Finish: func(stored int64, w *SyncWindow) {
-			seen = stored
-			w.State = "walking"
-		},
-	}
-	newN, updN, err := db.WriteRecords(ctx, at, []RecordPage{page})
-	if err != nil || newN != 2 || updN != 0 || seen != 2 {
-		t.Fatalf("WriteRecords = %d new, %d updated, %v (counted %d); want 2, 0, nil (2)", newN, updN, err, seen)
-	}
-	var narr, state string
-	var stored int64
-	if err := db.QueryRow(`SELECT narration_value9 FROM records WHERE svc_order_id = 'S2'`).Scan(&narr); err != nil || narr != "last narration" {
-		t.Errorf("narration_value9 = %q, %v", narr, err)
-	}
-	if err := db.QueryRow(`SELECT state, stored_records FROM sync_windows`).Scan(&state, &stored); err != nil || state != "walking" || stored != 2 {
-		t.Errorf("window = %s stored %d, %v; want walking, 2", state, stored, err)
-	}
-	// Again: one unchanged, one changed, one new.
-	again := []recon.Record{testRecord("S1", "2026-11-21 10:00:00", "1.00"), testRecord("S2", "2026-11-21 11:00:00", "2.50"),
-		testRecord("S3", "2026-11-21 12:00:00", "3.00")}
-	newN, updN, err = db.WriteRecords(ctx, at.Add(time.Hour), []RecordPage{{Records: again}})
-	if err != nil || newN != 1 || updN != 1 {
-		t.Fatalf("second WriteRecords = %d new, %d updated, %v; want 1, 1", newN, updN, err)
-	}
-	ws, err := db.SyncWindows(ctx, "A1", "2026-11-01", "2026-11-30")
-	if err != nil || len(ws) != 1 || ws[0].Kind != recon.Statement || ws[0].NextPage != 2 || ws[0].Walks != 1 {
-		t.Errorf("SyncWindows = %+v, %v", ws, err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+		total := int64(3)
+		var seen int64 = -1
+		page := RecordPage{
+			Records: []recon.Record{testRecord("S1", "2026-11-21 10:00:00", "1.00"), testRecord("S2", "2026-11-21 11:00:00", "2.00")},
+			Window:  &SyncWindow{Kind: recon.Statement, Account: "A1", Day: "2026-11-21", State: "done", NextPage: 2, Total: &total, Walks: 1},
+			Finish: func(stored int64, w *SyncWindow) {
+				seen = stored
+				w.State = "walking"
+			},
+		}
+		newN, updN, err := db.WriteRecords(ctx, at, []RecordPage{page})
+		if err != nil || newN != 2 || updN != 0 || seen != 2 {
+			t.Fatalf("WriteRecords = %d new, %d updated, %v (counted %d); want 2, 0, nil (2)", newN, updN, err, seen)
+		}
+		var narr, state string
+		var stored int64
+		if err := db.QueryRow(`SELECT narration_value9 FROM records WHERE svc_order_id = 'S2'`).Scan(&narr); err != nil || narr != "last narration" {
+			t.Errorf("narration_value9 = %q, %v", narr, err)
+		}
+		if err := db.QueryRow(`SELECT state, stored_records FROM sync_windows`).Scan(&state, &stored); err != nil || state != "walking" || stored != 2 {
+			t.Errorf("window = %s stored %d, %v; want walking, 2", state, stored, err)
+		}
+		// Again: one unchanged, one changed, one new.
+		again := []recon.Record{testRecord("S1", "2026-11-21 10:00:00", "1.00"), testRecord("S2", "2026-11-21 11:00:00", "2.50"),
+			testRecord("S3", "2026-11-21 12:00:00", "3.00")}
+		newN, updN, err = db.WriteRecords(ctx, at.Add(time.Hour), []RecordPage{{Records: again}})
+		if err != nil || newN != 1 || updN != 1 {
+			t.Fatalf("second WriteRecords = %d new, %d updated, %v; want 1, 1", newN, updN, err)
+		}
+		ws, err := db.SyncWindows(ctx, "A1", "2026-11-01", "2026-11-30")
+		if err != nil || len(ws) != 1 || ws[0].Kind != recon.Statement || ws[0].NextPage != 2 || ws[0].Walks != 1 {
+			t.Errorf("SyncWindows = %+v, %v", ws, err)
+		}
+	})
 }
 
 func TestSyncRuns(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	at := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
-	killed, err := db.StartSyncRun(ctx, "A1", recon.Kinds, "2026-11-01", "2026-11-02", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := db.StartSyncRun(ctx, "A1", []recon.Kind{recon.Orders}, "2026-11-01", "2026-11-02", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.FinishSyncRun(ctx, id, at, SyncRunResult{State: "ok", New: 5, Pages: 2, Probed: 7, Rewalked: 3, Late: 4}); err != nil {
-		t.Fatal(err)
-	}
-	var kinds, state string
-	if err := db.QueryRow(`SELECT kinds, state FROM sync_runs WHERE id = ?`, killed).Scan(&kinds, &state); err != nil ||
-		kinds != "statement,orders" || state != "failed" {
-		t.Errorf("killed run = %s %s, %v; want statement,orders failed", kinds, state, err)
-	}
-	var n, probed, rewalked, late int
-	if err := db.QueryRow(`SELECT records_new, days_probed, days_rewalked, records_late FROM sync_runs WHERE id = ? AND state = 'ok'`, id).
-		Scan(&n, &probed, &rewalked, &late); err != nil || n != 5 || probed != 7 || rewalked != 3 || late != 4 {
-		t.Errorf("finished run: %d new, %d probed, %d walked again, %d late, %v; want 5, 7, 3, 4", n, probed, rewalked, late, err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+		killed, err := db.StartSyncRun(ctx, "A1", recon.Kinds, "2026-11-01", "2026-11-02", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := db.StartSyncRun(ctx, "A1", []recon.Kind{recon.Orders}, "2026-11-01", "2026-11-02", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishSyncRun(ctx, id, at, SyncRunResult{State: "ok", New: 5, Pages: 2, Probed: 7, Rewalked: 3, Late: 4}); err != nil {
+			t.Fatal(err)
+		}
+		var kinds, state string
+		if err := db.QueryRow(`SELECT kinds, state FROM sync_runs WHERE id = ?`, killed).Scan(&kinds, &state); err != nil ||
+			kinds != "statement,orders" || state != "failed" {
+			t.Errorf("killed run = %s %s, %v; want statement,orders failed", kinds, state, err)
+		}
+		var n, probed, rewalked, late int
+		if err := db.QueryRow(`SELECT records_new, days_probed, days_rewalked, records_late FROM sync_runs WHERE id = ? AND state = 'ok'`, id).
+			Scan(&n, &probed, &rewalked, &late); err != nil || n != 5 || probed != 7 || rewalked != 3 || late != 4 {
+			t.Errorf("finished run: %d new, %d probed, %d walked again, %d late, %v; want 5, 7, 3, 4", n, probed, rewalked, late, err)
+		}
+	})
 }
 
 // TestDayCounts: records are counted per kind and IST day of the account,
 // within the days asked for (the last one included).
 func TestDayCounts(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	order := testRecord("O1", "2026-11-21 23:59:59", "1.00")
-	order.Kind = recon.Orders
-	other := testRecord("X1", "2026-11-21 10:00:00", "1.00")
-	other.Account = "A2"
-	recs := []recon.Record{testRecord("S1", "2026-11-20 00:00:00", "1.00"), testRecord("S2", "2026-11-21 10:00:00", "1.00"),
-		testRecord("S3", "2026-11-21 23:59:59", "1.00"), testRecord("S4", "2026-11-22 00:00:00", "1.00"), order, other}
-	if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: recs}}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.DayCounts(ctx, "A1", "2026-11-20", "2026-11-21")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[DayKey]int64{{recon.Statement, "2026-11-20"}: 1, {recon.Statement, "2026-11-21"}: 2, {recon.Orders, "2026-11-21"}: 1}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("DayCounts = %v, want %v", got, want)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		order := testRecord("O1", "2026-11-21 23:59:59", "1.00")
+		order.Kind = recon.Orders
+		other := testRecord("X1", "2026-11-21 10:00:00", "1.00")
+		other.Account = "A2"
+		recs := []recon.Record{testRecord("S1", "2026-11-20 00:00:00", "1.00"), testRecord("S2", "2026-11-21 10:00:00", "1.00"),
+			testRecord("S3", "2026-11-21 23:59:59", "1.00"), testRecord("S4", "2026-11-22 00:00:00", "1.00"), order, other}
+		if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: recs}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.DayCounts(ctx, "A1", "2026-11-20", "2026-11-21")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[DayKey]int64{{recon.Statement, "2026-11-20"}: 1, {recon.Statement, "2026-11-21"}: 2, {recon.Orders, "2026-11-21"}: 1}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("DayCounts = %v, want %v", got, want)
+		}
+	})
 }
