@@ -108,9 +108,9 @@ func TestSyncKilledAndRunAgain(t *testing.T) {
 	// The child walks until the gate holds its requests, then is killed.
 	killed := filepath.Join(dir, "killed.db")
 	child := startHelper(t, envFor(srv.URL), args(killed)...)
-	got := child.waitForRows(t, killed, `SELECT count(*) FROM records`, 40)
+	child.waitForRows(t, killed, `SELECT count(*) FROM records`, 40)
 	child.kill()
-	if got = len(dumpSynced(t, killed)); got >= len(want) {
+	if got := len(dumpSynced(t, killed)); got >= len(want) {
 		t.Fatalf("the killed sync stored %d of %d records: it was not killed mid-walk", got, len(want))
 	}
 	close(g.open)
