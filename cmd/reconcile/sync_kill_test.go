@@ -110,7 +110,8 @@ func TestSyncKilledAndRunAgain(t *testing.T) {
 	child := startHelper(t, envFor(srv.URL), args(killed)...)
 	child.waitForRows(t, killed, `SELECT count(*) FROM records`, 40)
 	child.kill()
-	if got := len(dumpSynced(t, killed)); got >= len(want) {
+	got := len(dumpSynced(t, killed))
+	if got >= len(want) {
 		t.Fatalf("the killed sync stored %d of %d records: it was not killed mid-walk", got, len(want))
 	}
 	close(g.open)
