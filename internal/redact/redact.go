@@ -25,22 +25,58 @@ var RemovedKeys = []string{"encryptedAadhaar", "pidData", "sessionKey", "hmac", 
 // characters.
 var MaskedKeys = []string{"cardNumber", "aadhaarNumber", "aadhaar", "aadhaarNo", "uid"}
 
-func keyIn(k string, keys []string) bool {
-	for _, x := range keys {
-		if strings.EqualFold(k, x) {
-			return true
+// normKey appends k to dst the way keys are compared: ASCII letters lower
+// case, '_' and '-' left out ("Aadhaar_Number" and "aadhaar-number" are
+// "aadhaarnumber").
+func normKey(dst []byte, k string) []byte {
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c == '_' || c == '-':
+		case c >= 'A' && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
 		}
 	}
-	return false
+	return dst
 }
 
-// IsRemovedKey reports whether values under this key (any case) are
-// removed before anything is written (RemovedKeys).
-func IsRemovedKey(k string) bool { return keyIn(k, RemovedKeys) }
+// keySet is a list of keys, normalized (normKey).
+func keySet(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[string(normKey(nil, k))] = true
+	}
+	return m
+}
 
-// IsMaskedKey reports whether values under this key (any case) are masked
-// to their last four characters (MaskedKeys).
-func IsMaskedKey(k string) bool { return keyIn(k, MaskedKeys) }
+var (
+	removedKeys = keySet(RemovedKeys)
+	maskedKeys  = keySet(MaskedKeys)
+)
+
+// keyIn reports whether k, normalized, is in set.
+func keyIn(k string, set map[string]bool) bool {
+	var buf [64]byte
+	if len(k) > len(buf) {
+		return set[string(normKey(nil, k))]
+	}
+	return set[string(normKey(buf[:0], k))]
+}
+
+// IsRemovedKey reports whether values under this key are removed before
+// anything is written (RemovedKeys). Keys match ignoring case, '_' and '-':
+// "PID_DATA" is "pidData".
+func IsRemovedKey(k string) bool { return keyIn(k, removedKeys) }
+
+// IsMaskedKey reports whether values under this key are masked to their
+// last four characters (MaskedKeys). Keys match ignoring case, '_' and '-':
+// "Aadhaar_Number" is "aadhaarNumber".
+func IsMaskedKey(k string) bool { return keyIn(k, maskedKeys) }
+
+// IsSensitiveKey reports whether values under this key are removed or
+// masked (IsRemovedKey or IsMaskedKey).
+func IsSensitiveKey(k string) bool { return IsRemovedKey(k) || IsMaskedKey(k) }
 
 // Last4 masks all but the last four characters of s with X; a value of
 // four characters or fewer is masked whole.
