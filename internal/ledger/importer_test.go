@@ -168,6 +168,14 @@ func TestImportBadLines(t *testing.T) {
 		{`{"operation":"litigation","at":"yesterday","error":"timeout"}`, "unknown timestamp format"},
 		{line(svcapi.OpVerifyPanPlusV2, "X", ts1, "OX", map[string]any{"externalRef": "X"}), "envelope without pool"},
 		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","httpStatus":{}}`, "httpStatus"},
+		// Impossible pool values.
+		{withPool(poolA("100", "-1.50", "101.50")), "pool amount -1.5 is negative on a DR (debit) pool object"},
+		{withPool(poolB("100", "-1.50", "101.50")), "pool paymentAmount -1.5 is negative"},
+		{withPool(poolA("1000000000000000", "1", "999999999999999")), "pool openingBal has more than 15 integer digits"},
+		{withPool(poolA("1"+strings.Repeat("0", 399), "1", "1")), "pool openingBal has more than 15 integer digits"},
+		{withPool(poolA("100", "1.00001", "98.99999")), "pool amount 1.00001 has more than 4 decimals"},
+		{line(svcapi.OpNameAbbreviations, "X", ts1, "OX", map[string]any{"openingBalance": "50.00", "payableValue": "1.18",
+			"closingBalance": "-1234567890123456.5"}), "pool closingBalance has more than 15 integer digits"},
 	}
 	var content []string
 	content = append(content, "\ufeff"+goodLine("G1", "OG1", ts1)) // a byte-order mark is no error
@@ -367,20 +375,29 @@ func TestRecorderBadRecord(t *testing.T) {
 
 func TestNeedsRedact(t *testing.T) {
 	for _, tt := range []struct {
-		doc  string
-		want bool
+		doc     string
+		secrets []string
+		want    bool
 	}{
-		{`{"a":"b","pool":{"amount":"1"}}`, false},
-		{`{"svc_uuid":"u","uidx":"1"}`, false},
-		{`{"uid":"123412341234"}`, true},
-		{`{"x":{"CardPin":"1"}}`, true},
-		{`{"biometricData":{"PIDDATA":"x"}}`, true},
-		{`{"encryptedAadhaar":null}`, true},
-		{`{"\u0063ardPin":"1"}`, true},
-		{`{"x":"cardNumber"}`, true}, // a value spelled like a key: redacted to be safe
-		{`"`, false},
+		{`{"a":"b","pool":{"amount":"1"}}`, nil, false},
+		{`{"svc_uuid":"u","uidx":"1"}`, nil, false},
+		{`{"uid":"123412341234"}`, nil, true},
+		{`{"x":{"CardPin":"1"}}`, nil, true},
+		{`{"biometricData":{"PIDDATA":"x"}}`, nil, true},
+		{`{"encryptedAadhaar":null}`, nil, true},
+		{`{"\u0063ardPin":"1"}`, nil, true},
+		{`{"x":"cardNumber"}`, nil, true}, // a value spelled like a key: redacted to be safe
+		{`"`, nil, false},
+		{`{"Aadhaar_Number":"234567890124"}`, nil, true},
+		{`{"pid-data":"x"}`, nil, true},
+		{`{"note":"a \"quoted\" word","uid":"1"}`, nil, true}, // an escaped quote does not hide the next key
+		{`{"note":"tab\there"}`, nil, false},
+		{`{"status":"bad secret S3KR1T"}`, []string{"S3KR1T"}, true},
+		{`{"status":"fine"}`, []string{"S3KR1T"}, false},
+		{`{"status":"\/S3KR1T"}`, []string{"S3KR1T"}, true},
+		{`{"status":"esc\/aped"}`, []string{"S3KR1T"}, true}, // an escape could spell the secret
 	} {
-		if got := needsRedact([]byte(tt.doc)); got != tt.want {
+		if got := needsRedact([]byte(tt.doc), tt.secrets); got != tt.want {
 			t.Errorf("needsRedact(%s) = %v, want %v", tt.doc, got, tt.want)
 		}
 	}
