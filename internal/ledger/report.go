@@ -79,6 +79,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, o := range recon.Outcomes {
 		row("  "+o, s.Outcomes[o].Count, s.Outcomes[o].Amount)
 	}
+	row("  suggested pairs (no match)", s.SuggestedPairs, "")
 	b.WriteString("\nbreaks                            count        total delta\n")
 	for _, k := range recon.BreakKinds {
 		row("  "+k, s.Breaks[k].Count, s.Breaks[k].Delta)
@@ -126,6 +127,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if n > show {
 		fmt.Fprintf(w, "… and %d more matching exceptions\n", n-show)
+	}
+	n = 0
+	for _, m := range r.Exceptions {
+		if m.Outcome != recon.CallOnly || m.SuggestedPair == "" {
+			continue
+		}
+		if n++; n > show {
+			continue
+		}
+		fmt.Fprintf(w, "suggested pair %s call %d ↔ %s\n", m.TS, m.CallID, m.SuggestedPair)
+	}
+	if n > show {
+		fmt.Fprintf(w, "… and %d more suggested pairs\n", n-show)
 	}
 	_, err := fmt.Fprint(w)
 	return err

@@ -19,6 +19,10 @@ type Summary struct {
 	Reversals      ReversalSum         `json:"reversals"`
 	Unsettled      map[string]CountSum `json:"unsettled"`
 	Pending        CountSum            `json:"pending"`
+	// SuggestedPairs counts the callOnly calls paired with a statementOnly
+	// record that is probably the same debit (never counted as matched).
+	// 0 in runs made before suggestions existed.
+	SuggestedPairs int `json:"suggestedPairs"`
 }
 
 // PoolSummary is one pool account's chain over the period.
