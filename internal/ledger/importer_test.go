@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -293,6 +294,80 @@ func TestImportRedacts(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("%d rows", n)
+	}
+}
+
+// TestImportScrubsClientSecret: the configured client secret, wherever a
+// client's log carries it (an error, a status quoted back, a request
+// header copied into the body, an escaped form, a key), is in no stored
+// text of calls or import_errors, nor anywhere in the database file; a
+// key spelt Aadhaar_Number is masked.
+func TestImportScrubsClientSecret(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "svcrecon.db")
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "S3cr3t-MARKER-7f1c"
+	const aadhaar = "234567890124"
+	escaped := `\u0053` + secret[1:] // S3cr3t… with its S escaped
+	failed := map[string]any{"statuscode": "UAD", "status": "client secret " + secret + " is wrong", "timestamp": ts1}
+	rec := func(m map[string]any) string {
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	content := lines(
+		rec(map[string]any{"at": "2026-11-21T10:00:00+05:30", "operation": svcapi.OpLitigation, "externalRef": "E1",
+			"request": map[string]any{"X-Svc-Client-Secret": secret, "Aadhaar_Number": aadhaar, secret: "as a key"},
+			"response": failed, "error": "litigation: UAD: client secret " + secret + " is wrong"}),
+		rec(failed), // a bare envelope
+		`{"at":"2026-11-21T10:00:01+05:30","operation":"litigation","externalRef":"E2","request":{"note":"`+escaped+`"},"error":"timeout"}`,
+		rec(map[string]any{"at": "2026-11-21T10:00:02+05:30", "operation": svcapi.OpLitigation, "externalRef": secret,
+			"response": map[string]any{"statuscode": "TXN", "timestamp": "when " + secret}}), // a bad line quoting it
+	)
+	sum, err := ImportWith(context.Background(), db, "client.jsonl", strings.NewReader(content), ImportOptions{Secrets: []string{secret}})
+	if err != nil || sum.Imported != 3 || sum.Bad != 1 {
+		t.Fatalf("Import = %+v, %v; want 3 imported, 1 bad", sum, err)
+	}
+	for _, e := range sum.Errors {
+		if strings.Contains(e.Error(), secret) {
+			t.Errorf("bad line reported as %q: holds the secret", e.Error())
+		}
+	}
+	var texts []string
+	rows, err := db.Query(`SELECT at || operation || path || external_ref || error || statuscode || status || svc_uuid ||
+		orderid || coalesce(request, '') || coalesce(response, '') FROM calls`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		texts = append(texts, s)
+	}
+	rows.Close()
+	var reasons string
+	db.QueryRow(`SELECT group_concat(reason) FROM import_errors`).Scan(&reasons)
+	for _, s := range append(texts, reasons) {
+		if strings.Contains(s, secret) || strings.Contains(s, aadhaar) {
+			t.Errorf("stored text holds the secret or the Aadhaar number: %s", s)
+		}
+	}
+	if all := strings.Join(texts, "\n"); !strings.Contains(all, "client secret [REDACTED] is wrong") || !strings.Contains(all, "XXXXXXXX0124") {
+		t.Errorf("stored calls %s: want the secret replaced by [REDACTED] and the Aadhaar number masked", all)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the secret", filepath.Base(path+suffix))
+		}
 	}
 }
 
