@@ -319,7 +319,7 @@ func TestImportScrubsClientSecret(t *testing.T) {
 	}
 	content := lines(
 		rec(map[string]any{"at": "2026-11-21T10:00:00+05:30", "operation": svcapi.OpLitigation, "externalRef": "E1",
-			"request": map[string]any{"X-Svc-Client-Secret": secret, "Aadhaar_Number": aadhaar, secret: "as a key"},
+			"request":  map[string]any{"X-Svc-Client-Secret": secret, "Aadhaar_Number": aadhaar, secret: "as a key"},
 			"response": failed, "error": "litigation: UAD: client secret " + secret + " is wrong"}),
 		rec(failed), // a bare envelope
 		`{"at":"2026-11-21T10:00:01+05:30","operation":"litigation","externalRef":"E2","request":{"note":"`+escaped+`"},"error":"timeout"}`,
