@@ -31,7 +31,8 @@ func TestPlantedAsDocumented(t *testing.T) {
 	}
 
 	wantKinds := []string{sandbox.DefectUnloggedDebit, sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit,
-		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectReversalUnlinked}
+		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectOrphanPair,
+		sandbox.DefectReversalUnlinked}
 	planted := srv.Planted()
 	if len(planted) != len(wantKinds) {
 		t.Fatalf("planted %d defects %+v, want one of each of %v", len(planted), planted, wantKinds)
@@ -120,6 +121,23 @@ func TestPlantedAsDocumented(t *testing.T) {
 			cs := pooled()
 			if len(cs) != 1 || cs[0].ts != d.At || cs[0].orderID != d.SvcOrderID {
 				t.Errorf("gap: calls %+v; want the call %s at %s after the drop", cs, d.SvcOrderID, d.At)
+			}
+		case sandbox.DefectOrphanPair:
+			r, ok := byID[d.SvcOrderID]
+			if !ok || r.TxnMode != "DR" || string(r.ClientOrderID) != d.ExternalRef || string(r.TxnDateTime) != d.At {
+				t.Errorf("orphanPair: record %+v, want a DR record %s of %s at %s", r, d.SvcOrderID, d.ExternalRef, d.At)
+			}
+			if n := len(callsByRef[d.ExternalRef]); n != 0 {
+				t.Errorf("orphanPair: %d call-log lines carry %s, want none (the line lost it)", n, d.ExternalRef)
+			}
+			var orphans []logCall
+			for _, c := range callsByRef[""] {
+				if c.hasPool {
+					orphans = append(orphans, c)
+				}
+			}
+			if len(orphans) != 1 || orphans[0].orderID != "" || orphans[0].ts != d.At || !orphans[0].pool.Amount.Equal(r.TxnChargedValue.Decimal) {
+				t.Errorf("orphanPair: debits without externalRef %+v; want one, without orderid, at %s, of %s", orphans, d.At, r.TxnChargedValue.Decimal)
 			}
 		case sandbox.DefectReversalUnlinked:
 			r := byID[d.SvcOrderID]

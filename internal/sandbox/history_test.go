@@ -241,15 +241,39 @@ func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
 			out = append(out, finding{"matched", c.ref, c.orderID, ""})
 		}
 	}
+	var orphanCalls []logCall
+	for _, c := range calls {
+		if c.hasPool && byOrder[c.orderID].SvcOrderID == "" && len(byRef[c.ref]) == 0 && poolRef[c.ref] <= 1 {
+			orphanCalls = append(orphanCalls, c)
+		}
+	}
 	for _, r := range recs {
 		if r.TxnMode == "DR" && !poolOrder[string(r.SvcOrderID)] && !anyRef[string(r.ClientOrderID)] {
 			out = append(out, finding{"statementOnly", string(r.ClientOrderID), string(r.SvcOrderID), ""})
+			// A suggested pair: a call-only debit of the same amount
+			// within ten minutes (and no other).
+			var near []logCall
+			for _, c := range orphanCalls {
+				if c.pool.Amount.Equal(r.TxnChargedValue.Decimal) && within(c.ts, string(r.TxnDateTime), 10*time.Minute) {
+					near = append(near, c)
+				}
+			}
+			if len(near) == 1 {
+				out = append(out, finding{"pair", string(r.ClientOrderID), string(r.SvcOrderID), ""})
+			}
 		}
 		if r.ReversalSvcOrderID != "" && !ids[string(r.ReversalSvcOrderID)] {
 			out = append(out, finding{"reversalNotFound", string(r.ClientOrderID), string(r.SvcOrderID), ""})
 		}
 	}
 	return out
+}
+
+// within reports whether two IST timestamps are at most d apart.
+func within(a, b string, d time.Duration) bool {
+	ta, err1 := time.Parse(svcapi.TimestampLayout, a)
+	tb, err2 := time.Parse(svcapi.TimestampLayout, b)
+	return err1 == nil && err2 == nil && ta.Sub(tb) <= d && tb.Sub(ta) <= d
 }
 
 // TestHistoryChain replays the generated call log and statement through the
@@ -355,8 +379,25 @@ func TestHistoryChain(t *testing.T) {
 					t.Errorf("amountMismatch %v, planted %+v", fs[0], d)
 				}
 			}
-			if fs := expect("callOnly", n(sandbox.DefectCallOnly)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectCallOnly].ExternalRef {
-				t.Errorf("callOnly %v, planted %+v", fs[0], planted[sandbox.DefectCallOnly])
+			// callOnly: the planted call-only debit, and the orphan pair's call (no externalRef).
+			var callOnly []string
+			for _, f := range expect("callOnly", n(sandbox.DefectCallOnly)+n(sandbox.DefectOrphanPair)) {
+				callOnly = append(callOnly, f.ref)
+			}
+			var wantCallOnly []string
+			if d, ok := planted[sandbox.DefectCallOnly]; ok {
+				wantCallOnly = append(wantCallOnly, d.ExternalRef)
+			}
+			if _, ok := planted[sandbox.DefectOrphanPair]; ok {
+				wantCallOnly = append(wantCallOnly, "")
+			}
+			sort.Strings(callOnly)
+			sort.Strings(wantCallOnly)
+			if strings.Join(callOnly, ",") != strings.Join(wantCallOnly, ",") {
+				t.Errorf("callOnly refs %q, want %q", callOnly, wantCallOnly)
+			}
+			if fs := expect("pair", n(sandbox.DefectOrphanPair)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectOrphanPair].SvcOrderID {
+				t.Errorf("suggested pair %v, planted %+v", fs[0], planted[sandbox.DefectOrphanPair])
 			}
 			if fs := expect("duplicateDebit", 2*n(sandbox.DefectDuplicateDebit)); len(fs) == 2 {
 				d := planted[sandbox.DefectDuplicateDebit]
@@ -367,8 +408,19 @@ func TestHistoryChain(t *testing.T) {
 			if fs := expect("pending", n(sandbox.DefectPending)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectPending].ExternalRef {
 				t.Errorf("pending %v, planted %+v", fs[0], planted[sandbox.DefectPending])
 			}
-			if fs := expect("statementOnly", n(sandbox.DefectUnloggedDebit)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectUnloggedDebit].SvcOrderID {
-				t.Errorf("statementOnly %v, planted %+v", fs[0], planted[sandbox.DefectUnloggedDebit])
+			var stmtOnly, wantStmtOnly []string
+			for _, f := range expect("statementOnly", n(sandbox.DefectUnloggedDebit)+n(sandbox.DefectOrphanPair)) {
+				stmtOnly = append(stmtOnly, f.id)
+			}
+			for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair} {
+				if d, ok := planted[k]; ok {
+					wantStmtOnly = append(wantStmtOnly, d.SvcOrderID)
+				}
+			}
+			sort.Strings(stmtOnly)
+			sort.Strings(wantStmtOnly)
+			if strings.Join(stmtOnly, ",") != strings.Join(wantStmtOnly, ",") {
+				t.Errorf("statementOnly %v, want %v", stmtOnly, wantStmtOnly)
 			}
 			if fs := expect("reversalNotFound", n(sandbox.DefectReversalUnlinked)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectReversalUnlinked].SvcOrderID {
 				t.Errorf("reversalNotFound %v, planted %+v", fs[0], planted[sandbox.DefectReversalUnlinked])
