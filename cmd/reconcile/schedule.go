@@ -78,10 +78,11 @@ type jobFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // jobs is the scheduler's table, built from commands(): every subcommand
 // but schedule itself, by name. The subcommands that return their own
-// summary give it; the others (import-calls, check, export) are recorded
-// with the tail of what they printed.
+// summary give it; the others (export) are recorded with the tail of what
+// they printed.
 func jobs() map[string]jobFunc {
-	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob}
+	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob,
+		"check": checkJob, "import-calls": importCallsJob}
 	out := map[string]jobFunc{}
 	for _, c := range commands() {
 		switch {

@@ -35,7 +35,13 @@ type Report struct {
 	Summary    recon.Summary
 	Breaks     []Break // every arithmetic, gap and explainedGap break
 	Exceptions []Match // every match row that is not matched or reversed
+	Records    int     // the period's statement records (DR and CR)
 }
+
+// Empty reports whether the period had nothing to reconcile: no call and
+// no statement record (a misconfigured job: nothing imported or synced, or
+// the wrong database).
+func (r *Report) Empty() bool { return r.Summary.Calls == 0 && r.Records == 0 }
 
 // HasFindings reports whether the run found anything finance must look at:
 // an arithmetic break, an unexplained gap, an amount mismatch, a duplicate

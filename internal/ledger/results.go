@@ -37,7 +37,7 @@ func (f *findings) summarize(run store.CheckRun) *Report {
 		s.Pools = append(s.Pools, recon.PoolSummary{Account: f.accts.names[a], Opening: recon.Money(st.opening),
 			Closing: recon.Money(st.closing), Calls: st.calls, Debited: recon.Money(st.debited)})
 	}
-	rep := &Report{Breaks: f.breaks}
+	rep := &Report{Breaks: f.breaks, Records: f.book.nPeriod}
 	outSum := map[string]decimal.Decimal{}
 	outN := map[string]int{}
 	for _, m := range f.matches {
