@@ -16,6 +16,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/billercmd"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -318,16 +319,7 @@ func untilText(d time.Duration) string {
 }
 
 // shortDuration drops the zero tails of a duration: "4h", "1h30m", "90s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func shortDuration(d time.Duration) string { return recon.ShortDuration(d) }
 
 // shellJoin quotes args the way a shell user would type them.
 func shellJoin(args []string) string {

@@ -3,7 +3,6 @@ package ledger
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -99,7 +98,7 @@ func (s *candStat) ambiguity(what string) string {
 		return fmt.Sprintf("ambiguous, %d candidates (a tie: %d %s %s away)", s.n, s.tie, what, fmtSeconds(s.d1))
 	}
 	return fmt.Sprintf("ambiguous, %d candidates (the nearest %s and %s away, less than %s apart)",
-		s.n, fmtSeconds(s.d1), fmtSeconds(s.d2), fmtDuration(pairMargin))
+		s.n, fmtSeconds(s.d1), fmtSeconds(s.d2), recon.ShortDuration(pairMargin))
 }
 
 // product says whether a call's operation and a record's productCode
@@ -223,7 +222,7 @@ func (r *pairRule) explain(c *orphanCall, rec *orphanRec) string {
 	}
 	_, product := r.product(c.op, rec.product)
 	return fmt.Sprintf("rule: equal amount %s, same pool account, within %s, nearest in time; the record is %s; %s",
-		recon.Money(c.amount), fmtDuration(r.window), when, product)
+		recon.Money(c.amount), recon.ShortDuration(r.window), when, product)
 }
 
 func callName(c *orphanCall) string {
@@ -233,19 +232,7 @@ func callName(c *orphanCall) string {
 	return fmt.Sprintf("call %d %s", c.id, c.op)
 }
 
-func fmtSeconds(s int64) string { return fmtDuration(time.Duration(s) * time.Second) }
-
-// fmtDuration writes a duration without its zero tail: 10m, 1h30m, 2s.
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func fmtSeconds(s int64) string { return recon.ShortDuration(time.Duration(s) * time.Second) }
 
 // suggestPairs runs the pairing pass over the matching results: every
 // callOnly call and statementOnly record, with the operations' productCodes

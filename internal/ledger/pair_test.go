@@ -163,15 +163,6 @@ func contains(text, want string) bool {
 	return strings.Contains(text, want)
 }
 
-func TestFmtDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{10 * time.Minute: "10m", 90 * time.Minute: "1h30m", 2 * time.Hour: "2h",
-		2 * time.Second: "2s", 61 * time.Second: "1m1s"} {
-		if got := fmtDuration(d); got != want {
-			t.Errorf("fmtDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // TestCheckSuggestsPairs: a call that lost its orderid and externalRef and
 // its debit's record are suggested as a pair on both rows of
 // recon_matches, explained; they stay callOnly and statementOnly, and the

@@ -379,23 +379,28 @@ func TestHistoryChain(t *testing.T) {
 					t.Errorf("amountMismatch %v, planted %+v", fs[0], d)
 				}
 			}
-			// callOnly: the planted call-only debit, and the orphan pair's call (no externalRef).
-			var callOnly []string
-			for _, f := range expect("callOnly", n(sandbox.DefectCallOnly)+n(sandbox.DefectOrphanPair)) {
-				callOnly = append(callOnly, f.ref)
+			// plantedAs compares the findings of a kind (their field of
+			// choice) with the planted defects of the kinds given.
+			plantedAs := func(kind string, field func(finding) string, want []string, kinds ...string) {
+				t.Helper()
+				var got []string
+				for _, f := range expect(kind, len(want)) {
+					got = append(got, field(f))
+				}
+				sort.Strings(got)
+				sort.Strings(want)
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("%s %q, want %q (planted %v)", kind, got, want, kinds)
+				}
 			}
-			var wantCallOnly []string
+			var want []string
 			if d, ok := planted[sandbox.DefectCallOnly]; ok {
-				wantCallOnly = append(wantCallOnly, d.ExternalRef)
+				want = append(want, d.ExternalRef)
 			}
 			if _, ok := planted[sandbox.DefectOrphanPair]; ok {
-				wantCallOnly = append(wantCallOnly, "")
+				want = append(want, "") // the orphan pair's call lost its externalRef
 			}
-			sort.Strings(callOnly)
-			sort.Strings(wantCallOnly)
-			if strings.Join(callOnly, ",") != strings.Join(wantCallOnly, ",") {
-				t.Errorf("callOnly refs %q, want %q", callOnly, wantCallOnly)
-			}
+			plantedAs("callOnly", func(f finding) string { return f.ref }, want, sandbox.DefectCallOnly, sandbox.DefectOrphanPair)
 			if fs := expect("pair", n(sandbox.DefectOrphanPair)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectOrphanPair].SvcOrderID {
 				t.Errorf("suggested pair %v, planted %+v", fs[0], planted[sandbox.DefectOrphanPair])
 			}
@@ -408,20 +413,13 @@ func TestHistoryChain(t *testing.T) {
 			if fs := expect("pending", n(sandbox.DefectPending)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectPending].ExternalRef {
 				t.Errorf("pending %v, planted %+v", fs[0], planted[sandbox.DefectPending])
 			}
-			var stmtOnly, wantStmtOnly []string
-			for _, f := range expect("statementOnly", n(sandbox.DefectUnloggedDebit)+n(sandbox.DefectOrphanPair)) {
-				stmtOnly = append(stmtOnly, f.id)
-			}
+			want = nil
 			for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair} {
 				if d, ok := planted[k]; ok {
-					wantStmtOnly = append(wantStmtOnly, d.SvcOrderID)
+					want = append(want, d.SvcOrderID)
 				}
 			}
-			sort.Strings(stmtOnly)
-			sort.Strings(wantStmtOnly)
-			if strings.Join(stmtOnly, ",") != strings.Join(wantStmtOnly, ",") {
-				t.Errorf("statementOnly %v, want %v", stmtOnly, wantStmtOnly)
-			}
+			plantedAs("statementOnly", func(f finding) string { return f.id }, want, sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair)
 			if fs := expect("reversalNotFound", n(sandbox.DefectReversalUnlinked)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectReversalUnlinked].SvcOrderID {
 				t.Errorf("reversalNotFound %v, planted %+v", fs[0], planted[sandbox.DefectReversalUnlinked])
 			}
