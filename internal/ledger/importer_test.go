@@ -170,8 +170,8 @@ func TestImportBadLines(t *testing.T) {
 		{line(svcapi.OpVerifyPanPlusV2, "X", ts1, "OX", map[string]any{"externalRef": "X"}), "envelope without pool"},
 		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","httpStatus":{}}`, "httpStatus"},
 		// Impossible pool values.
-		{withPool(poolA("100", "-1.50", "101.50")), "pool amount -1.5 is negative on a DR (debit) pool object"},
-		{withPool(poolB("100", "-1.50", "101.50")), "pool paymentAmount -1.5 is negative"},
+		{withPool(poolA("100", "-1.50", "101.50")), "pool amount -1.50 is negative on a DR (debit) pool object"},
+		{withPool(poolB("100", "-1.50", "101.50")), "pool paymentAmount -1.50 is negative"},
 		{withPool(poolA("1000000000000000", "1", "999999999999999")), "pool openingBal has more than 15 integer digits"},
 		{withPool(poolA("1"+strings.Repeat("0", 399), "1", "1")), "pool openingBal has more than 15 integer digits"},
 		{withPool(poolA("100", "1.00001", "98.99999")), "pool amount 1.00001 has more than 4 decimals"},

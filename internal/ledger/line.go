@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -175,15 +174,16 @@ func decodeLine(line []byte, secrets []string) (recon.Call, error) {
 		case err != nil:
 			return r, fmt.Errorf("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "data.pool: "), "decode data: "))
 		default:
-			if err := checkPool(p); err != nil {
-				return r, err
-			}
 			r.Pool.Account = p.Account
 			r.Pool.Shape = string(p.Shape)
 			r.Pool.Mode = p.Mode
 			r.Pool.Opening = recon.Money(p.Opening)
 			r.Pool.Amount = recon.Money(p.Amount)
 			r.Pool.Closing = recon.Money(p.Closing)
+			if err := checkPool(p.Shape, r.Pool); err != nil {
+				r.Pool = recon.PoolEntry{}
+				return r, err
+			}
 		}
 	}
 	if op != nil && !op.LogsData() && r.Response != nil {
@@ -283,25 +283,27 @@ func clip(s string, n int) string {
 
 // checkPool refuses pool values no pool account can have: a negative
 // amount on a DR pool object, a balance or amount with more than
-// maxIntDigits integer digits or more than maxDecimals decimals. The error
-// names the field as the pool object spells it.
-func checkPool(p svcapi.Pool) error {
+// maxIntDigits integer digits or more than maxDecimals decimals. It reads
+// the entry's exact text (recon.Money: trailing zeros beyond two decimals
+// dropped). The error names the field as the pool object spells it.
+func checkPool(shape svcapi.PoolShape, e recon.PoolEntry) error {
 	names := [3]string{"openingBal", "amount", "closingBal"}
-	switch p.Shape {
+	switch shape {
 	case svcapi.PoolB:
 		names = [3]string{"openingBalance", "paymentAmount", "closingBalance"}
 	case svcapi.PoolData:
 		names = [3]string{"openingBalance", "payableValue", "closingBalance"}
 	}
-	if p.Amount.IsNegative() && strings.EqualFold(strings.TrimSpace(p.Mode), "DR") {
-		return fmt.Errorf("pool %s %s is negative on a DR (debit) pool object", names[1], clip(p.Amount.String(), 40))
+	if strings.HasPrefix(e.Amount, "-") && strings.EqualFold(strings.TrimSpace(e.Mode), "DR") {
+		return fmt.Errorf("pool %s %s is negative on a DR (debit) pool object", names[1], clip(e.Amount, 40))
 	}
-	for i, v := range [3]decimal.Decimal{p.Opening, p.Amount, p.Closing} {
-		if v.Abs().Cmp(maxPoolValue) >= 0 {
+	for i, v := range [3]string{e.Opening, e.Amount, e.Closing} {
+		whole, frac, _ := strings.Cut(strings.TrimPrefix(v, "-"), ".")
+		if len(whole) > maxIntDigits {
 			return fmt.Errorf("pool %s has more than %d integer digits: no pool holds that much", names[i], maxIntDigits)
 		}
-		if !v.Equal(v.Truncate(maxDecimals)) {
-			return fmt.Errorf("pool %s %s has more than %d decimals", names[i], clip(v.String(), 40), maxDecimals)
+		if len(strings.TrimRight(frac, "0")) > maxDecimals {
+			return fmt.Errorf("pool %s %s has more than %d decimals", names[i], clip(v, 40), maxDecimals)
 		}
 	}
 	return nil
@@ -312,8 +314,6 @@ const (
 	maxIntDigits = 15
 	maxDecimals  = 4
 )
-
-var maxPoolValue = decimal.New(1, maxIntDigits) // the least value with maxIntDigits+1 integer digits
 
 // scrubCall replaces every secret in the text fields of a row (the
 // documents are scrubbed by redactDoc).
@@ -395,9 +395,7 @@ func needsRedactEscaped(doc []byte) bool {
 
 // sensitiveKey reports whether a quoted string (without escapes) is a
 // sensitive key.
-func sensitiveKey(s []byte) bool {
-	return len(s) >= 3 && len(s) <= 64 && redact.IsSensitiveKey(string(s))
-}
+func sensitiveKey(s []byte) bool { return redact.IsSensitiveKeyBytes(s) }
 
 // redactDoc returns the document with sensitive values removed or masked
 // and the secrets replaced (svcapi.RedactJSON), skipping the work when

@@ -28,7 +28,7 @@ var MaskedKeys = []string{"cardNumber", "aadhaarNumber", "aadhaar", "aadhaarNo",
 // normKey appends k to dst the way keys are compared: ASCII letters lower
 // case, '_' and '-' left out ("Aadhaar_Number" and "aadhaar-number" are
 // "aadhaarnumber").
-func normKey(dst []byte, k string) []byte {
+func normKey[T string | []byte](dst []byte, k T) []byte {
 	for i := 0; i < len(k); i++ {
 		switch c := k[i]; {
 		case c == '_' || c == '-':
@@ -55,12 +55,22 @@ var (
 	maskedKeys  = keySet(MaskedKeys)
 )
 
-// keyIn reports whether k, normalized, is in set.
-func keyIn(k string, set map[string]bool) bool {
-	var buf [64]byte
-	if len(k) > len(buf) {
-		return set[string(normKey(nil, k))]
+// maxKeyLen bounds the normalized length of the keys compared (64: far
+// longer than any of RemovedKeys and MaskedKeys).
+const maxKeyLen = 64
+
+// keyIn reports whether k, normalized, is in set; it allocates nothing.
+func keyIn[T string | []byte](k T, set map[string]bool) bool {
+	n := 0
+	for i := 0; i < len(k); i++ {
+		if k[i] != '_' && k[i] != '-' {
+			n++
+		}
 	}
+	if n == 0 || n > maxKeyLen {
+		return false
+	}
+	var buf [maxKeyLen]byte
 	return set[string(normKey(buf[:0], k))]
 }
 
@@ -77,6 +87,10 @@ func IsMaskedKey(k string) bool { return keyIn(k, maskedKeys) }
 // IsSensitiveKey reports whether values under this key are removed or
 // masked (IsRemovedKey or IsMaskedKey).
 func IsSensitiveKey(k string) bool { return IsRemovedKey(k) || IsMaskedKey(k) }
+
+// IsSensitiveKeyBytes is IsSensitiveKey for a key held as bytes (a JSON
+// document being scanned); it allocates nothing.
+func IsSensitiveKeyBytes(k []byte) bool { return keyIn(k, removedKeys) || keyIn(k, maskedKeys) }
 
 // Last4 masks all but the last four characters of s with X; a value of
 // four characters or fewer is masked whole.

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -46,7 +47,8 @@ func TestKeys(t *testing.T) {
 		// Case, '_' and '-' are ignored.
 		{"Aadhaar_Number", false, true}, {"aadhaar-number", false, true}, {"AADHAAR_NO", false, true},
 		{"PID_DATA", true, false}, {"card-pin", true, false}, {"session_key", true, false},
-		{"card_number_x", false, false}, {"aadhaar_", false, true}, {"", false, false},
+		{"card_number_x", false, false}, {"aadhaar_", false, true}, {"", false, false}, {"__--", false, false},
+		{"p_i_d_d_a_t_a" + strings.Repeat("_", 100), true, false}, {strings.Repeat("a", 65), false, false},
 	} {
 		if got := IsRemovedKey(tt.key); got != tt.removed {
 			t.Errorf("IsRemovedKey(%q) = %v, want %v", tt.key, got, tt.removed)
@@ -56,6 +58,9 @@ func TestKeys(t *testing.T) {
 		}
 		if got := IsSensitiveKey(tt.key); got != (tt.removed || tt.masked) {
 			t.Errorf("IsSensitiveKey(%q) = %v, want %v", tt.key, got, tt.removed || tt.masked)
+		}
+		if got := IsSensitiveKeyBytes([]byte(tt.key)); got != (tt.removed || tt.masked) {
+			t.Errorf("IsSensitiveKeyBytes(%q) = %v, want %v", tt.key, got, tt.removed || tt.masked)
 		}
 	}
 }
@@ -79,5 +84,12 @@ func TestJSON(t *testing.T) {
 	}
 	if got := RawJSON([]byte(`{"a":"b`), "x"); !json.Valid(got) {
 		t.Errorf("RawJSON(truncated) = %s, not JSON", got)
+	}
+}
+
+func TestKeysAllocateNothing(t *testing.T) {
+	key := []byte("Aadhaar_Number_and_some_more_text_past_thirty_two_bytes")
+	if n := testing.AllocsPerRun(100, func() { IsSensitiveKeyBytes(key); IsSensitiveKey("Card-PIN") }); n != 0 {
+		t.Errorf("key checks allocate %v times, want 0", n)
 	}
 }
