@@ -15,7 +15,7 @@ const checkExamples = `  reconcile check --from 2026-11-01 --to 2026-11-21
   reconcile check --from 2026-11-21 --to 2026-11-21 --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
   reconcile check --from 2026-10-01 --to 2026-10-31 --as-of 2026-11-21    # age unsettled orders as of today
   reconcile check --from 2026-11-21 --to 2026-11-21 --pair-window 2m      # suggest pairs only 2 minutes apart
-  reconcile check --from 2026-12-25 --to 2026-12-25 --fail-on-breaks --allow-empty   # a day with no traffic is fine
+  reconcile check --from 2026-10-02 --to 2026-10-02 --fail-on-breaks --allow-empty   # a day with no traffic is fine
 Import the call logs (import-calls) and sync the statement (sync) first.
 Re-running a period replaces its previous results.`
 
