@@ -18,54 +18,80 @@ const importCallsExamples = `  reconcile import-calls logs/calls-2026-11-21.json
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl
 Re-importing a line already imported adds nothing. Bad lines are reported as
 file:line: reason (and kept in import_errors); the rest is still imported and
-the exit status is 1.`
+the exit status is 1. A file that does not exist is exit status 2, before
+anything is imported. The client secret (SVC_CLIENT_SECRET, when set) is
+replaced by [REDACTED] wherever a line carries it.`
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.
 const maxShownErrors = 50
 
 func runImportCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := importCalls(ctx, args, os.Stdin, stdout, stderr)
+	return err
+}
+
+// importCallsJob is reconcile import-calls as the scheduler runs it; its
+// summary is the line it prints (files, lines, imported, duplicates, bad).
+func importCallsJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	return importCalls(ctx, args, os.Stdin, stdout, stderr)
 }
 
-func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
 	var com cli.Common
-	fs := cli.NewFlagSet("import-calls", "reconcile import-calls [flags] FILE... (- for standard input)", importCallsExamples, stderr)
-	com.Bind(fs)
+	fs := cli.NewFlagSet("import-calls", "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
+		importCallsExamples, stderr)
+	com.BindDB(fs)
+	com.BindLog(fs)
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	com.MarkExplicit(fs)
 	if fs.NArg() == 0 {
-		return cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
+		return "", cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
 	}
 	var files []string
 	stdinSeen := false
 	for _, a := range fs.Args() {
 		if strings.HasPrefix(a, "-") && a != "-" {
 			// The flag package stops at the first file name.
-			return cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
+			return "", cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
 		}
 		if a == "-" {
 			if stdinSeen {
-				return cli.Usagef("import-calls: - (standard input) given twice")
+				return "", cli.Usagef("import-calls: - (standard input) given twice")
 			}
 			stdinSeen = true
+			files = append(files, a)
+			continue
 		}
-		files = append(files, a)
+		// Every file must be there before anything is imported.
+		expanded, err := ledger.ExpandPaths([]string{a})
+		if err != nil {
+			return "", cli.Usagef("import-calls: %v", err)
+		}
+		for _, p := range expanded {
+			switch st, err := os.Stat(p); {
+			case err != nil:
+				return "", cli.Usagef("import-calls: %s: no such file (see import-calls -h)", p)
+			case st.IsDir():
+				return "", cli.Usagef("import-calls: %s is a directory: name the call-log files in it", p)
+			}
+		}
+		files = append(files, expanded...)
 	}
 	log, err := com.Logger(ctx, stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	env, err := com.Open(ctx, log, cli.Options{})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
 
 	var sum ledger.ImportSummary
 	bar := progress.New(stderr, "import-calls", 0, log)
-	o := ledger.ImportOptions{Log: log, Progress: bar}
+	o := ledger.ImportOptions{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}}
 	var ierr error
 	for i := 0; i < len(files) && ierr == nil; {
 		if files[i] == "-" {
@@ -92,12 +118,13 @@ func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		fmt.Fprintln(stderr, e.Error())
 	}
-	fmt.Fprintf(stdout, "imported %s\n", sum)
+	line := "imported " + sum.String()
+	fmt.Fprintln(stdout, line)
 	if ierr != nil {
-		return ierr
+		return line, ierr
 	}
 	if sum.Bad > 0 {
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("import-calls: %d bad lines (the other lines were imported)", sum.Bad)}
+		return line, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("import-calls: %d bad lines (the other lines were imported)", sum.Bad)}
 	}
-	return nil
+	return line, nil
 }

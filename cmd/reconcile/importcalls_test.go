@@ -37,7 +37,7 @@ func TestImportCallsAndCheckCommands(t *testing.T) {
 	os.WriteFile(log, []byte(okEnvelope+"\nnot json\n"+brokenEnvelope+"\n"), 0o600)
 
 	var out, errOut bytes.Buffer
-	err := importCalls(ctx, []string{"--db", db, "--log-level", "warn", filepath.Join(dir, "calls.*")}, strings.NewReader(""), &out, &errOut)
+	_, err := importCalls(ctx, []string{"--db", db, "--log-level", "warn", filepath.Join(dir, "calls.*")}, strings.NewReader(""), &out, &errOut)
 	var ee *cli.ExitError
 	if !errors.As(err, &ee) || ee.Code != cli.ExitFailure {
 		t.Fatalf("import-calls with bad lines = %v, want exit 1", err)
@@ -54,7 +54,7 @@ func TestImportCallsAndCheckCommands(t *testing.T) {
 	// Standard input; the same line again adds nothing and is no error.
 	out.Reset()
 	errOut.Reset()
-	if err := importCalls(ctx, []string{"--db", db, "--log-level", "warn", "-"}, strings.NewReader(okEnvelope+"\n"), &out, &errOut); err != nil {
+	if _, err := importCalls(ctx, []string{"--db", db, "--log-level", "warn", "-"}, strings.NewReader(okEnvelope+"\n"), &out, &errOut); err != nil {
 		t.Fatalf("import-calls - = %v (%s)", err, errOut.String())
 	}
 	if !strings.Contains(out.String(), "0 imported, 1 already imported") {
@@ -252,7 +252,7 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 
 	clean := filepath.Join(dir, "clean.db")
 	var out, errOut bytes.Buffer
-	if err := importCalls(ctx, []string{"--db", clean, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
+	if _, err := importCalls(ctx, []string{"--db", clean, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
 		t.Fatalf("clean import: %v\n%s", err, errOut.String())
 	}
 	want := dumpCalls(t, clean)
@@ -275,7 +275,7 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 
 	out.Reset()
 	errOut.Reset()
-	if err := importCalls(ctx, []string{"--db", killed, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
+	if _, err := importCalls(ctx, []string{"--db", killed, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
 		t.Fatalf("import again: %v\n%s", err, errOut.String())
 	}
 	if w := fmt.Sprintf("%d imported, %d already imported, 0 bad", n-ledger.BatchLines, ledger.BatchLines); !strings.Contains(out.String(), w) {
@@ -299,7 +299,7 @@ func TestCheckEmptyPeriodWarns(t *testing.T) {
 	}
 	out.Reset()
 	errOut.Reset()
-	if err := importCalls(context.Background(), []string{"--db", db, "--log-level", "warn", "-"}, strings.NewReader(okEnvelope+"\n"), &out, &errOut); err != nil {
+	if _, err := importCalls(context.Background(), []string{"--db", db, "--log-level", "warn", "-"}, strings.NewReader(okEnvelope+"\n"), &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	if err := run(context.Background(), []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut); err != nil {

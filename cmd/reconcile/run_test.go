@@ -164,6 +164,9 @@ func TestRunSandbox(t *testing.T) {
 		switch d.Kind {
 		case sandbox.DefectUnloggedDebit:
 			ok = hasRow(matching, map[string]string{"outcome": recon.StatementOnly, "svcOrderId": d.SvcOrderID})
+		case sandbox.DefectOrphanPair: // the record; its call lost its keys (a callOnly row without externalRef)
+			ok = hasRow(matching, map[string]string{"outcome": recon.StatementOnly, "svcOrderId": d.SvcOrderID}) &&
+				hasRow(matching, map[string]string{"outcome": recon.CallOnly, "externalRef": "", "svcOrderId": ""})
 		case sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit, sandbox.DefectPending, sandbox.DefectCallOnly:
 			ok = hasRow(matching, map[string]string{"outcome": d.Kind, "externalRef": d.ExternalRef})
 		case sandbox.DefectArithmetic:
@@ -181,7 +184,8 @@ func TestRunSandbox(t *testing.T) {
 		}
 	}
 	for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit,
-		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectReversalUnlinked} {
+		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectOrphanPair,
+		sandbox.DefectReversalUnlinked} {
 		if !seen[k] {
 			t.Errorf("the sandbox planted no %s defect", k)
 		}

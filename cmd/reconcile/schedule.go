@@ -16,6 +16,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/billercmd"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -78,10 +79,11 @@ type jobFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // jobs is the scheduler's table, built from commands(): every subcommand
 // but schedule itself, by name. The subcommands that return their own
-// summary give it; the others (import-calls, check, export) are recorded
-// with the tail of what they printed.
+// summary give it; the others (export) are recorded with the tail of what
+// they printed.
 func jobs() map[string]jobFunc {
-	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob}
+	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob,
+		"check": checkJob, "import-calls": importCallsJob}
 	out := map[string]jobFunc{}
 	for _, c := range commands() {
 		switch {
@@ -353,16 +355,7 @@ func untilText(d time.Duration) string {
 }
 
 // shortDuration drops the zero tails of a duration: "4h", "1h30m", "90s".
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func shortDuration(d time.Duration) string { return recon.ShortDuration(d) }
 
 // shellJoin quotes args the way a shell user would type them.
 func shellJoin(args []string) string {

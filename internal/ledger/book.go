@@ -30,10 +30,11 @@ func (a *accounts) id(name string) uint16 {
 
 // Record flags.
 const (
-	recCR          = 1 << iota // a credit (reversal) record
-	recLinked                  // linked to some call
-	recLinkedDebit             // linked to a call carrying a pool debit
-	recOutside                 // outside the period: looked up for a call
+	recCR            = 1 << iota // a credit (reversal) record
+	recLinked                    // linked to some call
+	recLinkedDebit               // linked to a call carrying a pool debit
+	recOutside                   // outside the period: looked up for a call
+	recLinkedPending             // linked to a pending call
 )
 
 // srec is a statement record, compactly.
@@ -41,6 +42,7 @@ type srec struct {
 	svc      string
 	client   string
 	reversal string
+	product  string          // productCode ("" when the statement gives none)
 	amount   decimal.Decimal // txnChargedValue
 	ts       int64
 	acct     uint16
@@ -58,16 +60,25 @@ type book struct {
 	bySvc      map[string]int32
 	byClient   map[string]int32 // first DR record of a clientOrderId
 	lastClient map[string]int32
-	credited   decimal.Decimal // the period's CR records
+	credited   decimal.Decimal   // the period's CR records
+	products   map[string]string // interned product codes
 }
 
 func newBook(accts *accounts) *book {
-	return &book{accts: accts, bySvc: map[string]int32{}, byClient: map[string]int32{}, lastClient: map[string]int32{}}
+	return &book{accts: accts, bySvc: map[string]int32{}, byClient: map[string]int32{}, lastClient: map[string]int32{},
+		products: map[string]string{}}
 }
 
 // compact reads the fields of a record the check uses.
-func compact(r *recon.Record) (srec, error) {
+func (b *book) compact(r *recon.Record) (srec, error) {
 	s := srec{svc: r.SvcOrderID, client: r.Get(recon.FClientOrderID), reversal: r.Get(recon.FReversalSvcOrderID), next: -1}
+	if p := r.Get(recon.FProductCode); p != "" {
+		if q, ok := b.products[p]; ok {
+			s.product = q
+		} else {
+			b.products[p], s.product = p, p
+		}
+	}
 	var err error
 	if s.ts, err = parseTS(r.Get(recon.FTxnDateTime)); err != nil {
 		return s, fmt.Errorf("record %s: %w", s.svc, err)
@@ -80,7 +91,7 @@ func compact(r *recon.Record) (srec, error) {
 
 // addPeriod adds the period's next record (in txnDateTime, svcOrderId order).
 func (b *book) addPeriod(r *recon.Record) error {
-	s, err := compact(r)
+	s, err := b.compact(r)
 	if err != nil {
 		return err
 	}
@@ -109,7 +120,7 @@ func (b *book) addOutside(r *recon.Record) (int32, error) {
 	if i, ok := b.bySvc[r.SvcOrderID]; ok {
 		return i, nil // in the period after all (a CR mode spelled oddly is not)
 	}
-	s, err := compact(r)
+	s, err := b.compact(r)
 	if err != nil {
 		return -1, err
 	}
@@ -149,13 +160,17 @@ func (b *book) link(orderID, ref string) int32 {
 	return -1
 }
 
-// mark records that record i is linked to a call (a debit when debit).
-func (b *book) mark(i int32, debit bool) {
+// mark records that record i is linked to a call: a debit when debit, a
+// pending call when pending.
+func (b *book) mark(i int32, debit, pending bool) {
 	if i < 0 {
 		return
 	}
 	b.recs[i].flags |= recLinked
 	if debit {
 		b.recs[i].flags |= recLinkedDebit
+	}
+	if pending {
+		b.recs[i].flags |= recLinkedPending
 	}
 }

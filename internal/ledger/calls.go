@@ -53,7 +53,7 @@ func (p *callPass) add(c recon.Call) error {
 		p.nPending++
 	}
 	ri := p.book.link(c.OrderID, c.ExternalRef)
-	p.book.mark(ri, debit)
+	p.book.mark(ri, debit, c.Outcome == recon.CallPending)
 	if !debit && c.Outcome != recon.CallPending {
 		return nil
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -164,7 +165,8 @@ func (c *chain) link(a uint16, st *chainState, it chainItem) {
 // explainGaps turns each chain gap into a break: explainedGap when the
 // period's statement records of its interval not linked to a debit (of its
 // pool account, when the records name it) sum to its delta, a debit adding
-// and a CR record subtracting.
+// and a CR record subtracting. The note of an explained gap names each
+// record and what it is (explanation).
 func explainGaps(gaps []gapCand, recs []srec, accts *accounts) []Break {
 	hasAcct := map[uint16]bool{}
 	for i := range recs {
@@ -177,6 +179,7 @@ func explainGaps(gaps []gapCand, recs []srec, accts *accounts) []Break {
 		restrict := hasAcct[g.acct] && name != ""
 		sum := decimal.Zero
 		var ids []string
+		var used []*srec
 		for i := lo; i < len(recs) && recs[i].ts <= g.to; i++ {
 			r := &recs[i]
 			if r.flags&recLinkedDebit != 0 || (restrict && r.acct != g.acct) {
@@ -188,13 +191,14 @@ func explainGaps(gaps []gapCand, recs []srec, accts *accounts) []Break {
 				sum = sum.Add(r.amount)
 			}
 			ids = append(ids, r.svc)
+			used = append(used, r)
 		}
 		b := Break{PoolAccount: name, Kind: recon.BreakGap, CallID: g.curID, PrevCallID: g.prevID, TS: fmtTS(g.to),
 			ExternalRef: g.ref, Expected: g.expected, Actual: g.actual, Delta: g.delta}
 		switch {
 		case len(ids) > 0 && sum.Equal(g.delta):
 			b.Kind, b.ExplainedBy = recon.BreakExplainedGap, ids
-			b.Note = fmt.Sprintf("explained by %d statement record(s) with no logged debit", len(ids))
+			b.Note = explanation(used)
 		case len(ids) > 0:
 			b.Note = fmt.Sprintf("statement records with no logged debit in the interval sum to %s, not %s",
 				recon.Money(sum), recon.Money(g.delta))
@@ -204,4 +208,38 @@ func explainGaps(gaps []gapCand, recs []srec, accts *accounts) []Break {
 		out = append(out, b)
 	}
 	return out
+}
+
+// maxNamed is how many records an explained gap's note names; ExplainedBy
+// lists them all.
+const maxNamed = 5
+
+// explanation says what explains a gap, record by record: "explained by
+// reversal credit X (25.00), unlogged debit Y (1.50), a pending call's
+// debit Z (2.95)".
+func explanation(recs []*srec) string {
+	var b strings.Builder
+	b.WriteString("explained by ")
+	for i, r := range recs {
+		if i == maxNamed {
+			fmt.Fprintf(&b, " and %d more records", len(recs)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		var what string
+		switch {
+		case r.flags&recCR != 0:
+			what = "reversal credit"
+		case r.flags&recLinkedPending != 0:
+			what = "a pending call's debit"
+		case r.flags&recLinked == 0:
+			what = "unlogged debit"
+		default:
+			what = "debit of a call logged without one" // a failed call, or one outside the period
+		}
+		fmt.Fprintf(&b, "%s %s (%s)", what, r.svc, recon.Money(r.amount))
+	}
+	return b.String()
 }

@@ -18,9 +18,12 @@ import (
 
 // CheckOptions say which period to reconcile. From and To are IST days
 // (their time of day is ignored); AsOf defaults to To; Now (default
-// time.Now) only stamps the run's start.
+// time.Now) only stamps the run's start. PairWindow is how far apart an
+// unmatched call and an unmatched statement record may be to be suggested
+// as a pair (0: DefaultPairWindow; below 0 is an error).
 type CheckOptions struct {
 	From, To, AsOf time.Time
+	PairWindow     time.Duration
 	Now            func() time.Time
 	Log            *slog.Logger
 }
@@ -89,7 +92,13 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	if o.AsOf.IsZero() {
 		o.AsOf = o.To
 	}
-	c := &checkRun{db: db, log: o.Log, t0: time.Now(),
+	switch {
+	case o.PairWindow < 0:
+		return nil, fmt.Errorf("check: pair window %s: want a positive duration", o.PairWindow)
+	case o.PairWindow == 0:
+		o.PairWindow = DefaultPairWindow
+	}
+	c := &checkRun{db: db, log: o.Log, t0: time.Now(), pairWindow: o.PairWindow,
 		run: store.CheckRun{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
@@ -106,9 +115,9 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 		c.recordFailure(ctx)
 		return nil, fmt.Errorf("check %s..%s: store results: %w", from, to, err)
 	}
-	o.Log.Info("reconciliation checked", "run", rep.RunID, "from", from, "to", to,
-		"calls", rep.Summary.Calls, "breaks", len(rep.Breaks), "findings", rep.HasFindings(),
-		"seconds", time.Since(c.t0).Seconds())
+	o.Log.Info("reconciliation checked", recon.LogCheckRun, rep.RunID, "from", from, "to", to,
+		"calls", rep.Summary.Calls, "breaks", len(rep.Breaks), "suggestedPairs", rep.Summary.SuggestedPairs,
+		"findings", rep.HasFindings(), "seconds", time.Since(c.t0).Seconds())
 	return rep, nil
 }
 
@@ -136,11 +145,12 @@ var readOnlyOps = func() []string {
 // checkRun is one run of Check: the store feeds the passes their ordered
 // streams, the passes find, the store keeps what they found.
 type checkRun struct {
-	db     CheckStore
-	log    *slog.Logger
-	run    store.CheckRun
-	window store.CheckWindow
-	t0     time.Time
+	db         CheckStore
+	log        *slog.Logger
+	run        store.CheckRun
+	window     store.CheckWindow
+	pairWindow time.Duration
+	t0         time.Time
 }
 
 // findings are what the passes found.
@@ -152,6 +162,7 @@ type findings struct {
 	matches   []matchRow
 	reversals []reversalRow
 	unsettled []unsettledRow
+	pairs     int // suggested pairs
 }
 
 func (c *checkRun) compute(ctx context.Context) (*findings, error) {
@@ -175,6 +186,10 @@ func (c *checkRun) compute(ctx context.Context) (*findings, error) {
 		}},
 		{"match", func(context.Context, *findings) error {
 			f.matches = match(f.calls.calls, f.book)
+			return nil
+		}},
+		{"suggest pairs", func(context.Context, *findings) error {
+			f.suggestPairs(c.pairWindow)
 			return nil
 		}},
 		{"reversals", func(ctx context.Context, f *findings) (err error) {

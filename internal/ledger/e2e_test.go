@@ -118,6 +118,43 @@ func endToEnd(t *testing.T, seed int64) {
 	}
 }
 
+// comparePairs checks that the run suggests exactly the planted orphan
+// pairs, on both rows, explained, and nothing else.
+func comparePairs(t *testing.T, db *store.DB, rep *Report, orphans []sandbox.Defect) {
+	t.Helper()
+	if got := rep.Summary.SuggestedPairs; got != len(orphans) {
+		t.Errorf("suggested pairs = %d, want %d (the planted orphan pairs)", got, len(orphans))
+	}
+	var got []string
+	for _, m := range rep.Exceptions {
+		if m.SuggestedPair == "" {
+			continue
+		}
+		got = append(got, m.Outcome+" "+m.SvcOrderID+" "+m.ExternalRef)
+		if !strings.Contains(m.SuggestedPair, "rule: equal amount") || !strings.Contains(m.SuggestedPair, "in the same second as the call") ||
+			!strings.Contains(m.SuggestedPair, "product agrees") {
+			t.Errorf("%s row's suggestion %q: want the rule, the time difference and the product agreeing", m.Outcome, m.SuggestedPair)
+		}
+		if m.Outcome == recon.CallOnly && !strings.Contains(m.SuggestedPair, "statement record ") {
+			t.Errorf("callOnly suggestion %q does not name the record", m.SuggestedPair)
+		}
+	}
+	var want []string
+	for _, d := range orphans {
+		want = append(want, recon.CallOnly+"  ", recon.StatementOnly+" "+d.SvcOrderID+" "+d.ExternalRef)
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("rows with a suggested pair = %q, want %q", got, want)
+	}
+	var stored int
+	db.QueryRow(`SELECT count(*) FROM recon_matches WHERE run_id = ? AND suggested_pair <> ''`, rep.RunID).Scan(&stored)
+	if stored != 2*len(orphans) {
+		t.Errorf("recon_matches rows with a suggested pair = %d, want %d", stored, 2*len(orphans))
+	}
+}
+
 // compareFindings checks that the run found exactly the planted defects.
 func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.Defect) {
 	t.Helper()
@@ -175,9 +212,14 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 			t.Errorf("%s breaks = %v, want %v", kind, got, want)
 		}
 	}
-	// Matching outcomes.
-	if got, want := matchRefs(recon.CallOnly), refs(sandbox.DefectCallOnly); !slices.Equal(got, want) {
-		t.Errorf("callOnly = %v, want %v", got, want)
+	// Matching outcomes. The orphan pair's call lost its externalRef.
+	wantCallOnly := refs(sandbox.DefectCallOnly)
+	for range byKind[sandbox.DefectOrphanPair] {
+		wantCallOnly = append(wantCallOnly, "")
+	}
+	sort.Strings(wantCallOnly)
+	if got := matchRefs(recon.CallOnly); !slices.Equal(got, wantCallOnly) {
+		t.Errorf("callOnly = %q, want %q", got, wantCallOnly)
 	}
 	if got, want := matchRefs(recon.Pending), refs(sandbox.DefectPending); !slices.Equal(got, want) {
 		t.Errorf("pending = %v, want %v", got, want)
@@ -206,9 +248,12 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 		}
 	}
 	sort.Strings(stmtOnly)
-	if want := svcs(sandbox.DefectUnloggedDebit); !slices.Equal(stmtOnly, want) {
-		t.Errorf("statementOnly = %v, want %v", stmtOnly, want)
+	wantStmtOnly := append(svcs(sandbox.DefectUnloggedDebit), svcs(sandbox.DefectOrphanPair)...)
+	sort.Strings(wantStmtOnly)
+	if !slices.Equal(stmtOnly, wantStmtOnly) {
+		t.Errorf("statementOnly = %v, want %v", stmtOnly, wantStmtOnly)
 	}
+	comparePairs(t, db, rep, byKind[sandbox.DefectOrphanPair])
 	// Reversals: every reversed record found except the planted ones.
 	var reversed, reversals int
 	db.QueryRow(`SELECT count(*) FROM records WHERE kind = 'statement' AND reversal_svc_order_id <> ''`).Scan(&reversed)
@@ -246,6 +291,27 @@ func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.
 	sort.Strings(want)
 	if !slices.Equal(explained, want) {
 		t.Errorf("explainedGap records = %v, want %v", explained, want)
+	}
+	// Each explained gap's note names what explains it.
+	what := map[string]string{}
+	for _, d := range byKind[sandbox.DefectUnloggedDebit] {
+		what[d.SvcOrderID] = "unlogged debit "
+	}
+	for _, m := range rep.Exceptions {
+		if m.Outcome == recon.Pending && m.SvcOrderID != "" {
+			what[m.SvcOrderID] = "a pending call's debit "
+		}
+	}
+	for _, b := range breaksOf(rep, recon.BreakExplainedGap) {
+		for _, id := range b.ExplainedBy {
+			w, ok := what[id]
+			if !ok {
+				w = "reversal credit " // the rest are the reversal credits found
+			}
+			if !strings.Contains(b.Note, w+id+" (") {
+				t.Errorf("explained gap at %s: note %q does not name %s%s", b.TS, b.Note, w, id)
+			}
+		}
 	}
 	if n := len(byKind[sandbox.DefectPending]); len(matchRefs(recon.Pending)) != n {
 		t.Errorf("pending rows %d, want %d", len(matchRefs(recon.Pending)), n)

@@ -69,7 +69,7 @@ func addCalls(tb testing.TB, db *store.DB, calls ...tcall) []int64 {
 
 // trec is a records row.
 type trec struct {
-	kind, svc, client, ts, mode, amount, reversal, settlement string
+	kind, svc, client, ts, mode, amount, reversal, settlement, product string
 }
 
 func addRecords(tb testing.TB, db *store.DB, recs ...trec) {
@@ -83,9 +83,9 @@ func addRecords(tb testing.TB, db *store.DB, recs ...trec) {
 				r.mode = "DR"
 			}
 			_, err := tx.Exec(`INSERT INTO records (kind, account, svc_order_id, txn_date_time, txn_date, client_order_id,
-				txn_mode, txn_charged_value, reversal_svc_order_id, settlement_svc_order_id, first_synced_at, last_synced_at)
-				VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, r.kind, "0409000123456", r.svc, r.ts, r.ts[:10], r.client, r.mode,
-				r.amount, r.reversal, r.settlement, "now", "now")
+				txn_mode, txn_charged_value, reversal_svc_order_id, settlement_svc_order_id, product_code, first_synced_at, last_synced_at)
+				VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, r.kind, "0409000123456", r.svc, r.ts, r.ts[:10], r.client, r.mode,
+				r.amount, r.reversal, r.settlement, r.product, "now", "now")
 			if err != nil {
 				return err
 			}

@@ -61,12 +61,21 @@ func (e LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Li
 
 // ImportOptions are the optional parts of an import.
 type ImportOptions struct {
-	Log      *slog.Logger
-	Progress *progress.Bar // advanced by the bytes read (compressed size for .gz)
+	Log *slog.Logger
+	// Progress is advanced by the bytes read (compressed size for .gz),
+	// shown in MiB, and counts the lines read.
+	Progress *progress.Bar
 	Now      func() time.Time
+	// Secrets (the configured client secret) are replaced by
+	// redact.Marker wherever they appear in what is stored: request,
+	// response, error, status and every other text of a call, and the
+	// reasons of bad lines.
+	Secrets []string
 }
 
 func (o *ImportOptions) defaults() {
+	o.Progress.SetUnit(progress.Bytes)
+	o.Progress.CountItems("lines")
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -114,6 +123,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 
 // ImportFilesWith is ImportFiles with options.
 func ImportFilesWith(ctx context.Context, db CallWriter, paths []string, o ImportOptions) (ImportSummary, error) {
+	o.defaults()
 	var sum ImportSummary
 	files, err := ExpandPaths(paths)
 	if err != nil {
@@ -181,7 +191,7 @@ func ImportWith(ctx context.Context, db CallWriter, name string, r io.Reader, o 
 	defer cancel()
 	go func() {
 		defer close(batches)
-		readErr <- readLines(pctx, br, batches)
+		readErr <- readLines(pctx, br, batches, o.Secrets, o.Progress)
 	}()
 	var werr error
 	for b := range batches {
@@ -219,8 +229,8 @@ type parsed struct {
 	err  error
 }
 
-// readLines reads and parses lines, sending them in batches.
-func readLines(ctx context.Context, br *bufio.Reader, out chan<- []parsed) error {
+// readLines reads and parses lines, sending them in batches; bar counts them.
+func readLines(ctx context.Context, br *bufio.Reader, out chan<- []parsed, secrets []string, bar *progress.Bar) error {
 	batch := make([]parsed, 0, BatchLines)
 	send := func() error {
 		if len(batch) == 0 {
@@ -248,8 +258,11 @@ func readLines(ctx context.Context, br *bufio.Reader, out chan<- []parsed) error
 			batch = append(batch, parsed{line: n, err: fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20)})
 		case len(bytes.TrimSpace(line)) > 0:
 			p := parsed{line: n}
-			p.row, p.err = parseLine(line)
+			p.row, p.err = parseLine(line, secrets...)
 			batch = append(batch, p)
+		}
+		if tooLong || len(line) > 0 {
+			bar.AddItems(1)
 		}
 		if len(batch) == BatchLines {
 			if serr := send(); serr != nil {

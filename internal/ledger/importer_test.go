@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -168,6 +169,14 @@ func TestImportBadLines(t *testing.T) {
 		{`{"operation":"litigation","at":"yesterday","error":"timeout"}`, "unknown timestamp format"},
 		{line(svcapi.OpVerifyPanPlusV2, "X", ts1, "OX", map[string]any{"externalRef": "X"}), "envelope without pool"},
 		{`{"operation":"litigation","at":"2026-11-21T10:00:00+05:30","httpStatus":{}}`, "httpStatus"},
+		// Impossible pool values.
+		{withPool(poolA("100", "-1.50", "101.50")), "pool amount -1.50 is negative on a DR (debit) pool object"},
+		{withPool(poolB("100", "-1.50", "101.50")), "pool paymentAmount -1.50 is negative"},
+		{withPool(poolA("1000000000000000", "1", "999999999999999")), "pool openingBal has more than 15 integer digits"},
+		{withPool(poolA("1"+strings.Repeat("0", 399), "1", "1")), "pool openingBal has more than 15 integer digits"},
+		{withPool(poolA("100", "1.00001", "98.99999")), "pool amount 1.00001 has more than 4 decimals"},
+		{line(svcapi.OpNameAbbreviations, "X", ts1, "OX", map[string]any{"openingBalance": "50.00", "payableValue": "1.18",
+			"closingBalance": "-1234567890123456.5"}), "pool closingBalance has more than 15 integer digits"},
 	}
 	var content []string
 	content = append(content, "\ufeff"+goodLine("G1", "OG1", ts1)) // a byte-order mark is no error
@@ -288,6 +297,80 @@ func TestImportRedacts(t *testing.T) {
 	}
 }
 
+// TestImportScrubsClientSecret: the configured client secret, wherever a
+// client's log carries it (an error, a status quoted back, a request
+// header copied into the body, an escaped form, a key), is in no stored
+// text of calls or import_errors, nor anywhere in the database file; a
+// key spelt Aadhaar_Number is masked.
+func TestImportScrubsClientSecret(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "svcrecon.db")
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "S3cr3t-MARKER-7f1c"
+	const aadhaar = "234567890124"
+	escaped := `\u0053` + secret[1:] // S3cr3t… with its S escaped
+	failed := map[string]any{"statuscode": "UAD", "status": "client secret " + secret + " is wrong", "timestamp": ts1}
+	rec := func(m map[string]any) string {
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	content := lines(
+		rec(map[string]any{"at": "2026-11-21T10:00:00+05:30", "operation": svcapi.OpLitigation, "externalRef": "E1",
+			"request":  map[string]any{"X-Svc-Client-Secret": secret, "Aadhaar_Number": aadhaar, secret: "as a key"},
+			"response": failed, "error": "litigation: UAD: client secret " + secret + " is wrong"}),
+		rec(failed), // a bare envelope
+		`{"at":"2026-11-21T10:00:01+05:30","operation":"litigation","externalRef":"E2","request":{"note":"`+escaped+`"},"error":"timeout"}`,
+		rec(map[string]any{"at": "2026-11-21T10:00:02+05:30", "operation": svcapi.OpLitigation, "externalRef": secret,
+			"response": map[string]any{"statuscode": "TXN", "timestamp": "when " + secret}}), // a bad line quoting it
+	)
+	sum, err := ImportWith(context.Background(), db, "client.jsonl", strings.NewReader(content), ImportOptions{Secrets: []string{secret}})
+	if err != nil || sum.Imported != 3 || sum.Bad != 1 {
+		t.Fatalf("Import = %+v, %v; want 3 imported, 1 bad", sum, err)
+	}
+	for _, e := range sum.Errors {
+		if strings.Contains(e.Error(), secret) {
+			t.Errorf("bad line reported as %q: holds the secret", e.Error())
+		}
+	}
+	var texts []string
+	rows, err := db.Query(`SELECT at || operation || path || external_ref || error || statuscode || status || svc_uuid ||
+		orderid || coalesce(request, '') || coalesce(response, '') FROM calls`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		texts = append(texts, s)
+	}
+	rows.Close()
+	var reasons string
+	db.QueryRow(`SELECT group_concat(reason) FROM import_errors`).Scan(&reasons)
+	for _, s := range append(texts, reasons) {
+		if strings.Contains(s, secret) || strings.Contains(s, aadhaar) {
+			t.Errorf("stored text holds the secret or the Aadhaar number: %s", s)
+		}
+	}
+	if all := strings.Join(texts, "\n"); !strings.Contains(all, "client secret [REDACTED] is wrong") || !strings.Contains(all, "XXXXXXXX0124") {
+		t.Errorf("stored calls %s: want the secret replaced by [REDACTED] and the Aadhaar number masked", all)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the secret", filepath.Base(path+suffix))
+		}
+	}
+}
+
 func TestRecorderMatchesJSONLImport(t *testing.T) {
 	db := openDB(t)
 	r := NewRecorder(db, nil)
@@ -367,20 +450,29 @@ func TestRecorderBadRecord(t *testing.T) {
 
 func TestNeedsRedact(t *testing.T) {
 	for _, tt := range []struct {
-		doc  string
-		want bool
+		doc     string
+		secrets []string
+		want    bool
 	}{
-		{`{"a":"b","pool":{"amount":"1"}}`, false},
-		{`{"svc_uuid":"u","uidx":"1"}`, false},
-		{`{"uid":"123412341234"}`, true},
-		{`{"x":{"CardPin":"1"}}`, true},
-		{`{"biometricData":{"PIDDATA":"x"}}`, true},
-		{`{"encryptedAadhaar":null}`, true},
-		{`{"\u0063ardPin":"1"}`, true},
-		{`{"x":"cardNumber"}`, true}, // a value spelled like a key: redacted to be safe
-		{`"`, false},
+		{`{"a":"b","pool":{"amount":"1"}}`, nil, false},
+		{`{"svc_uuid":"u","uidx":"1"}`, nil, false},
+		{`{"uid":"123412341234"}`, nil, true},
+		{`{"x":{"CardPin":"1"}}`, nil, true},
+		{`{"biometricData":{"PIDDATA":"x"}}`, nil, true},
+		{`{"encryptedAadhaar":null}`, nil, true},
+		{`{"\u0063ardPin":"1"}`, nil, true},
+		{`{"x":"cardNumber"}`, nil, true}, // a value spelled like a key: redacted to be safe
+		{`"`, nil, false},
+		{`{"Aadhaar_Number":"234567890124"}`, nil, true},
+		{`{"pid-data":"x"}`, nil, true},
+		{`{"note":"a \"quoted\" word","uid":"1"}`, nil, true}, // an escaped quote does not hide the next key
+		{`{"note":"tab\there"}`, nil, false},
+		{`{"status":"bad secret S3KR1T"}`, []string{"S3KR1T"}, true},
+		{`{"status":"fine"}`, []string{"S3KR1T"}, false},
+		{`{"status":"\/S3KR1T"}`, []string{"S3KR1T"}, true},
+		{`{"status":"esc\/aped"}`, []string{"S3KR1T"}, true}, // an escape could spell the secret
 	} {
-		if got := needsRedact([]byte(tt.doc)); got != tt.want {
+		if got := needsRedact([]byte(tt.doc), tt.secrets); got != tt.want {
 			t.Errorf("needsRedact(%s) = %v, want %v", tt.doc, got, tt.want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -71,9 +72,22 @@ func lineHash(line []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// parseLine turns one non-blank line of a call log into a calls row. The
-// error is the reason the line is bad; it never quotes the line itself.
-func parseLine(line []byte) (recon.Call, error) {
+// parseLine turns one non-blank line of a call log into a calls row, with
+// every secret (the client secret) replaced wherever it appears in the text
+// kept (redact.Marker) and sensitive values removed or masked (redact). The
+// error is the reason the line is bad; it never quotes the line itself, nor
+// a secret.
+func parseLine(line []byte, secrets ...string) (recon.Call, error) {
+	r, err := decodeLine(line, secrets)
+	scrubCall(&r, secrets)
+	if err != nil {
+		return r, errors.New(redact.Scrub(err.Error(), secrets...))
+	}
+	return r, nil
+}
+
+// decodeLine is parseLine before the secrets are scrubbed from the row's text.
+func decodeLine(line []byte, secrets []string) (recon.Call, error) {
 	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))) // a byte-order mark
 	r := recon.Call{Hash: lineHash(line)}
 	switch {
@@ -104,7 +118,7 @@ func parseLine(line []byte) (recon.Call, error) {
 			return r, envelopeReason(err)
 		}
 		env = e
-		r.Response = redact(line)
+		r.Response = redactDoc(line, secrets)
 	} else {
 		if err := w.fields(&r); err != nil {
 			return r, err
@@ -116,7 +130,7 @@ func parseLine(line []byte) (recon.Call, error) {
 			op = o
 		}
 		if len(w.Request) > 0 && string(w.Request) != "null" {
-			r.Request = redact(w.Request)
+			r.Request = redactDoc(w.Request, secrets)
 		}
 		resp := bytes.TrimSpace(w.Response)
 		switch {
@@ -127,10 +141,10 @@ func parseLine(line []byte) (recon.Call, error) {
 				return r, fmt.Errorf("response: %w", envelopeReason(err))
 			}
 			env = e
-			r.Response = redact(resp)
+			r.Response = redactDoc(resp, secrets)
 		default:
 			// A body that was not JSON, logged as a string: no envelope.
-			r.Response = redact(resp)
+			r.Response = redactDoc(resp, secrets)
 		}
 		if env == nil && r.Error == "" {
 			return r, errors.New("no response envelope and no error")
@@ -166,6 +180,10 @@ func parseLine(line []byte) (recon.Call, error) {
 			r.Pool.Opening = recon.Money(p.Opening)
 			r.Pool.Amount = recon.Money(p.Amount)
 			r.Pool.Closing = recon.Money(p.Closing)
+			if err := checkPool(p.Shape, r.Pool); err != nil {
+				r.Pool = recon.PoolEntry{}
+				return r, err
+			}
 		}
 	}
 	if op != nil && !op.LogsData() && r.Response != nil {
@@ -263,46 +281,128 @@ func clip(s string, n int) string {
 	return s
 }
 
-// sensitive lists, lower-cased, the keys svcapi.Redact acts on.
-var sensitive = func() [][]byte {
-	var out [][]byte
-	for _, k := range append(append([]string{}, svcapi.RedactedKeys...), svcapi.MaskedKeys...) {
-		out = append(out, []byte(strings.ToLower(k)))
+// checkPool refuses pool values no pool account can have: a negative
+// amount on a DR pool object, a balance or amount with more than
+// maxIntDigits integer digits or more than maxDecimals decimals. It reads
+// the entry's exact text (recon.Money: trailing zeros beyond two decimals
+// dropped). The error names the field as the pool object spells it.
+func checkPool(shape svcapi.PoolShape, e recon.PoolEntry) error {
+	names := [3]string{"openingBal", "amount", "closingBal"}
+	switch shape {
+	case svcapi.PoolB:
+		names = [3]string{"openingBalance", "paymentAmount", "closingBalance"}
+	case svcapi.PoolData:
+		names = [3]string{"openingBalance", "payableValue", "closingBalance"}
 	}
-	return out
-}()
+	if strings.HasPrefix(e.Amount, "-") && strings.EqualFold(strings.TrimSpace(e.Mode), "DR") {
+		return fmt.Errorf("pool %s %s is negative on a DR (debit) pool object", names[1], clip(e.Amount, 40))
+	}
+	for i, v := range [3]string{e.Opening, e.Amount, e.Closing} {
+		whole, frac, _ := strings.Cut(strings.TrimPrefix(v, "-"), ".")
+		if len(whole) > maxIntDigits {
+			return fmt.Errorf("pool %s has more than %d integer digits: no pool holds that much", names[i], maxIntDigits)
+		}
+		if len(strings.TrimRight(frac, "0")) > maxDecimals {
+			return fmt.Errorf("pool %s %s has more than %d decimals", names[i], clip(v, 40), maxDecimals)
+		}
+	}
+	return nil
+}
 
-// needsRedact reports whether a JSON document may hold a sensitive key: a
-// quoted string equal to one of them (any case), or a \u escape that could
-// spell one. A document without is stored as it is, which spares a full
+// The limits of a pool value (checkPool).
+const (
+	maxIntDigits = 15
+	maxDecimals  = 4
+)
+
+// scrubCall replaces every secret in the text fields of a row (the
+// documents are scrubbed by redactDoc).
+func scrubCall(r *recon.Call, secrets []string) {
+	if !anySecret(secrets) {
+		return
+	}
+	for _, f := range []*string{&r.At, &r.TS, &r.Operation, &r.Method, &r.Path, &r.ExternalRef, &r.Error,
+		&r.StatusCode, &r.ActCode, &r.Status, &r.SvcUUID, &r.OrderID, &r.Pool.Account, &r.Pool.Mode} {
+		*f = redact.Scrub(*f, secrets...)
+	}
+}
+
+func anySecret(secrets []string) bool {
+	for _, s := range secrets {
+		if s != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// needsRedact reports whether a JSON document may hold something to
+// redact: a secret, a quoted string that is a sensitive key (redact.
+// IsSensitiveKey: any case, '_' and '-' ignored), or an escape that could
+// spell either. A document without is stored as it is, which spares a full
 // decode and re-encode per line.
-func needsRedact(doc []byte) bool {
-	if bytes.Contains(doc, []byte(`\u`)) {
-		return true
+func needsRedact(doc []byte, secrets []string) bool {
+	escaped := bytes.IndexByte(doc, '\\') >= 0
+	for _, s := range secrets {
+		if s != "" && (escaped || bytes.Contains(doc, []byte(s))) {
+			return true
+		}
+	}
+	if escaped {
+		return needsRedactEscaped(doc)
 	}
 	for i := 0; ; {
 		j := bytes.IndexByte(doc[i:], '"')
 		if j < 0 {
 			return false
 		}
-		i += j + 1
-		if i >= len(doc) {
+		start := i + j + 1
+		k := bytes.IndexByte(doc[start:], '"')
+		if k < 0 {
 			return false
 		}
-		c := doc[i] | 0x20 // lower-case letter
-		for _, k := range sensitive {
-			if k[0] == c && i+len(k) < len(doc) && doc[i+len(k)] == '"' && bytes.EqualFold(doc[i:i+len(k)], k) {
+		if sensitiveKey(doc[start : start+k]) {
+			return true
+		}
+		i = start + k + 1
+	}
+}
+
+// needsRedactEscaped is needsRedact for a document with escapes: a \u
+// escape could spell a key; other escapes are skipped.
+func needsRedactEscaped(doc []byte) bool {
+	in, start := false, 0
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; {
+		case !in:
+			if c == '"' {
+				in, start = true, i+1
+			}
+		case c == '\\':
+			if i+1 < len(doc) && doc[i+1] == 'u' {
+				return true
+			}
+			i++
+		case c == '"':
+			in = false
+			if sensitiveKey(doc[start:i]) {
 				return true
 			}
 		}
 	}
+	return false
 }
 
-// redact returns the document with secrets removed (svcapi.RedactJSON),
-// skipping the work when no sensitive key can be in it.
-func redact(doc []byte) []byte {
-	if !needsRedact(doc) {
+// sensitiveKey reports whether a quoted string (without escapes) is a
+// sensitive key.
+func sensitiveKey(s []byte) bool { return redact.IsSensitiveKeyBytes(s) }
+
+// redactDoc returns the document with sensitive values removed or masked
+// and the secrets replaced (svcapi.RedactJSON), skipping the work when
+// nothing to redact can be in it.
+func redactDoc(doc []byte, secrets []string) []byte {
+	if !needsRedact(doc, secrets) {
 		return bytes.Clone(doc)
 	}
-	return svcapi.RedactJSON(doc)
+	return svcapi.RedactJSON(doc, secrets...)
 }

@@ -30,6 +30,7 @@ type matchRow struct {
 	ts      int64
 	delta   string
 	note    string
+	pair    string // the suggested counterpart and why (pair.go); never a match
 }
 
 // duplicateRefs finds the externalRefs debited more than once: by two

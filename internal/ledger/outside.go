@@ -47,7 +47,7 @@ func linkOutside(ctx context.Context, calls []kcall, b *book, f OutsideFinder, w
 		}
 		if i >= 0 {
 			k.rec = i
-			b.mark(i, !k.pending)
+			b.mark(i, !k.pending, k.pending)
 		}
 	}
 	for i := range b.period() {
@@ -60,7 +60,7 @@ func linkOutside(ctx context.Context, calls []kcall, b *book, f OutsideFinder, w
 			return err
 		}
 		if found {
-			b.mark(int32(i), debit)
+			b.mark(int32(i), debit, false)
 		}
 	}
 	return nil

@@ -146,31 +146,42 @@ func TestExplainGaps(t *testing.T) {
 		name     string
 		recs     []recon.Record
 		linked   []int32 // records linked to a debit
+		pending  []int32 // records linked to a pending call
 		delta    string
 		kind     string
 		explains []string
+		note     string
 	}{
-		{"an unlogged debit explains it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil,
-			"4.50", recon.BreakExplainedGap, []string{"OX"}},
-		{"a credit explains a negative gap", []recon.Record{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil,
-			"-10", recon.BreakExplainedGap, []string{"RV"}},
-		{"records that do not sum to it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil,
-			"3", recon.BreakGap, nil},
-		{"a logged debit's record does not count", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "3", "")}, []int32{0},
-			"3", recon.BreakGap, nil},
-		{"a record outside the interval does not count", []recon.Record{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil,
-			"3", recon.BreakGap, nil},
+		{"an unlogged debit explains it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil, nil,
+			"4.50", recon.BreakExplainedGap, []string{"OX"}, "explained by unlogged debit OX (4.50)"},
+		{"a credit explains a negative gap", []recon.Record{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil, nil,
+			"-10", recon.BreakExplainedGap, []string{"RV"}, "explained by reversal credit RV (10.00)"},
+		{"a pending call's debit explains it", []recon.Record{rec("OP", "P", day+"10:01:00", "DR", "2.95", "")}, nil, []int32{0},
+			"2.95", recon.BreakExplainedGap, []string{"OP"}, "explained by a pending call's debit OP (2.95)"},
+		{"each record named for what it is", []recon.Record{rec("OP", "P", day+"10:01:00", "DR", "2.95", ""),
+			rec("OX", "X", day+"10:02:00", "DR", "1.50", ""), rec("RV", "A", day+"10:03:00", "CR", "25", "")}, nil, []int32{0},
+			"-20.55", recon.BreakExplainedGap, []string{"OP", "OX", "RV"},
+			"explained by a pending call's debit OP (2.95), unlogged debit OX (1.50), reversal credit RV (25.00)"},
+		{"records that do not sum to it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil, nil,
+			"3", recon.BreakGap, nil, "statement records with no logged debit in the interval sum to 2.00, not 3.00"},
+		{"a logged debit's record does not count", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "3", "")}, []int32{0}, nil,
+			"3", recon.BreakGap, nil, "no statement record explains it"},
+		{"a record outside the interval does not count", []recon.Record{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil, nil,
+			"3", recon.BreakGap, nil, "no statement record explains it"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := bookOf(t, tt.recs...)
 			for _, i := range tt.linked {
-				b.mark(i, true)
+				b.mark(i, true, false)
+			}
+			for _, i := range tt.pending {
+				b.mark(i, false, true)
 			}
 			g := gapCand{acct: b.accts.id(""), prevID: 1, curID: 2, from: ts("10:00:00"), to: ts("10:05:00"),
 				expected: dec("90"), actual: dec("90").Sub(dec(tt.delta)), delta: dec(tt.delta)}
 			got := explainGaps([]gapCand{g}, b.period(), b.accts)
-			if len(got) != 1 || got[0].Kind != tt.kind || !slices.Equal(got[0].ExplainedBy, tt.explains) {
-				t.Errorf("explainGaps = %+v, want %s by %v", got, tt.kind, tt.explains)
+			if len(got) != 1 || got[0].Kind != tt.kind || !slices.Equal(got[0].ExplainedBy, tt.explains) || got[0].Note != tt.note {
+				t.Errorf("explainGaps = %+v, want %s by %v, note %q", got, tt.kind, tt.explains, tt.note)
 			}
 		})
 	}

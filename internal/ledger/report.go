@@ -35,7 +35,13 @@ type Report struct {
 	Summary    recon.Summary
 	Breaks     []Break // every arithmetic, gap and explainedGap break
 	Exceptions []Match // every match row that is not matched or reversed
+	Records    int     // the period's statement records (DR and CR)
 }
+
+// Empty reports whether the period had nothing to reconcile: no call and
+// no statement record (a misconfigured job: nothing imported or synced, or
+// the wrong database).
+func (r *Report) Empty() bool { return r.Summary.Calls == 0 && r.Records == 0 }
 
 // HasFindings reports whether the run found anything finance must look at:
 // an arithmetic break, an unexplained gap, an amount mismatch, a duplicate
@@ -79,6 +85,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, o := range recon.Outcomes {
 		row("  "+o, s.Outcomes[o].Count, s.Outcomes[o].Amount)
 	}
+	row("  suggested pairs (no match)", s.SuggestedPairs, "")
 	b.WriteString("\nbreaks                            count        total delta\n")
 	for _, k := range recon.BreakKinds {
 		row("  "+k, s.Breaks[k].Count, s.Breaks[k].Delta)
@@ -126,6 +133,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if n > show {
 		fmt.Fprintf(w, "… and %d more matching exceptions\n", n-show)
+	}
+	n = 0
+	for _, m := range r.Exceptions {
+		if m.Outcome != recon.CallOnly || m.SuggestedPair == "" {
+			continue
+		}
+		if n++; n > show {
+			continue
+		}
+		fmt.Fprintf(w, "suggested pair %s call %d ↔ %s\n", m.TS, m.CallID, m.SuggestedPair)
+	}
+	if n > show {
+		fmt.Fprintf(w, "… and %d more suggested pairs\n", n-show)
 	}
 	_, err := fmt.Fprint(w)
 	return err

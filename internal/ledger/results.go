@@ -37,7 +37,7 @@ func (f *findings) summarize(run store.CheckRun) *Report {
 		s.Pools = append(s.Pools, recon.PoolSummary{Account: f.accts.names[a], Opening: recon.Money(st.opening),
 			Closing: recon.Money(st.closing), Calls: st.calls, Debited: recon.Money(st.debited)})
 	}
-	rep := &Report{Breaks: f.breaks}
+	rep := &Report{Breaks: f.breaks, Records: f.book.nPeriod}
 	outSum := map[string]decimal.Decimal{}
 	outN := map[string]int{}
 	for _, m := range f.matches {
@@ -51,6 +51,7 @@ func (f *findings) summarize(run store.CheckRun) *Report {
 		s.Outcomes[o] = countSum(outN[o], outSum[o])
 	}
 	s.Pending = s.Outcomes[recon.Pending]
+	s.SuggestedPairs = f.pairs
 	brN := map[string]int{}
 	brSum := map[string]decimal.Decimal{}
 	for _, b := range f.breaks {
@@ -102,7 +103,7 @@ func (f *findings) rowAmount(m matchRow) decimal.Decimal {
 
 // matchOut is the report's (and the store's) form of a match row.
 func (f *findings) matchOut(m matchRow) Match {
-	out := Match{Outcome: m.outcome, TS: fmtTS(m.ts), Delta: m.delta, Note: m.note}
+	out := Match{Outcome: m.outcome, TS: fmtTS(m.ts), Delta: m.delta, Note: m.note, SuggestedPair: m.pair}
 	if m.call >= 0 {
 		k := &f.calls.calls[m.call]
 		out.CallID, out.ExternalRef, out.Operation = k.id, k.ref, k.op

@@ -17,6 +17,15 @@ import (
 // LogEvery is how often a Bar writes a log line when not on a terminal.
 var LogEvery = 10 * time.Second
 
+// Unit is what a Bar counts.
+type Unit int32
+
+// Units.
+const (
+	Count Unit = iota // things: records, rows, pages (the default)
+	Bytes             // bytes, shown in MiB
+)
+
 // Bar tracks the progress of one job. Its methods are safe for concurrent
 // use; a nil *Bar does nothing.
 type Bar struct {
@@ -25,6 +34,9 @@ type Bar struct {
 	log   *slog.Logger
 	total atomic.Int64
 	done  atomic.Int64
+	unit  atomic.Int32
+	items atomic.Int64 // a second count (lines of a file read by bytes)
+	what  atomic.Pointer[string]
 	start time.Time
 	now   func() time.Time
 
@@ -87,6 +99,28 @@ func (b *Bar) SetTotal(n int64) {
 	}
 }
 
+// SetUnit says what the bar counts (Count by default).
+func (b *Bar) SetUnit(u Unit) {
+	if b != nil {
+		b.unit.Store(int32(u))
+	}
+}
+
+// CountItems makes the bar show a second count besides its own, named
+// what ("lines"), advanced by AddItems.
+func (b *Bar) CountItems(what string) {
+	if b != nil {
+		b.what.Store(&what)
+	}
+}
+
+// AddItems records n more items of the second count (CountItems).
+func (b *Bar) AddItems(n int64) {
+	if b != nil {
+		b.items.Add(n)
+	}
+}
+
 // Done stops the bar and writes its final state.
 func (b *Bar) Done() {
 	if b == nil {
@@ -104,13 +138,18 @@ func (b *Bar) Done() {
 	b.report(true)
 }
 
-// Line renders the bar's state as text: label, count, percentage, rate, ETA.
+// Line renders the bar's state as text: label, count (MiB for Bytes),
+// percentage, the second count, rate, ETA and time spent.
 func (b *Bar) Line() string {
 	done, total := b.done.Load(), b.total.Load()
 	el := b.now().Sub(b.start)
 	rate := 0.0
 	if el > 0 {
 		rate = float64(done) / el.Seconds()
+	}
+	amount, unit := func(n int64) string { return fmt.Sprint(n) }, ""
+	if Unit(b.unit.Load()) == Bytes {
+		amount, unit = mib, " MiB"
 	}
 	var sb strings.Builder
 	sb.WriteString(b.label)
@@ -119,11 +158,19 @@ func (b *Bar) Line() string {
 		pct = min(pct, 1)
 		const width = 24
 		fill := int(pct * width)
-		fmt.Fprintf(&sb, " [%s%s] %d/%d %3.0f%%", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, pct*100)
+		fmt.Fprintf(&sb, " [%s%s] %s/%s%s %3.0f%%", strings.Repeat("=", fill), strings.Repeat(" ", width-fill),
+			amount(done), amount(total), unit, pct*100)
 	} else {
-		fmt.Fprintf(&sb, " %d", done)
+		fmt.Fprintf(&sb, " %s%s", amount(done), unit)
 	}
-	fmt.Fprintf(&sb, " %.0f/s", rate)
+	if what := b.what.Load(); what != nil {
+		fmt.Fprintf(&sb, ", %d %s", b.items.Load(), *what)
+	}
+	if unit != "" {
+		fmt.Fprintf(&sb, " %s%s/s", mib(int64(rate)), unit)
+	} else {
+		fmt.Fprintf(&sb, " %.0f/s", rate)
+	}
 	if total > 0 && rate > 0 && done < total {
 		eta := time.Duration(float64(total-done) / rate * float64(time.Second))
 		fmt.Fprintf(&sb, " ETA %s", eta.Round(time.Second))
@@ -131,6 +178,9 @@ func (b *Bar) Line() string {
 	fmt.Fprintf(&sb, " (%s)", el.Round(time.Second))
 	return sb.String()
 }
+
+// mib renders a byte count in MiB with one decimal.
+func mib(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
 
 func (b *Bar) report(final bool) {
 	b.mu.Lock()
@@ -144,8 +194,13 @@ func (b *Bar) report(final bool) {
 		return
 	}
 	if b.log != nil && (final || b.done.Load() > 0) {
-		total := b.total.Load()
-		b.log.Info("progress", "task", b.label, "done", b.done.Load(), "total", total,
-			"elapsed", b.now().Sub(b.start).Round(time.Second).String(), "final", final)
+		args := []any{"task", b.label, "done", b.done.Load(), "total", b.total.Load()}
+		if Unit(b.unit.Load()) == Bytes {
+			args = append(args, "unit", "bytes")
+		}
+		if what := b.what.Load(); what != nil {
+			args = append(args, *what, b.items.Load())
+		}
+		b.log.Info("progress", append(args, "elapsed", b.now().Sub(b.start).Round(time.Second).String(), "final", final)...)
 	}
 }

@@ -1,6 +1,9 @@
 package recon
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // IST is Indian Standard Time (UTC+05:30, no daylight saving). Timestamps
 // the service sends without a zone are IST, and so are the dates that
@@ -16,3 +19,16 @@ const DateLayout = "2006-01-02"
 
 // Today returns the calendar day of now in IST.
 func Today(now time.Time) string { return now.In(IST).Format(DateLayout) }
+
+// ShortDuration writes a duration without its zero tails: "10m", "4h",
+// "1h30m", "90s" rather than "10m0s", "4h0m0s".
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

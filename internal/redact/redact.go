@@ -25,22 +25,72 @@ var RemovedKeys = []string{"encryptedAadhaar", "pidData", "sessionKey", "hmac", 
 // characters.
 var MaskedKeys = []string{"cardNumber", "aadhaarNumber", "aadhaar", "aadhaarNo", "uid"}
 
-func keyIn(k string, keys []string) bool {
-	for _, x := range keys {
-		if strings.EqualFold(k, x) {
-			return true
+// normKey appends k to dst the way keys are compared: ASCII letters lower
+// case, '_' and '-' left out ("Aadhaar_Number" and "aadhaar-number" are
+// "aadhaarnumber").
+func normKey[T string | []byte](dst []byte, k T) []byte {
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c == '_' || c == '-':
+		case c >= 'A' && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
 		}
 	}
-	return false
+	return dst
 }
 
-// IsRemovedKey reports whether values under this key (any case) are
-// removed before anything is written (RemovedKeys).
-func IsRemovedKey(k string) bool { return keyIn(k, RemovedKeys) }
+// keySet is a list of keys, normalized (normKey).
+func keySet(keys []string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[string(normKey(nil, k))] = true
+	}
+	return m
+}
 
-// IsMaskedKey reports whether values under this key (any case) are masked
-// to their last four characters (MaskedKeys).
-func IsMaskedKey(k string) bool { return keyIn(k, MaskedKeys) }
+var (
+	removedKeys = keySet(RemovedKeys)
+	maskedKeys  = keySet(MaskedKeys)
+)
+
+// maxKeyLen bounds the normalized length of the keys compared (64: far
+// longer than any of RemovedKeys and MaskedKeys).
+const maxKeyLen = 64
+
+// keyIn reports whether k, normalized, is in set; it allocates nothing.
+func keyIn[T string | []byte](k T, set map[string]bool) bool {
+	n := 0
+	for i := 0; i < len(k); i++ {
+		if k[i] != '_' && k[i] != '-' {
+			n++
+		}
+	}
+	if n == 0 || n > maxKeyLen {
+		return false
+	}
+	var buf [maxKeyLen]byte
+	return set[string(normKey(buf[:0], k))]
+}
+
+// IsRemovedKey reports whether values under this key are removed before
+// anything is written (RemovedKeys). Keys match ignoring case, '_' and '-':
+// "PID_DATA" is "pidData".
+func IsRemovedKey(k string) bool { return keyIn(k, removedKeys) }
+
+// IsMaskedKey reports whether values under this key are masked to their
+// last four characters (MaskedKeys). Keys match ignoring case, '_' and '-':
+// "Aadhaar_Number" is "aadhaarNumber".
+func IsMaskedKey(k string) bool { return keyIn(k, maskedKeys) }
+
+// IsSensitiveKey reports whether values under this key are removed or
+// masked (IsRemovedKey or IsMaskedKey).
+func IsSensitiveKey(k string) bool { return IsRemovedKey(k) || IsMaskedKey(k) }
+
+// IsSensitiveKeyBytes is IsSensitiveKey for a key held as bytes (a JSON
+// document being scanned); it allocates nothing.
+func IsSensitiveKeyBytes(k []byte) bool { return keyIn(k, removedKeys) || keyIn(k, maskedKeys) }
 
 // Last4 masks all but the last four characters of s with X; a value of
 // four characters or fewer is masked whole.

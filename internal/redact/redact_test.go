@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -43,12 +44,23 @@ func TestKeys(t *testing.T) {
 	}{
 		{"pidData", true, false}, {"CARDPIN", true, false}, {"cardNumber", false, true},
 		{"uid", false, true}, {"amount", false, false},
+		// Case, '_' and '-' are ignored.
+		{"Aadhaar_Number", false, true}, {"aadhaar-number", false, true}, {"AADHAAR_NO", false, true},
+		{"PID_DATA", true, false}, {"card-pin", true, false}, {"session_key", true, false},
+		{"card_number_x", false, false}, {"aadhaar_", false, true}, {"", false, false}, {"__--", false, false},
+		{"p_i_d_d_a_t_a" + strings.Repeat("_", 100), true, false}, {strings.Repeat("a", 65), false, false},
 	} {
 		if got := IsRemovedKey(tt.key); got != tt.removed {
 			t.Errorf("IsRemovedKey(%q) = %v, want %v", tt.key, got, tt.removed)
 		}
 		if got := IsMaskedKey(tt.key); got != tt.masked {
 			t.Errorf("IsMaskedKey(%q) = %v, want %v", tt.key, got, tt.masked)
+		}
+		if got := IsSensitiveKey(tt.key); got != (tt.removed || tt.masked) {
+			t.Errorf("IsSensitiveKey(%q) = %v, want %v", tt.key, got, tt.removed || tt.masked)
+		}
+		if got := IsSensitiveKeyBytes([]byte(tt.key)); got != (tt.removed || tt.masked) {
+			t.Errorf("IsSensitiveKeyBytes(%q) = %v, want %v", tt.key, got, tt.removed || tt.masked)
 		}
 	}
 }
@@ -57,6 +69,8 @@ func TestJSON(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"keys", `{"cardPin":"1234","cardNumber":"4111111111111111","n":1.10}`,
 			`{"cardNumber":"XXXXXXXXXXXX1111","cardPin":"[REDACTED]","n":1.10}`},
+		{"spelt otherwise", `{"Aadhaar_Number":"234567890124","PID-DATA":"<xml/>"}`,
+			`{"Aadhaar_Number":"XXXXXXXX0124","PID-DATA":"[REDACTED]"}`},
 		{"secret", `{"SEKRET":"xSEKRETy"}`, `{"[REDACTED]":"x[REDACTED]y"}`},
 		{"not JSON", `<p>SEKRET</p>`, `<p>[REDACTED]</p>`},
 		{"empty", ``, ``},
@@ -70,5 +84,12 @@ func TestJSON(t *testing.T) {
 	}
 	if got := RawJSON([]byte(`{"a":"b`), "x"); !json.Valid(got) {
 		t.Errorf("RawJSON(truncated) = %s, not JSON", got)
+	}
+}
+
+func TestKeysAllocateNothing(t *testing.T) {
+	key := []byte("Aadhaar_Number_and_some_more_text_past_thirty_two_bytes")
+	if n := testing.AllocsPerRun(100, func() { IsSensitiveKeyBytes(key); IsSensitiveKey("Card-PIN") }); n != 0 {
+		t.Errorf("key checks allocate %v times, want 0", n)
 	}
 }

@@ -136,7 +136,14 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 	case s.kind == sPending:
 		env = buildEnvelope(svcapi.StatusPending, "Transaction under process", nil, "", stamp, uuid)
 	default:
-		t := &txn{prod: prod, ref: ref, orderID: w.orderID(dd, l.slot), open: s.open, close: s.close, amount: s.amount,
+		orderID := w.orderID(dd, l.slot)
+		if s.kind == sOrphan {
+			// A proxy rewrote the body: the line lost its keys, the
+			// statement still has its debit.
+			ref, orderID = "", ""
+			req = genRequest(prod, ref, h, s.extra, s.sub)
+		}
+		t := &txn{prod: prod, ref: ref, orderID: orderID, open: s.open, close: s.close, amount: s.amount,
 			extra: s.extra, sub: s.sub, noAccount: s.flags&flagNoAccount != 0, number: s.flags&flagNumber != 0,
 			h: h, req: req, at: respAt, forLog: true}
 		if s.kind == sMismatch {
@@ -146,7 +153,7 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 		if err != nil {
 			return nil, err
 		}
-		env = buildEnvelope(svcapi.StatusSuccess, "Transaction Successful", data, t.orderID, stamp, uuid)
+		env = buildEnvelope(svcapi.StatusSuccess, "Transaction Successful", data, orderID, stamp, uuid)
 	}
 	rq, err := json.Marshal(req)
 	if err != nil {

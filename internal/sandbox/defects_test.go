@@ -31,7 +31,8 @@ func TestPlantedAsDocumented(t *testing.T) {
 	}
 
 	wantKinds := []string{sandbox.DefectUnloggedDebit, sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit,
-		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectReversalUnlinked}
+		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectOrphanPair,
+		sandbox.DefectReversalUnlinked}
 	planted := srv.Planted()
 	if len(planted) != len(wantKinds) {
 		t.Fatalf("planted %d defects %+v, want one of each of %v", len(planted), planted, wantKinds)
@@ -73,15 +74,20 @@ func TestPlantedAsDocumented(t *testing.T) {
 			}
 			return out
 		}
-		switch d.Kind {
-		case sandbox.DefectUnloggedDebit:
+		// unlogged checks the DR record of a debit no call-log line names.
+		unlogged := func() svcapi.StatementRecord {
 			r, ok := byID[d.SvcOrderID]
 			if !ok || r.TxnMode != "DR" || string(r.ClientOrderID) != d.ExternalRef || string(r.TxnDateTime) != d.At {
-				t.Errorf("unloggedDebit: record %+v, want a DR record %s of %s at %s", r, d.SvcOrderID, d.ExternalRef, d.At)
+				t.Errorf("%s: record %+v, want a DR record %s of %s at %s", d.Kind, r, d.SvcOrderID, d.ExternalRef, d.At)
 			}
 			if n := len(callsByRef[d.ExternalRef]); n != 0 {
-				t.Errorf("unloggedDebit: %d call-log lines carry %s, want none", n, d.ExternalRef)
+				t.Errorf("%s: %d call-log lines carry %s, want none", d.Kind, n, d.ExternalRef)
 			}
+			return r
+		}
+		switch d.Kind {
+		case sandbox.DefectUnloggedDebit:
+			unlogged()
 		case sandbox.DefectAmountMismatch:
 			cs, r := pooled(), byID[d.SvcOrderID]
 			if len(cs) != 1 || cs[0].orderID != d.SvcOrderID || !cs[0].pool.Amount.Sub(r.TxnChargedValue.Decimal).Equal(d.Delta) {
@@ -120,6 +126,17 @@ func TestPlantedAsDocumented(t *testing.T) {
 			cs := pooled()
 			if len(cs) != 1 || cs[0].ts != d.At || cs[0].orderID != d.SvcOrderID {
 				t.Errorf("gap: calls %+v; want the call %s at %s after the drop", cs, d.SvcOrderID, d.At)
+			}
+		case sandbox.DefectOrphanPair: // the record, and a debit whose line lost its keys
+			r := unlogged()
+			var orphans []logCall
+			for _, c := range callsByRef[""] {
+				if c.hasPool {
+					orphans = append(orphans, c)
+				}
+			}
+			if len(orphans) != 1 || orphans[0].orderID != "" || orphans[0].ts != d.At || !orphans[0].pool.Amount.Equal(r.TxnChargedValue.Decimal) {
+				t.Errorf("orphanPair: debits without externalRef %+v; want one, without orderid, at %s, of %s", orphans, d.At, r.TxnChargedValue.Decimal)
 			}
 		case sandbox.DefectReversalUnlinked:
 			r := byID[d.SvcOrderID]

@@ -241,15 +241,39 @@ func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
 			out = append(out, finding{"matched", c.ref, c.orderID, ""})
 		}
 	}
+	var orphanCalls []logCall
+	for _, c := range calls {
+		if c.hasPool && byOrder[c.orderID].SvcOrderID == "" && len(byRef[c.ref]) == 0 && poolRef[c.ref] <= 1 {
+			orphanCalls = append(orphanCalls, c)
+		}
+	}
 	for _, r := range recs {
 		if r.TxnMode == "DR" && !poolOrder[string(r.SvcOrderID)] && !anyRef[string(r.ClientOrderID)] {
 			out = append(out, finding{"statementOnly", string(r.ClientOrderID), string(r.SvcOrderID), ""})
+			// A suggested pair: a call-only debit of the same amount
+			// within ten minutes (and no other).
+			var near []logCall
+			for _, c := range orphanCalls {
+				if c.pool.Amount.Equal(r.TxnChargedValue.Decimal) && within(c.ts, string(r.TxnDateTime), 10*time.Minute) {
+					near = append(near, c)
+				}
+			}
+			if len(near) == 1 {
+				out = append(out, finding{"pair", string(r.ClientOrderID), string(r.SvcOrderID), ""})
+			}
 		}
 		if r.ReversalSvcOrderID != "" && !ids[string(r.ReversalSvcOrderID)] {
 			out = append(out, finding{"reversalNotFound", string(r.ClientOrderID), string(r.SvcOrderID), ""})
 		}
 	}
 	return out
+}
+
+// within reports whether two IST timestamps are at most d apart.
+func within(a, b string, d time.Duration) bool {
+	ta, err1 := time.Parse(svcapi.TimestampLayout, a)
+	tb, err2 := time.Parse(svcapi.TimestampLayout, b)
+	return err1 == nil && err2 == nil && ta.Sub(tb) <= d && tb.Sub(ta) <= d
 }
 
 // TestHistoryChain replays the generated call log and statement through the
@@ -355,8 +379,30 @@ func TestHistoryChain(t *testing.T) {
 					t.Errorf("amountMismatch %v, planted %+v", fs[0], d)
 				}
 			}
-			if fs := expect("callOnly", n(sandbox.DefectCallOnly)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectCallOnly].ExternalRef {
-				t.Errorf("callOnly %v, planted %+v", fs[0], planted[sandbox.DefectCallOnly])
+			// plantedAs compares the findings of a kind (their field of
+			// choice) with the planted defects of the kinds given.
+			plantedAs := func(kind string, field func(finding) string, want []string, kinds ...string) {
+				t.Helper()
+				var got []string
+				for _, f := range expect(kind, len(want)) {
+					got = append(got, field(f))
+				}
+				sort.Strings(got)
+				sort.Strings(want)
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("%s %q, want %q (planted %v)", kind, got, want, kinds)
+				}
+			}
+			var want []string
+			if d, ok := planted[sandbox.DefectCallOnly]; ok {
+				want = append(want, d.ExternalRef)
+			}
+			if _, ok := planted[sandbox.DefectOrphanPair]; ok {
+				want = append(want, "") // the orphan pair's call lost its externalRef
+			}
+			plantedAs("callOnly", func(f finding) string { return f.ref }, want, sandbox.DefectCallOnly, sandbox.DefectOrphanPair)
+			if fs := expect("pair", n(sandbox.DefectOrphanPair)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectOrphanPair].SvcOrderID {
+				t.Errorf("suggested pair %v, planted %+v", fs[0], planted[sandbox.DefectOrphanPair])
 			}
 			if fs := expect("duplicateDebit", 2*n(sandbox.DefectDuplicateDebit)); len(fs) == 2 {
 				d := planted[sandbox.DefectDuplicateDebit]
@@ -367,9 +413,13 @@ func TestHistoryChain(t *testing.T) {
 			if fs := expect("pending", n(sandbox.DefectPending)); len(fs) == 1 && fs[0].ref != planted[sandbox.DefectPending].ExternalRef {
 				t.Errorf("pending %v, planted %+v", fs[0], planted[sandbox.DefectPending])
 			}
-			if fs := expect("statementOnly", n(sandbox.DefectUnloggedDebit)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectUnloggedDebit].SvcOrderID {
-				t.Errorf("statementOnly %v, planted %+v", fs[0], planted[sandbox.DefectUnloggedDebit])
+			want = nil
+			for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair} {
+				if d, ok := planted[k]; ok {
+					want = append(want, d.SvcOrderID)
+				}
 			}
+			plantedAs("statementOnly", func(f finding) string { return f.id }, want, sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair)
 			if fs := expect("reversalNotFound", n(sandbox.DefectReversalUnlinked)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectReversalUnlinked].SvcOrderID {
 				t.Errorf("reversalNotFound %v, planted %+v", fs[0], planted[sandbox.DefectReversalUnlinked])
 			}

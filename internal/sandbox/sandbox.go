@@ -27,7 +27,7 @@
 // Planted defects (Planted) and what a correct reconciliation of the whole
 // history period finds for each — and nothing else besides the linked
 // reversals (outcome reversed, reversal found, explainedGap with a negative
-// delta). Each sits on its own day (when Days ≥ 8), away from reversals and
+// delta). Each sits on its own day (when Days ≥ 9), away from reversals and
 // same-second pairs:
 //
 //	unloggedDebit     a DR record with no call line     -> statementOnly + explainedGap(explainedBy the record)
@@ -37,6 +37,8 @@
 //	pending           call logged TUP, no pool; record   -> pending + explainedGap(explainedBy the record)
 //	callOnly          call debited, no statement record  -> callOnly (chain intact); SvcOrderID is the call's orderid
 //	gap               pool dropped with no call/record   -> gap break with Delta 25.50 at the call after the drop
+//	orphanPair        call line without orderid and       -> callOnly + statementOnly, suggested as a pair (same second,
+//	                  externalRef; its DR record exists      same amount and product); ExternalRef, SvcOrderID: the record's
 //	reversalUnlinked  reversal record after the period   -> reversal not found; the call's outcome reversed
 //
 // The unlinked reversal record is dated the day after the period (00:05:00)
@@ -155,12 +157,13 @@ const (
 	DefectCallOnly         = "callOnly"
 	DefectGap              = "gap"
 	DefectReversalUnlinked = "reversalUnlinked"
+	DefectOrphanPair       = "orphanPair"
 )
 
 // Defect is one planted defect.
 type Defect struct {
 	Kind        string
-	ExternalRef string          // the call concerned (unloggedDebit: the record's clientOrderId)
+	ExternalRef string          // the call concerned (unloggedDebit, orphanPair: the record's clientOrderId)
 	SvcOrderID  string          // the statement record concerned (callOnly: the call's orderid, no record)
 	At          string          // IST timestamp YYYY-MM-DD HH:MM:SS of the call or record
 	Delta       decimal.Decimal // arithmetic, gap: the delta; amountMismatch: call − statement

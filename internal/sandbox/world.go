@@ -24,6 +24,7 @@ const (
 	sCallOnly                    // a logged debit with no record
 	sGap                         // the pool silently lost extra just before this call
 	sRevUnlinked                 // a debit reversed by a record after the period
+	sOrphan                      // the call's line lost its orderid and externalRef; the record exists
 )
 
 // hasCall says whether the slot has a call line with a pool debit.
@@ -104,7 +105,8 @@ var defectKinds = []struct {
 	{sPending, DefectPending},
 	{sCallOnly, DefectCallOnly},
 	{sGap, DefectGap},
-	{sRevUnlinked, DefectReversalUnlinked},
+	{sOrphan, DefectOrphanPair},
+	{sRevUnlinked, DefectReversalUnlinked}, // last: on the period's last day
 }
 
 // Planted amounts, paise.
@@ -175,10 +177,11 @@ func newWorld(o Options) (*world, error) {
 	w.defects = map[int][]defectPlace{}
 	if !o.NoDefects {
 		last := o.Days - 1
-		for k := 0; k < 7; k++ {
+		spread := len(defectKinds) - 1 // all but sRevUnlinked, over the days before the last
+		for k := 0; k < spread; k++ {
 			d := 0
 			if last > 0 {
-				d = int((float64(k) + 0.5) * float64(last) / 7)
+				d = int((float64(k) + 0.5) * float64(last) / float64(spread))
 			}
 			w.defects[d] = append(w.defects[d], defectPlace{kind: defectKinds[k].kind})
 		}

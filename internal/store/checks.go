@@ -141,7 +141,7 @@ func (db *DB) CheckLookups(ctx context.Context, w CheckWindow, op string) iter.S
 // checkRecordCols are the record columns the check reads, in scanCheckRecord's
 // order.
 const checkRecordCols = `kind, account, svc_order_id, client_order_id, txn_date_time, txn_date, txn_mode,
-	txn_charged_value, reversal_svc_order_id, settlement_svc_order_id`
+	txn_charged_value, reversal_svc_order_id, settlement_svc_order_id, product_code`
 
 // scanCheckRecord reads checkRecordCols into a Record; its other fields stay empty.
 func scanCheckRecord(sc interface{ Scan(...any) error }) (recon.Record, error) {
@@ -150,7 +150,7 @@ func scanCheckRecord(sc interface{ Scan(...any) error }) (recon.Record, error) {
 	v := &r.Values
 	err := sc.Scan(&kind, &r.Account, &r.SvcOrderID, &v[recon.FClientOrderID], &v[recon.FTxnDateTime],
 		&v[recon.FTxnDate], &v[recon.FTxnMode], &v[recon.FTxnChargedValue], &v[recon.FReversalSvcOrderID],
-		&v[recon.FSettlementSvcOrderID])
+		&v[recon.FSettlementSvcOrderID], &v[recon.FProductCode])
 	r.Kind = recon.Kind(kind)
 	return r, err
 }
@@ -160,7 +160,7 @@ func scanCheckRecordRows(rows *sql.Rows) (recon.Record, error) { return scanChec
 // CheckStatement yields the window's statement records in (txnDateTime,
 // svcOrderId) order, with the fields the check reads (kind, account,
 // svcOrderId, clientOrderId, txnDateTime, txnDate, txnMode,
-// txnChargedValue, reversalSvcOrderId).
+// txnChargedValue, reversalSvcOrderId, productCode).
 func (db *DB) CheckStatement(ctx context.Context, w CheckWindow) iter.Seq2[recon.Record, error] {
 	return checkSeq(ctx, db, scanCheckRecordRows, `SELECT `+checkRecordCols+` FROM records
 		WHERE kind = ? AND txn_date_time >= ? AND txn_date_time <= ?

@@ -48,8 +48,8 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Common holds the flags every command that talks to the service or the
-// database takes. Register them with Bind; environment variables give the
-// defaults.
+// database takes. Register them all with Bind, or only those a command uses
+// with BindDB and BindLog; environment variables give the defaults.
 type Common struct {
 	BaseURL, ClientID, ClientSecret, OutletID, EndpointIP, Account string
 	DB                                                             string
@@ -66,26 +66,24 @@ type Common struct {
 	explicit map[string]bool
 }
 
+// EnvClientSecret is the variable of the client secret: environment only,
+// so that it never shows in ps.
+const EnvClientSecret = "SVC_CLIENT_SECRET"
+
 // Bind registers the common flags on fs, with defaults from the environment.
 func (c *Common) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.BaseURL, "base-url", os.Getenv("SVC_BASE_URL"), "service base URL (env SVC_BASE_URL)")
 	fs.StringVar(&c.ClientID, "client-id", os.Getenv("SVC_CLIENT_ID"), "client id (env SVC_CLIENT_ID)")
-	c.ClientSecret = os.Getenv("SVC_CLIENT_SECRET") // environment only: a flag would show in ps
+	c.ClientSecret = os.Getenv(EnvClientSecret)
 	fs.StringVar(&c.OutletID, "outlet-id", os.Getenv("SVC_OUTLET_ID"), "outlet id for H5 operations (env SVC_OUTLET_ID)")
 	fs.StringVar(&c.EndpointIP, "endpoint-ip", os.Getenv("SVC_ENDPOINT_IP"), "end-customer IP (env SVC_ENDPOINT_IP)")
 	fs.StringVar(&c.Account, "account", os.Getenv("SVC_ACCOUNT"), "linked account number for statements (env SVC_ACCOUNT)")
-	db := os.Getenv("SVC_DB")
-	if db == "" {
-		db = "svcrecon.db"
-	}
-	fs.StringVar(&c.DB, "db", db, "SQLite database file, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
-	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (PostgreSQL)")
+	c.BindDB(fs)
 	fs.BoolVar(&c.Sandbox, "sandbox", false, "run against the built-in sandbox (no account needed)")
 	fs.Int64Var(&c.SandboxSeed, "sandbox-seed", 1, "seed of the sandbox world (with --sandbox)")
 	fs.IntVar(&c.SandboxDays, "sandbox-days", 30, "days of sandbox history (with --sandbox)")
 	fs.StringVar(&c.CallLog, "call-log", "", "also append every call made to this JSONL file")
-	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	c.BindLog(fs)
 	fs.Float64Var(&c.Rate, "rate", 0, "at most this many calls per second (0: no limit)")
 	fs.DurationVar(&c.Timeout, "timeout", 60*time.Second, "time-out of one HTTP call")
 	fs.Func("max-body", "largest answer read, e.g. 32MiB (past it a report call is retried, a billable one is pending)", func(s string) error {
@@ -93,6 +91,23 @@ func (c *Common) Bind(fs *flag.FlagSet) {
 		c.MaxBody = n
 		return err
 	})
+}
+
+// BindDB registers --db only (env SVC_DB, default svcrecon.db), for a
+// command that works on the database and never calls the service.
+func (c *Common) BindDB(fs *flag.FlagSet) {
+	db := os.Getenv("SVC_DB")
+	if db == "" {
+		db = "svcrecon.db"
+	}
+	fs.StringVar(&c.DB, "db", db, "SQLite database file, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
+	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (PostgreSQL)")
+}
+
+// BindLog registers --log-format and --log-level only.
+func (c *Common) BindLog(fs *flag.FlagSet) {
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 }
 
 // parseSize reads a positive byte count: 1048576, 512KiB, 32MiB, 1GiB.
@@ -203,8 +218,10 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 			env.Close()
 		}
 	}()
-	if err := c.checkNetwork(); err != nil {
-		return nil, err
+	if o.NeedClient || c.Sandbox {
+		if err := c.checkNetwork(); err != nil {
+			return nil, err
+		}
 	}
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log}

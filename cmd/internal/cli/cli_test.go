@@ -46,6 +46,47 @@ func TestOpenRecordsCallsInTheDatabase(t *testing.T) {
 	}
 }
 
+// A command that only works on the database binds --db and the log flags,
+// and nothing else; Open works with them alone.
+func TestBindSubset(t *testing.T) {
+	t.Setenv("SVC_DB", "")
+	var c Common
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	c.BindDB(fs)
+	c.BindLog(fs)
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if got := strings.Join(names, " "); got != "db log-format log-level" {
+		t.Errorf("BindDB + BindLog registered %q, want \"db log-format log-level\"", got)
+	}
+	if c.DB != "svcrecon.db" || c.LogFormat != "text" || c.LogLevel != "info" {
+		t.Errorf("defaults %q %q %q", c.DB, c.LogFormat, c.LogLevel)
+	}
+	all := flag.NewFlagSet("all", flag.ContinueOnError)
+	new(Common).Bind(all)
+	for _, n := range names {
+		if all.Lookup(n) == nil {
+			t.Errorf("Bind lacks --%s", n)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "t.db")
+	if err := fs.Parse([]string{"--db", db, "--log-level", "warn"}); err != nil {
+		t.Fatal(err)
+	}
+	log, err := c.Logger(context.Background(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.Open(context.Background(), log, Options{})
+	if err != nil {
+		t.Fatalf("Open with only --db: %v", err)
+	}
+	defer env.Close()
+	if env.DB.Path != db || env.Client != nil {
+		t.Errorf("Open: database %q, client %v; want %q and no client", env.DB.Path, env.Client, db)
+	}
+}
+
 func TestMissingCredentialNamesTheVariable(t *testing.T) {
 	t.Setenv("SVC_BASE_URL", "https://svc.example")
 	t.Setenv("SVC_CLIENT_ID", "id")

@@ -1,0 +1,236 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// The pairing pass on its own: unmatched calls and records in, notes out.
+
+func TestSuggestPairs(t *testing.T) {
+	at := func(hms string) int64 {
+		v, err := parseTS("2026-11-21 " + hms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	pan, lit := svcapi.OpVerifyPanPlusV2, svcapi.OpLitigation
+	call := func(id int64, hms, amount, op string) orphanCall {
+		return orphanCall{id: id, ts: at(hms), account: "P1", amount: dec(amount), op: op}
+	}
+	rec := func(svc, hms, amount, product string) orphanRec {
+		return orphanRec{svc: svc, ts: at(hms), account: "P1", amount: dec(amount), product: product}
+	}
+	learnt := map[string]map[string]bool{pan: {"IDV": true}, lit: {"LIT": true}}
+	type want struct {
+		pairs map[int]int // call index -> record index
+		// Substrings of each note: suggestion or reason; "" = none.
+		calls, recs []string
+	}
+	for _, tt := range []struct {
+		name   string
+		window time.Duration
+		calls  []orphanCall
+		recs   []orphanRec
+		want   want
+	}{
+		{name: "one exact pair",
+			calls: []orphanCall{call(1, "10:00:02", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:03", "1.5", "IDV")},
+			want: want{pairs: map[int]int{0: 0},
+				calls: []string{"statement record S1 — rule: equal amount 1.50, same pool account, within 10m, nearest in time; " +
+					"the record is 1s after the call; product agrees (verifyPanPlusV2 ↔ IDV)"},
+				recs: []string{"call 1 verifyPanPlusV2 — rule: equal amount 1.50"}}},
+		{name: "two records at different distances: the nearer wins",
+			calls: []orphanCall{call(1, "10:00:00", "25.00", lit)},
+			recs:  []orphanRec{rec("S1", "10:05:00", "25.00", "LIT"), rec("S2", "09:59:58", "25.00", "LIT")},
+			want: want{pairs: map[int]int{0: 1},
+				calls: []string{"statement record S2 — ", "the record is 2s before the call"},
+				recs:  []string{"call 1 litigation is nearer to statement record S2", "call 1 litigation — "}}},
+		{name: "two calls at different distances: the nearer wins",
+			calls: []orphanCall{call(1, "10:00:00", "25.00", lit), call(2, "10:06:00", "25.00", lit)},
+			recs:  []orphanRec{rec("S1", "10:00:04", "25.00", "LIT")},
+			want: want{pairs: map[int]int{0: 0},
+				calls: []string{"statement record S1 — ", "statement record S1 is nearer to call 1"},
+				recs:  []string{"call 1 litigation — "}}},
+		{name: "a tie: no suggestion",
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "09:59:56", "1.50", "IDV"), rec("S2", "10:00:04", "1.50", "IDV")},
+			want: want{calls: []string{"ambiguous, 2 candidates (a tie: 2 records 4s away)"},
+				recs: []string{"ambiguous, 2 candidates for call 1", "ambiguous, 2 candidates for call 1"}}},
+		{name: "candidates less than a minute apart: no suggestion",
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:02", "1.50", "IDV"), rec("S2", "10:00:50", "1.50", "IDV")},
+			want: want{calls: []string{"ambiguous, 2 candidates (the nearest 2s and 50s away, less than 1m apart)"},
+				recs: []string{"ambiguous, 2 candidates for call 1", "ambiguous, 2 candidates for call 1"}}},
+		{name: "a different product: no candidate",
+			calls: []orphanCall{call(1, "10:00:00", "25.00", lit)},
+			recs:  []orphanRec{rec("S1", "10:00:01", "25.00", "IDV")},
+			want:  want{calls: []string{""}, recs: []string{""}}},
+		{name: "a product never matched in the period is not compared",
+			calls: []orphanCall{call(1, "10:00:00", "11.80", svcapi.OpCompanyLookup)},
+			recs:  []orphanRec{rec("S1", "10:00:00", "11.80", "KYB")},
+			want: want{pairs: map[int]int{0: 0},
+				calls: []string{"in the same second as the call; product not compared: no matched call of companyLookup in the period shows its productCode"},
+				recs:  []string{"call 1 companyLookup — "}}},
+		{name: "a call naming no operation is not compared",
+			calls: []orphanCall{call(1, "10:00:00", "1.50", "")},
+			recs:  []orphanRec{rec("S1", "10:01:00", "1.50", "IDV")},
+			want: want{pairs: map[int]int{0: 0},
+				calls: []string{"1m after the call; product not compared: the call names no operation"},
+				recs:  []string{"call 1 — rule"}}},
+		{name: "outside the window",
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:10:01", "1.50", "IDV")},
+			want:  want{calls: []string{""}, recs: []string{""}}},
+		{name: "at the window's edge",
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:10:00", "1.50", "IDV")},
+			want:  want{pairs: map[int]int{0: 0}, calls: []string{"10m after the call"}, recs: []string{"call 1"}}},
+		{name: "a narrower window", window: 30 * time.Second,
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:31", "1.50", "IDV")},
+			want:  want{calls: []string{""}, recs: []string{""}}},
+		{name: "a different amount",
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:00", "1.51", "IDV")},
+			want:  want{calls: []string{""}, recs: []string{""}}},
+		{name: "another pool account",
+			calls: []orphanCall{{id: 1, ts: at("10:00:00"), account: "P2", amount: dec("1.50"), op: pan}},
+			recs:  []orphanRec{rec("S1", "10:00:00", "1.50", "IDV"), {svc: "S2", ts: at("11:00:00"), account: "P2", amount: dec("9"), product: "X"}},
+			want:  want{calls: []string{""}, recs: []string{"", ""}}},
+		{name: "many calls of one amount in one minute, one record",
+			calls: []orphanCall{call(1, "10:00:05", "1.50", pan), call(2, "10:00:15", "1.50", pan), call(3, "10:00:25", "1.50", pan),
+				call(4, "10:00:40", "1.50", pan), call(5, "10:00:55", "1.50", pan)},
+			recs: []orphanRec{rec("S1", "10:00:09", "1.50", "IDV")},
+			want: want{calls: []string{"ambiguous, 5 candidates for statement record S1", "ambiguous, 5 candidates for statement record S1",
+				"ambiguous, 5 candidates for statement record S1", "ambiguous, 5 candidates for statement record S1",
+				"ambiguous, 5 candidates for statement record S1"},
+				recs: []string{"ambiguous, 5 candidates (the nearest 4s and 6s away"}}},
+		{name: "many calls and records of one amount in one minute",
+			calls: []orphanCall{call(1, "10:00:05", "1.50", pan), call(2, "10:00:20", "1.50", pan), call(3, "10:00:35", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:06", "1.50", "IDV"), rec("S2", "10:00:21", "1.50", "IDV"), rec("S3", "10:00:36", "1.50", "IDV")},
+			want: want{calls: []string{"ambiguous, 3 candidates", "ambiguous, 3 candidates", "ambiguous, 3 candidates"},
+				recs: []string{"ambiguous, 3 candidates", "ambiguous, 3 candidates", "ambiguous, 3 candidates"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := tt.window
+			if w == 0 {
+				w = DefaultPairWindow
+			}
+			callNotes, recNotes, n := suggestPairs(tt.calls, tt.recs, pairRule{window: w, products: learnt})
+			if n != len(tt.want.pairs) {
+				t.Errorf("suggestPairs found %d pairs, want %d", n, len(tt.want.pairs))
+			}
+			for i, note := range callNotes {
+				j, ok := tt.want.pairs[i]
+				if !ok {
+					j = -1
+				}
+				if note.with != j || (j >= 0) != (note.suggestion != "") || (j >= 0 && recNotes[j].with != i) {
+					t.Errorf("call %d paired with %d (%q), want %d", i, note.with, note.suggestion, j)
+				}
+				if text := note.suggestion + note.reason; !contains(text, tt.want.calls[i]) {
+					t.Errorf("call %d note = %q, want %q", i, text, tt.want.calls[i])
+				}
+			}
+			for j, note := range recNotes {
+				if text := note.suggestion + note.reason; !contains(text, tt.want.recs[j]) {
+					t.Errorf("record %d note = %q, want %q", j, text, tt.want.recs[j])
+				}
+				if note.suggestion != "" && note.reason != "" {
+					t.Errorf("record %d has a suggestion and a reason: %+v", j, note)
+				}
+			}
+		})
+	}
+}
+
+// contains is strings.Contains, with "" meaning the text must be empty.
+func contains(text, want string) bool {
+	if want == "" {
+		return text == ""
+	}
+	return strings.Contains(text, want)
+}
+
+// TestCheckSuggestsPairs: a call that lost its orderid and externalRef and
+// its debit's record are suggested as a pair on both rows of
+// recon_matches, explained; they stay callOnly and statementOnly, and the
+// run still has findings.
+func TestCheckSuggestsPairs(t *testing.T) {
+	db := openDB(t)
+	const acct = "0409000123456"
+	addCalls(t, db,
+		tcall{ts: "2026-11-21 10:00:00", ref: "R1", orderID: "O1", acct: acct, opening: "100", amount: "1.50", closing: "98.50"},
+		tcall{ts: "2026-11-21 10:05:00", acct: acct, opening: "98.50", amount: "1.50", closing: "97.00"}, // lost its keys
+		tcall{ts: "2026-11-21 12:00:00", op: svcapi.OpLitigation, ref: "R3", orderID: "O3", acct: acct, opening: "97.00", amount: "25.00", closing: "72.00"})
+	addRecords(t, db,
+		trec{svc: "O1", client: "R1", ts: "2026-11-21 10:00:00", amount: "1.50", product: "IDV"},
+		trec{svc: "O2", client: "R2", ts: "2026-11-21 10:05:01", amount: "1.50", product: "IDV"},
+		trec{svc: "O4", client: "R4", ts: "2026-11-21 18:00:00", amount: "25.00", product: "LIT"}) // hours after call 3
+	rep := check(t, db, "2026-11-21", "2026-11-21", "")
+	s := rep.Summary
+	if s.SuggestedPairs != 1 {
+		t.Errorf("SuggestedPairs = %d, want 1", s.SuggestedPairs)
+	}
+	if s.Outcomes[recon.Matched].Count != 1 || s.Outcomes[recon.CallOnly].Count != 2 || s.Outcomes[recon.StatementOnly].Count != 2 {
+		t.Errorf("outcomes %+v: want 1 matched, 2 callOnly, 2 statementOnly (a suggestion is no match)", s.Outcomes)
+	}
+	if !rep.HasFindings() {
+		t.Error("HasFindings = false: a suggestion must not clear --fail-on-breaks")
+	}
+	rows, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, suggested_pair FROM recon_matches
+		WHERE run_id = ? ORDER BY ts, svc_order_id`, rep.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var outcome, svc, pair string
+		var call int64
+		if err := rows.Scan(&outcome, &call, &svc, &pair); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %d %s: %s", outcome, call, svc, pair))
+	}
+	want := []string{
+		"matched 1 O1: ",
+		"callOnly 2 : statement record O2 — rule: equal amount 1.50, same pool account, within 10m, nearest in time; " +
+			"the record is 1s after the call; product agrees (verifyPanPlusV2 ↔ IDV)",
+		"statementOnly 0 O2: call 2 verifyPanPlusV2 — rule: equal amount 1.50, same pool account, within 10m, nearest in time; " +
+			"the record is 1s after the call; product agrees (verifyPanPlusV2 ↔ IDV)",
+		"callOnly 3 : ",
+		"statementOnly 0 O4: ",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("recon_matches:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "suggested pair 2026-11-21 10:05:00 call 2 ↔ statement record O2 — rule") {
+		t.Errorf("WriteText lacks the suggested pair:\n%s", text.String())
+	}
+
+	// A narrower window: no suggestion.
+	o := CheckOptions{From: date(t, "2026-11-21"), To: date(t, "2026-11-21"), PairWindow: time.Second / 2}
+	if rep, err := Check(context.Background(), db, o); err != nil || rep.Summary.SuggestedPairs != 0 {
+		t.Errorf("Check with a half-second window = %v, %v; want no suggestion", rep, err)
+	}
+	o.PairWindow = -time.Minute
+	if _, err := Check(context.Background(), db, o); err == nil {
+		t.Error("Check with a negative window: no error")
+	}
+}
