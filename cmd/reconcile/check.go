@@ -9,6 +9,7 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/nightly"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 const checkExamples = `  reconcile check --from 2026-11-01 --to 2026-11-21
@@ -93,7 +94,7 @@ func checkJob(ctx context.Context, args []string, stdout, stderr io.Writer) (str
 				"nothing to reconcile: no call and no record in %s (import the call logs and sync the statement first, check --db, or add --allow-empty)", period)}
 		}
 		log.Warn("nothing to reconcile in the period: no call imported, no statement record synced (run import-calls and sync first, or check --db)",
-			"period", period, "db", com.DB)
+			"period", period, "db", store.RedactDSN(com.DB))
 	}
 	if *failOnBreaks && rep.HasFindings() {
 		return summary, &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("check %s: %s; see the summary", period, nightly.Findings(rep))}

@@ -35,8 +35,9 @@ func flagsOf(t *testing.T, cmd string) []string {
 // service, so their -h lists no network or sandbox flag.
 func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	for cmd, want := range map[string][]string{
-		"check":        {"allow-empty", "as-of", "db", "fail-on-breaks", "from", "log-format", "log-level", "pair-window", "to", "version"},
-		"import-calls": {"db", "log-format", "log-level", "version"},
+		"check":        {"allow-empty", "as-of", "db", "db-pool", "fail-on-breaks", "from", "log-format", "log-level", "pair-window", "to", "version"},
+		"import-calls": {"db", "db-pool", "log-format", "log-level", "version"},
+		"export":       {"csv-bom", "csv-raw", "db", "db-pool", "format", "from", "log-format", "log-level", "out", "to", "version"},
 	} {
 		if got := flagsOf(t, cmd); !slices.Equal(got, want) {
 			t.Errorf("%s -h lists %v, want %v", cmd, got, want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/export"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -26,7 +27,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
   reconcile export --from 2026-11-01 --to 2026-11-30 --format csv --csv-raw   # CSV for a program
   SVC_DB=recon.db reconcile export --from 2026-11-01 --to 2026-11-30`, stderr)
 	var c cli.Common
-	c.Bind(fs)
+	c.BindDB(fs)
+	c.BindLog(fs)
 	from := fs.String("from", "", "first IST day of the period, YYYY-MM-DD")
 	to := fs.String("to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
 	out := fs.String("out", ".", "directory to write the files to (created when missing)")
@@ -51,7 +53,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(c.DB); !c.Sandbox && errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
 		// Opening would create an empty database and blame the period.
 		return cli.Usagef("export: no database %s (give --db or SVC_DB)", c.DB)
 	}

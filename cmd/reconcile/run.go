@@ -70,6 +70,7 @@ type runOptions struct {
 	recheckDays                 int
 	csvRaw                      bool
 	notify                      string
+	pairWindow                  time.Duration
 	log                         *slog.Logger
 }
 
@@ -121,6 +122,7 @@ func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions
 	recheckDays := fs.Int("recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
 	allowLong := fs.Bool("allow-long-period", false, "allow a period longer than 400 days")
 	fs.IntVar(&o.ordersLookback, "orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
+	fs.DurationVar(&o.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
 	fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
 	fs.StringVar(&o.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
 	if err := cli.Parse(fs, args); err != nil {
@@ -136,6 +138,8 @@ func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions
 		return nil, cli.Usagef("run: --orders-lookback %d: want 0 or more days", o.ordersLookback)
 	case o.concurrency < 1:
 		return nil, cli.Usagef("run: --concurrency %d: want 1 or more", o.concurrency)
+	case o.pairWindow <= 0:
+		return nil, cli.Usagef("run: --pair-window %s: want a positive duration such as 10m", o.pairWindow)
 	case o.out == "":
 		return nil, cli.Usagef("run: --out is empty: give a directory")
 	case o.allowEmpty && !o.failOnBreaks:
@@ -238,6 +242,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly
 		DB: env.DB, Client: env.Client, Account: env.Account, From: o.from, To: o.to, AsOf: o.asOf,
 		CallLogs: o.callFiles, Out: o.out, CSVRaw: o.csvRaw, Concurrency: o.concurrency, Refresh: o.refresh,
 		RecheckDays: o.recheckDays, OrdersLookback: o.ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
+		PairWindow: o.pairWindow, Secrets: []string{env.Config.ClientSecret},
 		Log: o.log, Progress: stderr, OnStep: func(st nightly.Step) { printStep(st, stdout, stderr) }, Now: clock,
 	}
 	if o.c.Sandbox {

@@ -211,7 +211,7 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer closeDB()
-	r.Log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(r.File.Names(), ","), "db", sf.common.DB)
+	r.Log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(r.File.Names(), ","), "db", store.RedactDSN(sf.common.DB))
 	return r.Run(ctx)
 }
 

@@ -75,6 +75,10 @@ type Config struct {
 	FreshDB bool
 	// Calls counts the client's attempts, for the sync's retries (optional).
 	Calls *statement.CallCounter
+	// PairWindow is the check's window for suggested pairs (0: the default).
+	PairWindow time.Duration
+	// Secrets (the client secret) are scrubbed by value from imported call logs.
+	Secrets []string
 
 	Log      *slog.Logger     // default: discard
 	Progress io.Writer        // progress bars (nil: none)
@@ -181,7 +185,7 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	if err := importCalls(ctx, &c, &sum, step); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepImport, err)
 	}
-	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log})
+	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log, PairWindow: c.PairWindow})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepCheck, err)
 	}
@@ -269,7 +273,7 @@ func importCalls(ctx context.Context, c *Config, sum *Summary, step func(Step)) 
 	if c.Progress != nil {
 		bar = progress.New(c.Progress, StepImport, 0, c.Log)
 	}
-	isum, err := ledger.ImportFilesWith(ctx, c.DB, files, ledger.ImportOptions{Log: c.Log, Progress: bar})
+	isum, err := ledger.ImportFilesWith(ctx, c.DB, files, ledger.ImportOptions{Log: c.Log, Progress: bar, Secrets: c.Secrets})
 	bar.Done()
 	sum.Import = isum
 	st := Step{Name: StepImport}

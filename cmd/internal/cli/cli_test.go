@@ -56,7 +56,7 @@ func TestBindSubset(t *testing.T) {
 	c.BindLog(fs)
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if got := strings.Join(names, " "); got != "db log-format log-level" {
+	if got := strings.Join(names, " "); got != "db db-pool log-format log-level" {
 		t.Errorf("BindDB + BindLog registered %q, want \"db log-format log-level\"", got)
 	}
 	if c.DB != "svcrecon.db" || c.LogFormat != "text" || c.LogLevel != "info" {
