@@ -212,7 +212,7 @@ func (db *DB) CheckRecord(ctx context.Context, svcOrderID string) (recon.Record,
 // found says there is one, debit that one of them debited the pool.
 func (db *DB) CheckOutsideCall(ctx context.Context, w CheckWindow, svcOrderID, clientOrderID string) (found, debit bool, err error) {
 	var d sql.NullInt64
-	err = db.QueryRowContext(ctx, `SELECT max(pool_shape <> '' AND outcome = 'success') FROM calls
+	err = db.QueryRowContext(ctx, `SELECT max(CASE WHEN pool_shape <> '' AND outcome = 'success' THEN 1 ELSE 0 END) FROM calls
 		WHERE (orderid = ?1 OR (?2 <> '' AND external_ref = ?2)) AND (ts < ?3 OR ts > ?4) AND `+w.notSkipped(),
 		svcOrderID, clientOrderID, w.From, w.To).Scan(&d)
 	if err != nil {
@@ -285,12 +285,8 @@ type CheckResults struct {
 func (db *DB) SaveCheckRun(ctx context.Context, run CheckRun, res CheckResults) (int64, error) {
 	var id int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, state)
-			VALUES (?, ?, ?, ?, 'running')`, run.From, run.To, run.AsOf, FormatTime(run.Started))
-		if err != nil {
-			return err
-		}
-		if id, err = r.LastInsertId(); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, state)
+			VALUES (?, ?, ?, ?, 'running') RETURNING id`, run.From, run.To, run.AsOf, FormatTime(run.Started)).Scan(&id); err != nil {
 			return err
 		}
 		if err := insertCheckRows(ctx, tx, id, res); err != nil {
@@ -307,7 +303,7 @@ func (db *DB) SaveCheckRun(ctx context.Context, run CheckRun, res CheckResults) 
 			id, run.From, run.To); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE recon_runs SET state = 'ok', finished_at = ?, summary = ? WHERE id = ?`,
+		_, err := tx.ExecContext(ctx, `UPDATE recon_runs SET state = 'ok', finished_at = ?, summary = ? WHERE id = ?`,
 			FormatTime(res.Finished()), string(res.Summary), id)
 		return err
 	})

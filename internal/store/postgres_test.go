@@ -2,68 +2,19 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"io/fs"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 )
-
-// pgURL is the PostgreSQL the tests may use (scripts/pg-test.sh and .ci/run
-// set it). Under CI=true its absence fails the test; elsewhere it skips.
-func pgURL(tb testing.TB) string {
-	tb.Helper()
-	u := os.Getenv("SVCRECON_TEST_POSTGRES")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal("SVCRECON_TEST_POSTGRES is not set: .ci/run must start PostgreSQL")
-		}
-		tb.Skip("PostgreSQL tests skipped: run them with scripts/pg-test.sh go test ./...")
-	}
-	return u
-}
-
-// newPGDatabase creates an empty database on the test server and returns
-// its URL; it is dropped when the test ends.
-func newPGDatabase(tb testing.TB) string {
-	tb.Helper()
-	admin := pgURL(tb)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "svcrecon_test_" + hex.EncodeToString(b)
-	cfg, err := url.Parse(admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE DATABASE ` + name); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err == nil {
-			db.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
-			db.Close()
-		}
-	})
-	cfg.Path = "/" + name
-	return cfg.String()
-}
 
 // openPGTest opens a fresh, migrated PostgreSQL database.
 func openPGTest(tb testing.TB) *DB {
 	tb.Helper()
-	db, err := Open(context.Background(), newPGDatabase(tb))
+	db, err := Open(context.Background(), pgtest.NewDatabase(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,10 +29,8 @@ func eachBackend(t *testing.T, fn func(t *testing.T, db *DB)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, openPGTest(t)) })
 }
 
-var _ = stdlib.GetDefaultDriver // registers the "pgx" driver the helpers use
-
 func TestPostgresOpenMigratesOnceAndConcurrently(t *testing.T) {
-	u := newPGDatabase(t)
+	u := pgtest.NewDatabase(t)
 	ctx := context.Background()
 	errs := make(chan error, 6)
 	for range 6 {
@@ -120,7 +69,7 @@ func TestPostgresOpenMigratesOnceAndConcurrently(t *testing.T) {
 }
 
 func TestPostgresForeignDatabaseIsRefused(t *testing.T) {
-	u := newPGDatabase(t)
+	u := pgtest.NewDatabase(t)
 	other, err := sql.Open("pgx", u)
 	if err != nil {
 		t.Fatal(err)
