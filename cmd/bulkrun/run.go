@@ -144,6 +144,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	noticeExtra(stderr, op, table)
+	if settings.Out != "" {
+		// Checked again below, with the run's own outputs; a mistake in
+		// --out is refused before the database is opened or created.
+		if err := checkOutputs(&bulk.Run{InputPath: input, Settings: settings}); err != nil {
+			return err
+		}
+	}
 
 	env, err := openEnv(ctx, &f.common, stderr, !*dryRun)
 	if err != nil {

@@ -76,14 +76,14 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(tw, "failed\t%d\t\n", c.Failed)
 	switch {
 	case c.Sending > 0 && live:
-		fmt.Fprintf(tw, "pending\t%d\t(%d of them in flight)\n", c.Pending, c.Sending)
+		fmt.Fprintf(tw, "pending\t%d\t (%d of them in flight)\n", c.Pending, c.Sending)
 	case c.Sending > 0:
-		fmt.Fprintf(tw, "pending\t%d\t(%d of them were in flight when their process died)\n", c.Pending, c.Sending)
+		fmt.Fprintf(tw, "pending\t%d\t (%d of them were in flight when their process died)\n", c.Pending, c.Sending)
 	default:
 		fmt.Fprintf(tw, "pending\t%d\t\n", c.Pending)
 	}
 	if c.Returned > 0 {
-		fmt.Fprintf(tw, "unsent\t%d\t(%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
+		fmt.Fprintf(tw, "unsent\t%d\t (%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
 	} else {
 		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
 	}
