@@ -22,7 +22,11 @@ func fakeTime(tb testing.TB) *[]time.Duration {
 	var pauses []time.Duration
 	oldClock, oldPause := clock, pause
 	clock = func() time.Time { return now }
-	pause = func(_ context.Context, d time.Duration) error { pauses = append(pauses, d); now = now.Add(d); return nil }
+	pause = func(_ context.Context, d time.Duration) error {
+		pauses = append(pauses, d)
+		now = now.Add(d)
+		return nil
+	}
 	tb.Cleanup(func() { clock, pause = oldClock, oldPause })
 	return &pauses
 }
