@@ -50,8 +50,15 @@ func NewHolder() Holder {
 	b := make([]byte, 4)
 	rand.Read(b) // never fails (crypto/rand)
 	pid := os.Getpid()
-	return Holder{ID: fmt.Sprintf("%s:%d:%s", host, pid, hex.EncodeToString(b)), Host: host, PID: pid}
+	h := Holder{ID: fmt.Sprintf("%s:%d:%s", host, pid, hex.EncodeToString(b)), Host: host, PID: pid}
+	ownHolders.Store(h.ID, true)
+	return h
 }
+
+// ownHolders are the holder ids NewHolder made in this process: a lease
+// of this host and pid under another id was left by an earlier process
+// that had the same pid (pids are reused, in containers soon).
+var ownHolders sync.Map
 
 // Lease defaults.
 const (
@@ -93,14 +100,21 @@ func alive(pid int) bool {
 }
 
 // Stale reports whether lease l's holder is gone: a process of this host
-// whose pid no longer runs, or a heartbeat older than the timeout.
+// whose pid no longer runs (or is this process's, under an id this process
+// did not make), or a heartbeat older than the timeout.
 func (ls *Leases) Stale(l store.BulkLease) bool {
 	isAlive := ls.Alive
 	if isAlive == nil {
 		isAlive = alive
 	}
-	if l.Host == ls.Holder.Host && l.PID > 0 && !isAlive(l.PID) {
-		return true
+	if l.Host == ls.Holder.Host && l.PID > 0 {
+		if l.PID == os.Getpid() {
+			if _, mine := ownHolders.Load(l.Holder); !mine {
+				return true // an earlier process with this pid
+			}
+		} else if !isAlive(l.PID) {
+			return true
+		}
 	}
 	timeout := ls.Timeout
 	if timeout <= 0 {

@@ -158,6 +158,19 @@ func TestLeaseOfADeadProcessIsTakenOver(t *testing.T) {
 	if got, _ := db.BulkRunLease(ctx, "DEADP"); got != nil {
 		t.Errorf("lease after release = %+v, want none", got)
 	}
+
+	// A lease of this host and this process's pid under an id this process
+	// never made was left by an earlier process with the same pid.
+	reused := store.BulkLease{RunID: "DEADP", Holder: me.Host + ":" + strconv.Itoa(me.PID) + ":earlier", Host: me.Host, PID: me.PID,
+		Since: now, Heartbeat: time.Now()}
+	if _, _, err := db.AcquireBulkLease(ctx, reused, func(store.BulkLease) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	l, err = (&Leases{DB: db, Holder: NewHolder()}).Acquire(ctx, "DEADP")
+	if err != nil || l.TookOver == nil || l.TookOver.Holder != reused.Holder {
+		t.Fatalf("Acquire over a reused pid = %+v, %v; want taken over", l, err)
+	}
+	l.Release(ctx)
 }
 
 func blockForever(time.Duration) <-chan time.Time { return nil }
