@@ -20,14 +20,15 @@ func fakeTime(tb testing.TB) *[]time.Duration {
 	y, m, d := time.Now().In(svcapi.IST).Date()
 	now := time.Date(y, m, d, 10, 0, 0, 0, svcapi.IST)
 	var pauses []time.Duration
-	oldClock, oldPause := clock, pause
+	oldClock, oldPause, oldAfter := clock, pause, leaseAfter
 	clock = func() time.Time { return now }
+	leaseAfter = func(time.Duration) <-chan time.Time { return nil } // no heartbeat reads the clock
 	pause = func(_ context.Context, d time.Duration) error {
 		pauses = append(pauses, d)
 		now = now.Add(d)
 		return nil
 	}
-	tb.Cleanup(func() { clock, pause = oldClock, oldPause })
+	tb.Cleanup(func() { clock, pause, leaseAfter = oldClock, oldPause, oldAfter })
 	return &pauses
 }
 
