@@ -216,15 +216,11 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) != 1 {
 		return cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
 	}
-	env, err := openEnv(ctx, &f.common, stderr, true)
+	env, run, op, err := openRun(ctx, &f.common, stderr, pos[0])
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	run, op, err := loadRunOp(ctx, env, pos[0])
-	if err != nil {
-		return err
-	}
 	if err := f.apply(fs, &run.Settings); err != nil {
 		return err
 	}
@@ -298,18 +294,25 @@ func lookupOp(what, name string) (*svcapi.Operation, error) {
 	return nil, cli.Usagef("%s %q: no such operation%s (bulkrun ops lists them)", what, name, hint)
 }
 
-// loadRunOp loads the run with this id (any case) and its operation; an
-// unknown id is a usage error.
-func loadRunOp(ctx context.Context, env *cli.Env, id string) (*bulk.Run, *svcapi.Operation, error) {
+// openRun opens the environment of a command that works on run id (with a
+// client) and loads the run (any case) and its operation; an unknown id
+// is a usage error. The caller closes env when err is nil.
+func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*cli.Env, *bulk.Run, *svcapi.Operation, error) {
+	env, err := openEnv(ctx, c, stderr, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	run, err := loadRun(ctx, env, id)
 	if err != nil {
-		return nil, nil, err
+		env.Close()
+		return nil, nil, nil, err
 	}
 	op, ok := svcapi.Lookup(run.Op)
 	if !ok {
-		return nil, nil, fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
+		env.Close()
+		return nil, nil, nil, fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
 	}
-	return run, op, nil
+	return env, run, op, nil
 }
 
 // restoreSets gives the run back the secret --set values it did not store,

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,11 +113,7 @@ func TestSecretSetValuesAreNotStoredAndResumeAsksForThem(t *testing.T) {
 
 	check := func(name string, b []byte) {
 		t.Helper()
-		for _, m := range markers {
-			if bytes.Contains(b, []byte(m)) {
-				t.Errorf("%s holds the secret %q", name, m)
-			}
-		}
+		bulktest.NoSecrets(t, name, b, markers)
 	}
 	check("the output", output.Bytes())
 	for _, p := range []string{in + ".results.csv"} {
@@ -132,7 +126,7 @@ func TestSecretSetValuesAreNotStoredAndResumeAsksForThem(t *testing.T) {
 			t.Errorf("%s does not show the scrubbed quote: was anything quoted back?", p)
 		}
 	}
-	check("the workbook", unzip(t, in+".results.xlsx"))
+	check("the workbook", bulktest.Unzip(t, in+".results.xlsx"))
 	// The bulk tables, as stored (the calls table is the API client's).
 	db := openDB(t, dbPath)
 	r, _ := db.BulkRun(bg, id)
@@ -147,24 +141,4 @@ func TestSecretSetValuesAreNotStoredAndResumeAsksForThem(t *testing.T) {
 	var n int
 	db.QueryRow(`SELECT count(*) FROM calls WHERE response LIKE '%' || ? || '%' OR error LIKE '%' || ? || '%'`, pidData, pidData).Scan(&n)
 	t.Logf("calls rows quoting the --set pidData value: %d", n)
-}
-
-// unzip is every member of a zip file (a workbook), concatenated.
-func unzip(tb testing.TB, path string) []byte {
-	tb.Helper()
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer zr.Close()
-	var all bytes.Buffer
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		io.Copy(&all, rc)
-		rc.Close()
-	}
-	return all.Bytes()
 }

@@ -44,15 +44,11 @@ func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *wait <= 0 || *minWait < 0:
 		return cli.Usagef("settle: --wait must be above zero and --min-wait 0 or more")
 	}
-	env, err := openEnv(ctx, &common, stderr, true)
+	env, run, op, err := openRun(ctx, &common, stderr, pos[0])
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	run, op, err := loadRunOp(ctx, env, pos[0])
-	if err != nil {
-		return err
-	}
 	if err := restoreSets(run, op, sets, "bulkrun settle "+run.ID); err != nil {
 		return err
 	}

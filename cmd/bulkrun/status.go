@@ -166,15 +166,11 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *minWait < 0 || *concurrency < 1 {
 		return cli.Usagef("recheck: --min-wait must be 0 or more and --concurrency 1 or more")
 	}
-	env, err := openEnv(ctx, &common, stderr, true)
+	env, run, op, err := openRun(ctx, &common, stderr, pos[0])
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	run, op, err := loadRunOp(ctx, env, pos[0])
-	if err != nil {
-		return err
-	}
 	table, rows := inputRows(env, run, op)
 	if table != nil {
 		if err := checkOutputs(run); err != nil {

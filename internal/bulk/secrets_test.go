@@ -1,12 +1,10 @@
 package bulk
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -54,36 +52,6 @@ func secretInput(tb testing.TB, dir string, n int) (string, []string) {
 		tb.Fatal(err)
 	}
 	return path, markers
-}
-
-// mustNotContain fails when any marker is in b (a file named name).
-func mustNotContain(tb testing.TB, name string, b []byte, markers []string) {
-	tb.Helper()
-	for _, m := range markers {
-		if bytes.Contains(b, []byte(m)) {
-			tb.Errorf("%s holds the secret %q", name, m)
-		}
-	}
-}
-
-// unzipped is every member of a zip file (a workbook), concatenated.
-func unzipped(tb testing.TB, path string) []byte {
-	tb.Helper()
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer zr.Close()
-	var all bytes.Buffer
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		io.Copy(&all, rc)
-		rc.Close()
-	}
-	return all.Bytes()
 }
 
 // A careless service quotes back the client secret and every request value
@@ -170,15 +138,15 @@ func TestSecretsQuotedBackAreScrubbedByValue(t *testing.T) {
 		t.Errorf("stored --set pidData = %q, %v; want %s", stored.Settings.Sets["biometricData.pidData"], err, redact.Marker)
 	}
 
-	mustNotContain(t, "the log", logs.Bytes(), markers)
+	bulktest.NoSecrets(t, "the log", logs.Bytes(), markers)
 	for _, p := range []string{csvPath} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustNotContain(t, p, b, markers)
+		bulktest.NoSecrets(t, p, b, markers)
 	}
-	mustNotContain(t, "the unzipped workbook", unzipped(t, xlsxPath), markers)
+	bulktest.NoSecrets(t, "the unzipped workbook", bulktest.Unzip(t, xlsxPath), markers)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +156,7 @@ func TestSecretsQuotedBackAreScrubbedByValue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustNotContain(t, p, b, markers)
+		bulktest.NoSecrets(t, p, b, markers)
 	}
 }
 
