@@ -224,22 +224,8 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := f.apply(fs, &run.Settings); err != nil {
 		return err
 	}
-	if err := restoreSets(run, op, sets, "bulkrun resume "+run.ID); err != nil {
-		return err
-	}
-	if op.Headers == svcapi.H5 && env.Config.OutletID == "" {
-		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
-	}
-	table, err := run.ReadInput()
+	table, rows, err := prepareSend(env, run, op, sets, "bulkrun resume", stderr)
 	if err != nil {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
-	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
-	if err != nil {
-		return err
-	}
-	noticeExtra(stderr, op, table)
-	if err := checkOutputs(run); err != nil {
 		return err
 	}
 	lease, err := starter(env).Start(ctx, &bulk.Plan{Run: run, Continue: true})
@@ -313,6 +299,44 @@ func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*
 		return nil, nil, nil, fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
 	}
 	return env, run, op, nil
+}
+
+// prepareSend readies a stored run for sending its rows again (resume,
+// settle): its secret --set values given again by the --set args of
+// command, the outlet id when the operation sends it, its input read and
+// its rows built, its outputs checked. Nothing is sent or changed.
+func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []string, command string, stderr io.Writer) (*bulk.Table, []bulk.Row, error) {
+	if err := restoreSets(run, op, sets, command+" "+run.ID); err != nil {
+		return nil, nil, err
+	}
+	if op.Headers == svcapi.H5 && env.Config.OutletID == "" {
+		return nil, nil, &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
+	}
+	table, err := run.ReadInput()
+	if err != nil {
+		return nil, nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	noticeExtra(stderr, op, table)
+	if err := checkOutputs(run); err != nil {
+		return nil, nil, err
+	}
+	return table, rows, nil
+}
+
+// hold takes the lease of a stored run (recheck, settle): a run another
+// live process holds is refused (exit 2). The returned context ends with
+// ctx or when the lease is lost; release gives the lease up.
+func hold(ctx context.Context, env *cli.Env, run *bulk.Run) (context.Context, func(), error) {
+	lease, err := leases(env).Acquire(ctx, run.ID)
+	if err != nil {
+		return nil, nil, refused(err)
+	}
+	lctx, cancel := lease.Context(ctx)
+	return lctx, func() { cancel(); lease.Release(ctx) }, nil
 }
 
 // restoreSets gives the run back the secret --set values it did not store,

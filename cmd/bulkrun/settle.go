@@ -49,27 +49,15 @@ func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer env.Close()
-	if err := restoreSets(run, op, sets, "bulkrun settle "+run.ID); err != nil {
-		return err
-	}
-	table, err := run.ReadInput()
-	if err != nil {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
-	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
+	table, rows, err := prepareSend(env, run, op, sets, "bulkrun settle", stderr)
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(run); err != nil {
+	ctx, release, err := hold(ctx, env, run)
+	if err != nil {
 		return err
 	}
-	lease, err := leases(env).Acquire(ctx, run.ID)
-	if err != nil {
-		return refused(err)
-	}
-	defer lease.Release(ctx)
-	ctx, cancel := lease.Context(ctx)
-	defer cancel()
+	defer release()
 
 	var werr error
 	var paths []string

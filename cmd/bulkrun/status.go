@@ -177,13 +177,11 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	lease, err := leases(env).Acquire(ctx, run.ID)
+	ctx, release, err := hold(ctx, env, run)
 	if err != nil {
-		return refused(err)
+		return err
 	}
-	defer lease.Release(ctx)
-	ctx, cancel := lease.Context(ctx)
-	defer cancel()
+	defer release()
 	rc := newRechecker(env, *minWait, *concurrency, rows)
 	s, rerr := rc.Recheck(ctx, run)
 	fmt.Fprintln(stdout, recheckLine(run, s, *minWait))
