@@ -126,7 +126,8 @@ func TestInputMistakesAndOperationNames(t *testing.T) {
 }
 
 // Columns that are not fields of the operation are listed once as a
-// notice, never sent, and carried through to the results.
+// notice, never sent, and carried through to the results (as input.NAME
+// when the results have a column of that name).
 func TestExtraColumnsAreCarriedThrough(t *testing.T) {
 	var mu bytes.Buffer // bodies the fake received, as text
 	srv := bulktest.Start(bulktest.Options{Before: func(_ string, body map[string]any) {
@@ -137,13 +138,13 @@ func TestExtraColumnsAreCarriedThrough(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "refs.csv")
-	os.WriteFile(in, []byte("myRef,pan,latitude,longitude,consent,panx\nA-001,ABCDE0001F,1,2,Y,n1\nA-002,ABCDE0002F,1,2,Y,n2\n"), 0o600)
+	os.WriteFile(in, []byte("myRef,pan,latitude,longitude,consent,panx,status\nA-001,ABCDE0001F,1,2,Y,n1,open\nA-002,ABCDE0002F,1,2,Y,n2,closed\n"), 0o600)
 	code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", filepath.Join(dir, "b.db"),
 		"--concurrency", "1", "--log-level", "error")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	if n := strings.Count(stderr, "notice:"); n != 1 || !strings.Contains(stderr, "myRef, panx (did you mean pan?)") {
+	if n := strings.Count(stderr, "notice:"); n != 1 || !strings.Contains(stderr, "myRef, panx (did you mean pan?), status") {
 		t.Errorf("want one notice naming myRef and panx (did you mean pan?):\n%s", stderr)
 	}
 	if strings.Contains(mu.String(), "myRef") || strings.Contains(mu.String(), "panx") {
@@ -152,6 +153,11 @@ func TestExtraColumnsAreCarriedThrough(t *testing.T) {
 	rows := results(t, in+".results.csv")
 	if len(rows) != 2 || rows[0]["myRef"] != "A-001" || rows[1]["panx"] != "n2" || rows[1]["outcome"] != "success" {
 		t.Errorf("results = %v", rows)
+	}
+	// A carried column named like a column of the results keeps its
+	// values under input.NAME; the header stays unique.
+	if rows[1]["input.status"] != "closed" || rows[1]["status"] != "Transaction Successful" {
+		t.Errorf("input.status = %q, status = %q; want closed, and the service's status", rows[1]["input.status"], rows[1]["status"])
 	}
 }
 

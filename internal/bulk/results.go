@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/export"
@@ -134,6 +135,15 @@ func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef b
 		}
 		return nil
 	})
+	// An input column named like a column of the results (status, a data
+	// key …) is carried through as input.NAME: every name stays unique,
+	// so the workbook's header stays filterable.
+	added := header[len(rs.Table.Header):]
+	for i, h := range rs.Table.Header {
+		if slices.Contains(added, h) || seen[h] {
+			header[i] = "input." + h
+		}
+	}
 	return append(header, keys...), keys, !hasRef, err
 }
 
