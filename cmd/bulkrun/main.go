@@ -14,7 +14,13 @@
 // 1 the run stopped before every row was sent (Ctrl-C, --max-debit, an
 // error) — resume it; 2 bad flags or bad input, nothing sent; 3 every row
 // sent but some are pending — recheck them later. recheck exits 1 when it
-// returned rows to unsent (resume the run) and 3 when rows are still pending.
+// returned rows to unsent (resume the run) and 3 when rows are still pending;
+// settle repeats both until nothing is pending or unsent.
+//
+// One process holds a run at a time (a lease in the database, with host,
+// pid and heartbeat): another run, resume, recheck or settle of that run is
+// refused with exit 2 and told who holds it; a holder that is gone (its pid
+// no longer runs on this host, or its heartbeat stopped) is taken over.
 package main
 
 import (
@@ -37,6 +43,7 @@ func commands() []cli.Command {
 		{Name: "resume", Summary: "continue a stopped or killed run", Run: runResume},
 		{Name: "status", Summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)", Run: runStatus},
 		{Name: "recheck", Summary: "resolve a run's pending rows with the transaction-status look-up", Run: runRecheck},
+		{Name: "settle", Summary: "repeat resume and recheck until none of a run's rows is pending or unsent", Run: runSettle},
 		{Name: "callback", Summary: "callback decode [FILE|-]: decrypt QR eKYC callback values (key in SVC_ENCRYPTION_KEY)", Run: runCallback},
 	}
 }
@@ -68,6 +75,7 @@ Examples:
   bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59 --concurrency 16
   bulkrun status 7KQ2M
   bulkrun recheck 7KQ2M --min-wait 5m
+  bulkrun settle 7KQ2M --rounds 10 --wait 5m
   SVC_ENCRYPTION_KEY=$(cat callback.key) bulkrun callback decode --mask values.txt`, args, stdout, stderr)
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func runOps(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("ops", "bulkrun ops [NAME]", "  bulkrun ops\n  bulkrun ops litigation", stderr)
+	fs := cli.NewFlagSet("ops", "bulkrun ops [NAME]", "  bulkrun ops\n  bulkrun ops litigation\n  bulkrun ops verifypanplusv2\n\nNames match in any case.", stderr)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -31,9 +31,9 @@ func runOps(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return tw.Flush()
 	case 1:
-		op, ok := svcapi.Lookup(pos[0])
-		if !ok {
-			return cli.Usagef("no operation %q (bulkrun ops lists them)", pos[0])
+		op, err := lookupOp("ops", pos[0])
+		if err != nil {
+			return err
 		}
 		return describe(stdout, op)
 	}
@@ -77,5 +77,6 @@ func describe(w io.Writer, op *svcapi.Operation) error {
 		strings.Join(example, ","))
 	fmt.Fprintln(w, "\nValues stay text (leading zeros kept) unless the type is integer or boolean. Fields the same for")
 	fmt.Fprintln(w, "every row can be given with --set field=value instead of a column; a non-empty cell wins over --set.")
+	fmt.Fprintln(w, "Other columns (your own ids, notes) are never sent and are carried through to the results.")
 	return nil
 }

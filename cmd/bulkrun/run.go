@@ -10,6 +10,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -83,23 +84,27 @@ func (f *execFlags) apply(fs *flag.FlagSet, s *bulk.Settings) error {
 
 const runExamples = `  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
   bulkrun run --op litigation --in cases.csv --concurrency 32 --rate 50 --max-debit 5000 --xlsx
-  bulkrun run --op companyLookup --in cins.csv --dry-run
-  bulkrun run --sandbox --db /tmp/try.db --op verifyPanPlusV2 --in pans.csv --set consent=Y
+  bulkrun run --op companyLookup --in cins.csv --set consent=Y --dry-run
+  bulkrun run --sandbox --db try.db --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
 
-Columns name request fields (bulkrun ops NAME shows them; dotted names for nested objects).
-A non-empty cell wins over --set; --set fills empty cells and missing columns.
-Running the same command on the same file again continues its unfinished run.`
+Columns name request fields (bulkrun ops NAME shows them; dotted names for nested objects);
+other columns (your own ids, notes) are never sent and are carried through to the results.
+A non-empty cell wins over --set; --set fills empty cells and missing columns. --set values
+of secret fields (biometricData.pidData …) are not stored: a resume asks for them again.
+Running the same command on the same file again continues its unfinished run; while a
+process works on a run, another one on the same run is refused (exit 2) and told which.
+--again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("run", "bulkrun run --op NAME --in FILE.csv [flags]", runExamples, stderr)
 	var f execFlags
 	f.bind(fs)
-	opName := fs.String("op", "", "operation to call for each row (see bulkrun ops)")
+	opName := fs.String("op", "", "operation to call for each row (see bulkrun ops; any case)")
 	in := fs.String("in", "", "input CSV file; its header names the request fields")
 	var sets multi
 	fs.Var(&sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
 	dryRun := fs.Bool("dry-run", false, "validate every row and show the first request bodies; send nothing")
-	again := fs.Bool("again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates)")
+	again := fs.Bool("again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates); its results go to <input>.<RUN>.results.csv")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -111,9 +116,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *opName == "" || *in == "" {
 		return cli.Usagef("run needs --op NAME and --in FILE.csv (see bulkrun run -h)")
 	}
-	op, ok := svcapi.Lookup(*opName)
-	if !ok {
-		return cli.Usagef("--op %q: no such operation (bulkrun ops lists them)", *opName)
+	op, err := lookupOp("--op", *opName)
+	if err != nil {
+		return err
 	}
 	setValues, err := bulk.ParseSets(op, sets)
 	if err != nil {
@@ -138,6 +143,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if _, err := buildRows(op, table, setValues, bulk.NewRunID(), stderr); err != nil {
 		return err
 	}
+	noticeExtra(stderr, op, table)
+	if settings.Out != "" {
+		// Checked again below, with the run's own outputs; a mistake in
+		// --out is refused before the database is opened or created.
+		if err := checkOutputs(&bulk.Run{InputPath: input, Settings: settings}); err != nil {
+			return err
+		}
+	}
 
 	env, err := openEnv(ctx, &f.common, stderr, !*dryRun)
 	if err != nil {
@@ -148,14 +161,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
 	}
 
-	st := &bulk.Starter{DB: env.DB}
+	st := starter(env)
 	plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
 		Rows: len(table.Records), Settings: settings, Again: *again})
-	if errors.Is(err, bulk.ErrRefused) {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
 	if err != nil {
-		return err
+		return refused(err)
 	}
 	run := plan.Run
 	if plan.Continue {
@@ -167,13 +177,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs(run); err != nil {
+		return err
+	}
 	if *dryRun {
 		return showDryRun(stdout, rows, run.ID, plan.Continue)
 	}
-	if err := st.Start(ctx, plan); err != nil {
-		return err
+	lease, err := st.Start(ctx, plan)
+	if err != nil {
+		return refused(err)
 	}
-	return execute(ctx, env, run, op, table, rows, stdout, stderr)
+	defer lease.Release(ctx)
+	return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
 }
 
 const resumeExamples = `  bulkrun resume 7KQ2M
@@ -182,12 +197,17 @@ const resumeExamples = `  bulkrun resume 7KQ2M
 Rows already sent are skipped; rows that were being sent when the run died become pending,
 not sent: bulkrun recheck looks them up. Rows recheck found never executed by the service
 (not found) are sent again, with the same externalRef (the service refuses a repeated
-externalRef without debiting). The --set values of the run are kept.`
+externalRef without debiting). The --set values of the run are kept, except secret ones
+(biometricData.pidData …), which are not stored: give them again with --set. While another
+process works on the run, resume is refused (exit 2) and says which; a process that died
+(killed, or gone from this host) does not hold the run.`
 
 func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("resume", "bulkrun resume RUN [flags]", resumeExamples, stderr)
 	var f execFlags
 	f.bind(fs)
+	var sets multi
+	fs.Var(&sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -196,40 +216,163 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) != 1 {
 		return cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
 	}
-	env, err := openEnv(ctx, &f.common, stderr, true)
+	env, run, op, err := openRun(ctx, &f.common, stderr, pos[0])
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	run, err := bulk.LoadRun(ctx, env.DB, strings.ToUpper(pos[0]))
-	if errors.Is(err, bulk.ErrRunNotFound) {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
-	if err != nil {
-		return err
-	}
 	if err := f.apply(fs, &run.Settings); err != nil {
 		return err
 	}
+	table, rows, err := prepareSend(env, run, op, sets, "bulkrun resume", stderr)
+	if err != nil {
+		return err
+	}
+	lease, err := starter(env).Start(ctx, &bulk.Plan{Run: run, Continue: true})
+	if err != nil {
+		return refused(err)
+	}
+	defer lease.Release(ctx)
+	return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
+}
+
+// Test hooks: the clock of the journal, the leases and settle, the pause
+// between settle rounds (nil: a timer) and the id of new runs.
+var (
+	clock      = time.Now
+	pause      func(ctx context.Context, d time.Duration) error
+	newRunID   = bulk.NewRunID
+	leaseAfter func(time.Duration) <-chan time.Time
+)
+
+// leases are the leases of this command's runs, held by this process.
+func leases(env *cli.Env) *bulk.Leases {
+	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter}
+}
+
+func starter(env *cli.Env) *bulk.Starter {
+	return &bulk.Starter{DB: env.DB, Leases: leases(env), Now: clock, NewID: newRunID}
+}
+
+// refused makes a refusal of the run (held by another process, a file run
+// before, secret values missing …) exit 2; other errors pass.
+func refused(err error) error {
+	if errors.Is(err, bulk.ErrRefused) {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	return err
+}
+
+// lookupOp finds an operation by name, in any case; an unknown name is a
+// usage error that suggests the nearest one.
+func lookupOp(what, name string) (*svcapi.Operation, error) {
+	if op, ok := svcapi.Lookup(name); ok {
+		return op, nil
+	}
+	var names []string
+	for _, op := range svcapi.Operations() {
+		names = append(names, op.Name)
+	}
+	hint := ""
+	if s := cli.Suggest(name, names); s != "" {
+		hint = "; did you mean " + s + "?"
+	}
+	return nil, cli.Usagef("%s %q: no such operation%s (bulkrun ops lists them)", what, name, hint)
+}
+
+// openRun opens the environment of a command that works on run id (with a
+// client) and loads the run (any case) and its operation; an unknown id
+// is a usage error. The caller closes env when err is nil.
+func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*cli.Env, *bulk.Run, *svcapi.Operation, error) {
+	env, err := openEnv(ctx, c, stderr, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	run, err := loadRun(ctx, env, id)
+	if err != nil {
+		env.Close()
+		return nil, nil, nil, err
+	}
 	op, ok := svcapi.Lookup(run.Op)
 	if !ok {
-		return fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
+		env.Close()
+		return nil, nil, nil, fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
+	}
+	return env, run, op, nil
+}
+
+// prepareSend readies a stored run for sending its rows again (resume,
+// settle): its secret --set values given again by the --set args of
+// command, the outlet id when the operation sends it, its input read and
+// its rows built, its outputs checked. Nothing is sent or changed.
+func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []string, command string, stderr io.Writer) (*bulk.Table, []bulk.Row, error) {
+	if err := restoreSets(run, op, sets, command+" "+run.ID); err != nil {
+		return nil, nil, err
 	}
 	if op.Headers == svcapi.H5 && env.Config.OutletID == "" {
-		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
+		return nil, nil, &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
 	}
 	table, err := run.ReadInput()
 	if err != nil {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+		return nil, nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
 	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if err := (&bulk.Starter{DB: env.DB}).Start(ctx, &bulk.Plan{Run: run, Continue: true}); err != nil {
-		return err
+	noticeExtra(stderr, op, table)
+	if err := checkOutputs(run); err != nil {
+		return nil, nil, err
 	}
-	return execute(ctx, env, run, op, table, rows, stdout, stderr)
+	return table, rows, nil
+}
+
+// hold takes the lease of a stored run (recheck, settle): a run another
+// live process holds is refused (exit 2). The returned context ends with
+// ctx or when the lease is lost; release gives the lease up.
+func hold(ctx context.Context, env *cli.Env, run *bulk.Run) (context.Context, func(), error) {
+	lease, err := leases(env).Acquire(ctx, run.ID)
+	if err != nil {
+		return nil, nil, refused(err)
+	}
+	lctx, cancel := lease.Context(ctx)
+	return lctx, func() { cancel(); lease.Release(ctx) }, nil
+}
+
+// restoreSets gives the run back the secret --set values it did not store,
+// from the --set flags of a command that sends its rows (one line, exit 2,
+// when one is missing).
+func restoreSets(run *bulk.Run, op *svcapi.Operation, args []string, command string) error {
+	given, err := bulk.ParseSets(op, args)
+	if err != nil {
+		return &cli.UsageError{Msg: err.Error()}
+	}
+	sets, err := run.Settings.Sets.Restore(run.ID, command, given)
+	if err != nil {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	run.Settings.Sets = sets
+	return nil
+}
+
+// noticeExtra lists, once, the input columns that are not fields of op:
+// they are carried through to the results and never sent.
+func noticeExtra(stderr io.Writer, op *svcapi.Operation, table *bulk.Table) {
+	extra := bulk.Extra(op, table)
+	if len(extra) == 0 {
+		return
+	}
+	var names []string
+	for _, f := range op.Fields {
+		names = append(names, f.Name)
+	}
+	for i, c := range extra {
+		if s := cli.Suggest(c, names); s != "" {
+			extra[i] = fmt.Sprintf("%s (did you mean %s?)", c, s)
+		}
+	}
+	fmt.Fprintf(stderr, "notice: %s: columns not fields of %s, carried through to the results and never sent: %s\n",
+		table.Path, op.Name, strings.Join(extra, ", "))
 }
 
 // openEnv resolves the common flags: logger, database and, when client is
@@ -288,14 +431,12 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 	return nil
 }
 
-// execute sends the rows, writes the results and reports.
-func execute(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, stderr io.Writer) error {
-	s := run.Settings
-	runner := &bulk.Runner{DB: env.DB, Client: env.Client, Log: env.Log, Concurrency: s.Concurrency, Rate: s.Rate,
-		Progress: stderr, Secret: env.Config.ClientSecret}
-	if s.MaxDebit != "" {
-		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
-	}
+// execute sends the rows, writes the results and reports. The run is
+// held by lease; losing it stops the run.
+func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, stderr io.Writer) error {
+	ctx, cancel := lease.Context(ctx)
+	defer cancel()
+	runner := newRunner(env, run, stderr)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
 		return err
@@ -303,9 +444,9 @@ func execute(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operat
 	note := ""
 	if j := before.Journaled(); j > 0 {
 		note = fmt.Sprintf(" (continuing: %d already sent)", j)
-		if run.State == bulk.RunRunning {
-			note += "; it was marked running: a process died or is still working on it — no row is sent twice either way"
-		}
+	}
+	if t := lease.TookOver; t != nil {
+		note += fmt.Sprintf("; taken over from host %s pid %d, which is gone (no row is sent twice)", t.Host, t.PID)
 	}
 	fmt.Fprintf(stdout, "run %s: %d rows of %s from %s%s\n", run.ID, len(rows), op.Name, run.InputPath, note)
 	if before.Returned > 0 {
@@ -318,6 +459,7 @@ func execute(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operat
 	// The results are written whatever happened, from the journal.
 	paths, werr := writeResults(context.WithoutCancel(ctx), env, run, op, table)
 	report(stdout, run, sum.Counts, paths)
+	s := run.Settings
 	switch {
 	case runErr != nil:
 		return fmt.Errorf("run %s stopped (bulkrun resume %s continues it): %w", run.ID, run.ID, errors.Join(runErr, werr))
@@ -329,37 +471,43 @@ func execute(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operat
 	case sum.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun resume %s continues)", run.ID, sum.Stop, sum.Unsent, run.ID)
 	case sum.Pending > 0:
-		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows pending: resolve them with bulkrun recheck %s in a few minutes",
-			run.ID, sum.Pending, run.ID)}
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows pending: resolve them with bulkrun recheck %s in a few minutes, or bulkrun settle %s",
+			run.ID, sum.Pending, run.ID, run.ID)}
 	}
 	return nil
+}
+
+// newRunner is the runner of a run's settings.
+func newRunner(env *cli.Env, run *bulk.Run, stderr io.Writer) *bulk.Runner {
+	s := run.Settings
+	runner := &bulk.Runner{DB: env.DB, Client: env.Client, Log: env.Log, Concurrency: s.Concurrency, Rate: s.Rate,
+		Progress: stderr, Secret: env.Config.ClientSecret, Now: clock}
+	if s.MaxDebit != "" {
+		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
+	}
+	return runner
 }
 
 // writeResults (re)writes the run's results CSV (and xlsx) and returns the
 // paths written.
 func writeResults(ctx context.Context, env *cli.Env, run *bulk.Run, op *svcapi.Operation, table *bulk.Table) ([]string, error) {
-	out := run.Settings.Out
-	if out == "" {
-		out = bulk.DefaultResultsPath(run.InputPath)
-	}
 	rs := &bulk.Results{DB: env.DB, Run: run, Table: table, Op: op, Secret: env.Config.ClientSecret}
-	if err := rs.WriteCSV(ctx, out); err != nil {
+	paths := resultPaths(run)
+	if err := rs.WriteCSV(ctx, paths[0]); err != nil {
 		return nil, err
 	}
-	paths := []string{out}
-	if run.Settings.XLSX {
-		x := bulk.XLSXPath(out)
-		if err := rs.WriteXLSX(ctx, x); err != nil {
-			return paths, err
+	if len(paths) > 1 {
+		if err := rs.WriteXLSX(ctx, paths[1]); err != nil {
+			return paths[:1], err
 		}
-		paths = append(paths, x)
 	}
 	return paths, nil
 }
 
+// report prints a run's counts (bulk.Counts.String, the same line in every
+// view) and the results written.
 func report(w io.Writer, run *bulk.Run, c bulk.Counts, paths []string) {
-	fmt.Fprintf(w, "run %s %s: %d rows: %d success, %d failed, %d pending, %d unsent; pool debits %s\n",
-		run.ID, run.State, c.Total, c.Success, c.Failed, c.Pending+c.Sending, c.Unsent, c.Debit.StringFixed(2))
+	fmt.Fprintf(w, "run %s %s: %s\n", run.ID, run.State, c)
 	for _, p := range paths {
 		fmt.Fprintf(w, "results: %s\n", p)
 	}

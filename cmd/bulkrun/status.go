@@ -15,7 +15,7 @@ import (
 )
 
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("status", "bulkrun status [RUN]", "  bulkrun status\n  bulkrun status 7KQ2M --db ops.db", stderr)
+	fs := cli.NewFlagSet("status", "bulkrun status [RUN]", statusExamples, stderr)
 	var common cli.Common
 	common.Bind(fs)
 	pos, err := parseArgs(fs, args)
@@ -44,7 +44,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
 		for _, r := range runs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(svcapi.IST).Format("2006-01-02 15:04"),
-				r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending+r.Sending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
+				r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
 		}
 		return tw.Flush()
 	}
@@ -56,6 +56,15 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	s := run.Settings
 	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
 	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(svcapi.IST).Format(time.DateTime), run.UpdatedAt.In(svcapi.IST).Format(time.DateTime))
+	lease, err := env.DB.BulkRunLease(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	live := lease != nil && !leases(env).Stale(*lease)
+	if live {
+		fmt.Fprintf(stdout, "held by host %s, pid %d, since %s IST (last heartbeat %s ago)\n", lease.Host, lease.PID,
+			lease.Since.In(svcapi.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))
+	}
 	rate := "no limit"
 	if s.Rate > 0 {
 		rate = fmt.Sprintf("%v/s", s.Rate)
@@ -65,12 +74,16 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(tw, "rows\t%d\t\n", c.Total)
 	fmt.Fprintf(tw, "success\t%d\t\n", c.Success)
 	fmt.Fprintf(tw, "failed\t%d\t\n", c.Failed)
-	fmt.Fprintf(tw, "pending\t%d\t\n", c.Pending)
-	if c.Sending > 0 {
-		fmt.Fprintf(tw, "sending\t%d\t(in flight, or the process died: pending on resume)\n", c.Sending)
+	switch {
+	case c.Sending > 0 && live:
+		fmt.Fprintf(tw, "pending\t%d\t (%d of them in flight)\n", c.Pending, c.Sending)
+	case c.Sending > 0:
+		fmt.Fprintf(tw, "pending\t%d\t (%d of them were in flight when their process died)\n", c.Pending, c.Sending)
+	default:
+		fmt.Fprintf(tw, "pending\t%d\t\n", c.Pending)
 	}
 	if c.Returned > 0 {
-		fmt.Fprintf(tw, "unsent\t%d\t(%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
+		fmt.Fprintf(tw, "unsent\t%d\t (%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
 	} else {
 		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
 	}
@@ -79,13 +92,24 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	switch {
+	case live:
 	case run.State != bulk.RunDone:
-		fmt.Fprintf(stdout, "continue it: bulkrun resume %s\n", run.ID)
+		fmt.Fprintf(stdout, "continue it: bulkrun resume %s (or bring it to rest: bulkrun settle %s)\n", run.ID, run.ID)
 	case c.Pending > 0:
-		fmt.Fprintf(stdout, "resolve pending rows: bulkrun recheck %s\n", run.ID)
+		fmt.Fprintf(stdout, "resolve pending rows: bulkrun recheck %s (or bulkrun settle %s)\n", run.ID, run.ID)
+	}
+	if w := run.Settings.Sets.Withheld(); len(w) > 0 && (run.State != bulk.RunDone || c.Unsent > 0) {
+		fmt.Fprintf(stdout, "secret --set values not stored: give them again to resume or settle: --set %s=VALUE\n", strings.Join(w, "=VALUE --set "))
 	}
 	return nil
 }
+
+const statusExamples = `  bulkrun status
+  bulkrun status 7KQ2M --db ops.db
+
+With a run id: its settings (secret --set values shown as [REDACTED]: they are never stored),
+the process holding it, if any, and its rows per state with its pool debits. Rows 'sending'
+count as pending, in every view.`
 
 func orNone(s string) string {
 	if s == "" {
@@ -119,7 +143,8 @@ debiting, so a late first request and the re-send cannot both be charged (a re-s
 answered DTX is pending until the next recheck finds the first request's transaction).
 Rows sent less than --min-wait ago are left for later: keep it above the time a request
 can take to arrive. Rows left 'sending' for over 5 minutes by a process that died (a run
-killed and not resumed) are looked up too. The results file is rewritten.
+killed and not resumed) are looked up too. The results file is rewritten. bulkrun settle
+repeats recheck and resume until nothing is pending or unsent.
 
 Exit status: 0 nothing left to do; 1 rows returned to unsent (run bulkrun resume RUN);
 3 rows still pending (recheck again later).`
@@ -141,31 +166,29 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *minWait < 0 || *concurrency < 1 {
 		return cli.Usagef("recheck: --min-wait must be 0 or more and --concurrency 1 or more")
 	}
-	env, err := openEnv(ctx, &common, stderr, true)
+	env, run, op, err := openRun(ctx, &common, stderr, pos[0])
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	run, err := loadRun(ctx, env, pos[0])
+	table, rows := inputRows(env, run, op)
+	if table != nil {
+		if err := checkOutputs(run); err != nil {
+			return err
+		}
+	}
+	ctx, release, err := hold(ctx, env, run)
 	if err != nil {
 		return err
 	}
-	rc := &bulk.Rechecker{DB: env.DB, Client: env.Client, Log: env.Log, MinWait: *minWait, Concurrency: *concurrency}
+	defer release()
+	rc := newRechecker(env, *minWait, *concurrency, rows)
 	s, rerr := rc.Recheck(ctx, run)
-	fmt.Fprintf(stdout, "run %s: %d pending rows; looked up %d: %d success, %d failed, %d not executed (unsent again), %d still pending; %d look-ups failed; %d sent less than %s ago",
-		run.ID, s.Pending, s.Checked, s.Success, s.Failed, s.NotExecuted, s.StillPending, s.LookupErrors, s.TooYoung, *minWait)
-	if s.NoRef > 0 {
-		fmt.Fprintf(stdout, "; %d cannot be looked up (%s has no externalRef)", s.NoRef, run.Op)
-	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, recheckLine(run, s, *minWait))
 	var paths []string
 	var werr error
-	if op, ok := svcapi.Lookup(run.Op); ok {
-		if table, err := run.ReadInput(); err != nil {
-			env.Log.Warn("results not rewritten", "error", err.Error())
-		} else {
-			paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
-		}
+	if table != nil {
+		paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
 	}
 	c, err := bulk.CountRows(context.WithoutCancel(ctx), env.DB, run)
 	if err != nil {
@@ -184,4 +207,38 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows still pending", run.ID, c.Pending)}
 	}
 	return nil
+}
+
+// inputRows reads the run's input and builds its rows (for the secrets to
+// scrub from the look-ups' answers, and to rewrite the results). An input
+// that changed since is logged, and nil returned: the look-ups go on, the
+// results are not rewritten.
+func inputRows(env *cli.Env, run *bulk.Run, op *svcapi.Operation) (*bulk.Table, []bulk.Row) {
+	table, err := run.ReadInput()
+	if err != nil {
+		env.Log.Warn("results not rewritten", "error", err.Error())
+		return nil, nil
+	}
+	rows, _ := bulk.Build(op, table, run.Settings.Sets, run.ID) // validated when the run started
+	return table, rows
+}
+
+func newRechecker(env *cli.Env, minWait time.Duration, concurrency int, rows []bulk.Row) *bulk.Rechecker {
+	return &bulk.Rechecker{DB: env.DB, Client: env.Client, Log: env.Log, MinWait: minWait, Concurrency: concurrency,
+		Now: clock, Secret: env.Config.ClientSecret, Rows: rows}
+}
+
+// recheckLine says what a recheck did; its pending count is Counts.Pending,
+// the same as every other view's.
+func recheckLine(run *bulk.Run, s bulk.RecheckSummary, minWait time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s: %d pending rows; looked up %d: %d success, %d failed, %d not executed (unsent again), %d still pending; %d look-ups failed; %d sent less than %s ago",
+		run.ID, s.Pending, s.Checked, s.Success, s.Failed, s.NotExecuted, s.StillPending, s.LookupErrors, s.TooYoung, minWait)
+	if s.InFlight > 0 {
+		fmt.Fprintf(&b, "; %d in flight (sending for less than %s)", s.InFlight, bulk.SendingAge)
+	}
+	if s.NoRef > 0 {
+		fmt.Fprintf(&b, "; %d cannot be looked up (%s has no externalRef)", s.NoRef, run.Op)
+	}
+	return b.String()
 }

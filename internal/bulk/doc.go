@@ -9,19 +9,46 @@
 //   - Build maps each record to a request body through the operation's schema
 //     (dotted column names become nested objects; integer and boolean fields
 //     are typed, everything else stays text) and validates every row before
-//     anything is sent;
+//     anything is sent: every cell valid UTF-8 and within its field's length.
+//     Columns that are not fields (Extra) are never sent; the results carry
+//     them through. Each Row keeps its secret values (Row.Secrets);
 //   - Starter.Plan applies the resume policy of bulkrun run: continue the
 //     unfinished run of the same file, or refuse (the file was edited since
 //     a run, or was run completely, unless Request.Again; an unfinished run
-//     with other --set values), or start a new run; Starter.Start stores it;
+//     with other --set values), or start a new run; Starter.Start stores it
+//     and takes its lease (Leases: one run, one holder);
 //   - Runner.Execute calls the rows with a worker pool and a shared rate
 //     limit, journaling each row (the Journal, bulk_rows in internal/store)
 //     as 'sending' in a committed transaction before its call and with its
 //     outcome after it (group commit: concurrent rows share transactions);
 //   - Rechecker.Recheck resolves pending rows with the transaction-status
-//     look-up;
+//     look-up; Settler.Settle repeats Execute and Recheck until no row is
+//     pending or unsent;
 //   - Results.WriteCSV and WriteXLSX write the results from the journal, in
-//     input order.
+//     input order, through internal/export's table writer (a temporary file
+//     renamed when complete).
+//
+// CountRows is the one count of a run's rows that every view shows: a row
+// still 'sending' counts as pending.
+//
+// # One run, one holder
+//
+// A process works on a run only while it holds the run's lease
+// (bulk_leases: holder id, host, pid, since, heartbeat, renewed every
+// Leases.Heartbeat). Another process is refused with a *HeldError naming
+// the holder, before it changes anything. A lease whose holder is gone —
+// its pid no longer runs on this host, or its heartbeat is older than
+// Leases.Timeout — is taken over; the holder taken over sees Lease.Lost and
+// stops starting calls.
+//
+// # Secrets
+//
+// The --set values of sensitive fields (marked Redacted in the registry,
+// or keys redact removes or masks) are stored as redact.Marker: a process
+// that sends the run's rows is given them again (Sets.Restore). The client
+// secret and each row's secret values are scrubbed by value from
+// everything kept of an answer (status, error, order id, response) and
+// from the results.
 //
 // # Exactly once
 //

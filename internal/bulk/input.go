@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -150,13 +151,19 @@ func ParseSets(op *svcapi.Operation, args []string) (Sets, error) {
 		}
 		f, found := op.Field(name)
 		if !found {
-			return nil, fmt.Errorf("--set %s: %s has no field %q (see bulkrun ops %s)", a, op.Name, name, op.Name)
+			return nil, fmt.Errorf("--set %s: %s has no field %q (see bulkrun ops %s)", name, op.Name, name, op.Name)
+		}
+		if hiding(op, f.Name) == hideNone {
+			name = a // quote the whole argument, unless its value is secret
 		}
 		if f.Name == RefField {
-			return nil, fmt.Errorf("--set %s: externalRef must be unique per row; leave it out to derive one per row", a)
+			return nil, fmt.Errorf("--set %s: externalRef must be unique per row; leave it out to derive one per row", name)
+		}
+		if err := cellError(f, value); err != nil {
+			return nil, fmt.Errorf("--set %s: %w", name, err)
 		}
 		if _, err := f.Convert(value); err != nil {
-			return nil, fmt.Errorf("--set %s: %w", a, err)
+			return nil, fmt.Errorf("--set %s: %w", name, err)
 		}
 		out[f.Name] = value
 	}
@@ -168,6 +175,33 @@ type Row struct {
 	Line int
 	Ref  string         // the externalRef of the call (from the file, or derived)
 	Body map[string]any // the request body (ref included when the operation has the field)
+	// Secrets are the body's values of sensitive fields (pidData, hmac,
+	// sessionKey, encryptedAadhaar, card and Aadhaar numbers …), longest
+	// first: scrubbed by value from whatever the service answers.
+	Secrets []string
+}
+
+// cellError checks what every cell must be before its type: valid UTF-8
+// and no longer than the field takes (svcapi.Field.Check says which,
+// without quoting the value).
+func cellError(f svcapi.Field, cell string) error {
+	if utf8.ValidString(cell) && len(cell) <= f.MaxLen() {
+		return nil
+	}
+	return f.Check(cell)
+}
+
+// Extra returns the input columns that are not fields of op, in file
+// order: Build leaves them out of the requests (they are never sent) and
+// the results carry them through.
+func Extra(op *svcapi.Operation, t *Table) []string {
+	var out []string
+	for _, name := range t.Header {
+		if _, ok := op.Field(name); !ok && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // DeriveRef returns the externalRef of a row whose file gave none: "B", the
@@ -198,9 +232,13 @@ func alphanumeric(s string) bool {
 
 // Build maps every record of t to a request body of op and validates all of
 // them. It returns the rows in file order, or an *InvalidError listing every
-// problem of the file (header, syntax, column counts, types, enumerations,
+// problem of the file (header, syntax, column counts, cells that are not
+// valid UTF-8 or longer than their field takes, types, enumerations,
 // mandatory and conditional fields, duplicate or non-alphanumeric
 // externalRefs).
+//
+// Columns that are not fields of op (Extra) are left out of the requests:
+// they are never sent, and the results carry them through.
 //
 // A non-empty cell wins over a --set value of the same field; --set fills
 // empty cells and missing columns. Empty cells are left out of the body.
@@ -214,11 +252,13 @@ func Build(op *svcapi.Operation, t *Table, sets Sets, runID string) ([]Row, erro
 			probs = append(probs, Problem{Line: 1, Column: fmt.Sprintf("column %d", i+1), Reason: "has no name"})
 			continue
 		}
+		if !utf8.ValidString(name) {
+			probs = append(probs, Problem{Line: 1, Column: fmt.Sprintf("column %d", i+1), Reason: "name not valid UTF-8"})
+			continue
+		}
 		f, ok := op.Field(name)
 		if !ok {
-			probs = append(probs, Problem{Line: 1, Column: name,
-				Reason: fmt.Sprintf("not a field of %s (see bulkrun ops %s)", op.Name, op.Name)})
-			continue
+			continue // carried through to the results, never sent (Extra)
 		}
 		if prev, dup := seen[f.Name]; dup {
 			probs = append(probs, Problem{Line: 1, Column: name, Reason: fmt.Sprintf("same field as column %s", prev)})
@@ -258,10 +298,26 @@ func Build(op *svcapi.Operation, t *Table, sets Sets, runID string) ([]Row, erro
 		colOf := map[string]string{}
 		for i, cell := range rec.Cells {
 			f := cols[i]
+			if !utf8.ValidString(cell) {
+				col := t.Header[i]
+				if !utf8.ValidString(col) {
+					col = fmt.Sprintf("column %d", i+1)
+				}
+				probs = append(probs, Problem{Line: rec.Line, Column: col, Reason: "not valid UTF-8"})
+				if f != nil {
+					bad[f.Name] = true
+				}
+				continue
+			}
 			if f == nil || cell == "" {
 				continue
 			}
 			colOf[f.Name] = t.Header[i]
+			if err := cellError(*f, cell); err != nil {
+				probs = append(probs, Problem{Line: rec.Line, Column: t.Header[i], Reason: err.Error()})
+				bad[f.Name] = true
+				continue
+			}
 			v, err := f.Convert(cell)
 			if err != nil {
 				probs = append(probs, Problem{Line: rec.Line, Column: t.Header[i], Reason: err.Error()})
@@ -314,7 +370,7 @@ func Build(op *svcapi.Operation, t *Table, sets Sets, runID string) ([]Row, erro
 		} else if err != nil {
 			probs = append(probs, Problem{Line: rec.Line, Reason: err.Error()})
 		}
-		rows = append(rows, Row{Line: rec.Line, Ref: ref, Body: body})
+		rows = append(rows, Row{Line: rec.Line, Ref: ref, Body: body, Secrets: rowSecrets(op, body)})
 	}
 	if len(probs) > 0 {
 		sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })

@@ -141,7 +141,7 @@ func TestBuildMapsRows(t *testing.T) {
 }
 
 func TestBuildListsEveryProblem(t *testing.T) {
-	csvText := "pan,latitude,longitude,consent,externalRef,nickname\n" + // line 1: unknown column
+	csvText := "pan,latitude,longitude,consent,externalRef,nickname\n" + // line 1: nickname is carried through
 		"ABCDE1234F,1,2,Y,R1,x\n" + // 2: fine apart from the header
 		",1,2,Y,R2,x\n" + // 3: pan missing
 		"ABCDE1234F,1,2,N,R3,x\n" + // 4: consent not Y
@@ -155,7 +155,6 @@ func TestBuildListsEveryProblem(t *testing.T) {
 		t.Fatalf("Build = %v, want *InvalidError", err)
 	}
 	want := []string{
-		"in.csv:1: nickname: not a field of verifyPanPlusV2 (see bulkrun ops verifyPanPlusV2)",
 		"in.csv:3: pan: missing mandatory field",
 		`in.csv:4: consent: "N" is not one of Y`,
 		`in.csv:5: externalRef: "R1" already used on line 2`,
@@ -240,5 +239,82 @@ func TestMissingMandatoryColumnReportedOnce(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Columns that are not fields of the operation are carried through: listed
+// by Extra, never in a request body.
+func TestBuildLeavesExtraColumnsOutOfTheRequests(t *testing.T) {
+	op := mustOp(t, svcapi.OpVerifyPanPlusV2)
+	tbl, err := ParseTable("in.csv", []byte("myRef,pan,latitude,longitude,consent,branch.code\nA-1,ABCDE1234F,1,2,Y,B7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Extra(op, tbl); !reflect.DeepEqual(got, []string{"myRef", "branch.code"}) {
+		t.Errorf("Extra = %q, want [myRef branch.code]", got)
+	}
+	rows, err := Build(op, tbl, nil, "RUN42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bodyJSON(t, rows[0].Body)
+	if strings.Contains(body, "A-1") || strings.Contains(body, "B7") || strings.Contains(body, "branch") || strings.Contains(body, "myRef") {
+		t.Errorf("body = %s; carried columns must not be sent", body)
+	}
+}
+
+// Every cell must be valid UTF-8 and no longer than its field takes: one
+// problem per cell, FILE:LINE: column: reason, without quoting the value.
+func TestBuildRefusesBadUTF8AndLongCells(t *testing.T) {
+	long := strings.Repeat("A", 2000)
+	csvText := "pan,latitude,longitude,consent,note\n" +
+		"ABCD\xffE1234F,1,2,Y,x\n" + // 2: pan not UTF-8
+		"ABCDE1234F,1,2,Y,bad\xfe\n" + // 3: a carried column not UTF-8
+		long + ",1,2,Y,x\n" + // 4: pan too long
+		"ABCDE1234F,1,2,Y,x\n" // 5: fine
+	_, err := build(t, svcapi.OpVerifyPanPlusV2, csvText)
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("Build = %v, want *InvalidError", err)
+	}
+	want := []string{
+		"in.csv:2: pan: not valid UTF-8",
+		"in.csv:3: note: not valid UTF-8",
+		"in.csv:4: pan: 2000 bytes long, longer than the 1024 this field takes",
+	}
+	if got := ie.Lines(); !reflect.DeepEqual(got, want) {
+		t.Errorf("problems:\n got %q\nwant %q", got, want)
+	}
+	// An integer field too: the length is reported before the type, and
+	// the value is not quoted back.
+	_, err = build(t, svcapi.OpBrandOrder, "externalRef,productKey,denomination,sender.name,receiver.name,receiver.contact,receiver.gift_message,latitude,longitude\n"+
+		"R1,AMZ,"+long+",A,B,C,D,1,2\n")
+	if !errors.As(err, &ie) || len(ie.Lines()) != 1 || ie.Lines()[0] != "in.csv:2: denomination: 2000 bytes long, longer than the 1024 this field takes" {
+		t.Errorf("long integer cell: %v %q", err, ie.Lines())
+	}
+	// A header name that is not UTF-8.
+	_, err = build(t, svcapi.OpVerifyPanPlusV2, "pan,latitude,longitude,consent,n\xffote\nABCDE1234F,1,2,Y,x\n")
+	if !errors.As(err, &ie) || len(ie.Lines()) != 1 || ie.Lines()[0] != "in.csv:1: column 5: name not valid UTF-8" {
+		t.Errorf("bad header: %v %q", err, ie.Lines())
+	}
+	// --set values likewise.
+	op := mustOp(t, svcapi.OpVerifyPanPlusV2)
+	if _, err := ParseSets(op, []string{"consent=Y\xff"}); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("ParseSets(invalid UTF-8) = %v", err)
+	}
+}
+
+// A secret --set value is never quoted back in an error.
+func TestParseSetsNeverQuotesASecret(t *testing.T) {
+	op := mustOp(t, svcapi.OpBalanceInquiry)
+	const marker = "PIDMARKER-7731"
+	for _, arg := range []string{
+		"biometricData.pidData=" + marker + "\xff",                       // not UTF-8
+		"biometricData.pidData=" + marker + strings.Repeat("x", 300<<10), // too long
+	} {
+		_, err := ParseSets(op, []string{arg})
+		if err == nil || strings.Contains(err.Error(), marker) || !strings.Contains(err.Error(), "biometricData.pidData") {
+			t.Errorf("ParseSets(secret) = %.200v; want an error naming the field, not its value", err)
+		}
 	}
 }

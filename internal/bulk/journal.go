@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // Journal is where bulk keeps its runs (bulk_runs) and their journal rows
@@ -20,7 +21,7 @@ import (
 // write is committed (they may share the commit with other rows' writes):
 // a row is 'sending' in the database before its call.
 type Journal interface {
-	CreateBulkRun(ctx context.Context, r store.BulkRun) error
+	CreateBulkRun(ctx context.Context, r store.BulkRun, lease *store.BulkLease) error
 	BulkRunExists(ctx context.Context, id string) (bool, error)
 	BulkRun(ctx context.Context, id string) (*store.BulkRun, error)
 	LatestBulkRun(ctx context.Context, op, sha string) (*store.BulkRun, error)
@@ -68,7 +69,9 @@ const (
 const OutcomeUnsent = StateUnsent
 
 // Settings are the options a run was started with, kept in
-// bulk_runs.settings so that a resume behaves the same.
+// bulk_runs.settings so that a resume behaves the same. The --set values of
+// sensitive fields are stored as redact.Marker (Sets.Withheld): a process
+// that sends the run's rows must be given them again (Sets.Restore).
 type Settings struct {
 	Sets        Sets    `json:"set,omitempty"`
 	MaxDebit    string  `json:"maxDebit,omitempty"` // exact decimal; "" for no limit
@@ -78,7 +81,14 @@ type Settings struct {
 	XLSX        bool    `json:"xlsx,omitempty"`
 }
 
-func (s Settings) encode() (string, error) {
+// encode returns the settings as stored for a run of op: the --set values
+// of its sensitive fields redacted.
+func (s Settings) encode(opName string) (string, error) {
+	op, ok := svcapi.Lookup(opName)
+	if !ok {
+		op = &svcapi.Operation{Name: opName} // sensitive by name only
+	}
+	s.Sets = s.Sets.redacted(op)
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("encode run settings: %w", err)
@@ -138,9 +148,15 @@ func NewRunID() string {
 }
 
 // CreateRun stores a new run in state running, created at r.CreatedAt
-// (time.Now when zero). A taken id is an error.
+// (time.Now when zero). A taken id is an error, and so is an unfinished run
+// of the same operation and input (*store.UnfinishedBulkRunError).
 func CreateRun(ctx context.Context, db Journal, r *Run) error {
-	settings, err := r.Settings.encode()
+	return createRun(ctx, db, r, nil)
+}
+
+// createRun is CreateRun, storing lease with the run when not nil.
+func createRun(ctx context.Context, db Journal, r *Run, lease *store.BulkLease) error {
+	settings, err := r.Settings.encode(r.Op)
 	if err != nil {
 		return err
 	}
@@ -150,13 +166,17 @@ func CreateRun(ctx context.Context, db Journal, r *Run) error {
 	r.UpdatedAt = r.CreatedAt
 	r.State = RunRunning
 	return db.CreateBulkRun(ctx, store.BulkRun{ID: r.ID, Op: r.Op, InputPath: r.InputPath, InputSHA256: r.InputSHA256,
-		Settings: settings, TotalRows: r.TotalRows, State: r.State, CreatedAt: r.CreatedAt})
+		Settings: settings, TotalRows: r.TotalRows, State: r.State, CreatedAt: r.CreatedAt}, lease)
 }
 
 // UniqueRunID returns a NewRunID not used in db yet.
 func UniqueRunID(ctx context.Context, db Journal) (string, error) {
+	return uniqueRunID(ctx, db, NewRunID)
+}
+
+func uniqueRunID(ctx context.Context, db Journal, newID func() string) (string, error) {
 	for range 20 {
-		id := NewRunID()
+		id := newID()
 		taken, err := db.BulkRunExists(ctx, id)
 		if err != nil {
 			return "", fmt.Errorf("pick run id: %w", err)
@@ -219,8 +239,9 @@ func Runs(ctx context.Context, db Journal, limit int) ([]*Run, error) {
 
 // updateSettings stores a run's settings (a resume may change concurrency,
 // rate, --max-debit and the outputs), updated at at.
-func updateSettings(ctx context.Context, db Journal, id string, s Settings, at time.Time) error {
-	settings, err := s.encode()
+func updateSettings(ctx context.Context, db Journal, run *Run, at time.Time) error {
+	id := run.ID
+	settings, err := run.Settings.encode(run.Op)
 	if err != nil {
 		return err
 	}
@@ -244,13 +265,18 @@ func recoverSending(ctx context.Context, db Journal, runID string) (int, error) 
 	return n, nil
 }
 
-// Counts are the rows of a run per state, and its pool debits.
+// Counts are the rows of a run per state, and its pool debits, as every
+// view shows them (bulkrun run's last line, status, the run list, recheck
+// and settle): CountRows is the one function that counts them.
 type Counts struct {
-	Total    int // rows in the input
-	Sending  int
-	Success  int
-	Failed   int
+	Total   int // rows in the input
+	Success int
+	Failed  int
+	// Pending are the rows whose outcome is unknown: state pending, and
+	// state sending (Sending, included here), whose call is in flight or
+	// whose process died during it.
 	Pending  int
+	Sending  int             // of Pending, rows journaled 'sending'
 	Unsent   int             // rows to send: never journaled, or returned to unsent by Recheck
 	Returned int             // of Unsent, rows Recheck returned to unsent (not executed by the service)
 	Debit    decimal.Decimal // sum of the pool amounts of successful rows
@@ -259,7 +285,14 @@ type Counts struct {
 
 // Journaled is the number of rows sent or being sent: rows with a journal
 // row, except those Recheck returned to unsent.
-func (c Counts) Journaled() int { return c.Sending + c.Success + c.Failed + c.Pending }
+func (c Counts) Journaled() int { return c.Success + c.Failed + c.Pending }
+
+// String is the counts in one line: "N rows: S success, F failed, P
+// pending, U unsent; pool debits D".
+func (c Counts) String() string {
+	return fmt.Sprintf("%d rows: %d success, %d failed, %d pending, %d unsent; pool debits %s",
+		c.Total, c.Success, c.Failed, c.Pending, c.Unsent, c.Debit.StringFixed(2))
+}
 
 // CountRows counts a run's rows per state and sums its debits.
 func CountRows(ctx context.Context, db Journal, run *Run) (Counts, error) {
@@ -268,6 +301,7 @@ func CountRows(ctx context.Context, db Journal, run *Run) (Counts, error) {
 		switch state {
 		case StateSending:
 			c.Sending++
+			c.Pending++
 		case StateSuccess:
 			c.Success++
 		case StateFailed:

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // ErrRefused is matched (errors.Is) by the errors Starter.Plan refuses a
@@ -47,9 +50,13 @@ type Plan struct {
 
 // Starter decides which run a bulkrun run continues or starts, and stores
 // it. Set DB; Now is the clock of the run's timestamps (default time.Now).
+// With Leases, Start takes the run's lease: one run, one holder.
 type Starter struct {
-	DB  Journal
-	Now func() time.Time
+	DB     Journal
+	Leases *Leases
+	Now    func() time.Time
+	// NewID returns a candidate id for a new run; default NewRunID.
+	NewID func() string
 }
 
 func (s *Starter) now() time.Time { return now(s.Now) }
@@ -65,49 +72,114 @@ func (s *Starter) now() time.Time { return now(s.Now) }
 //     derived externalRefs: *EditedInputError, unless q.Again;
 //   - else a new run, with a fresh id.
 //
+// The --set values are compared as stored (secret ones redacted); a
+// continued run takes q's values, secret ones included. A new run with
+// q.Again after an earlier run of the file writes its results, unless
+// q.Settings.Out says where, to AgainResultsPath: the earlier results are
+// kept.
+//
 // The refusals match ErrRefused.
 func (s *Starter) Plan(ctx context.Context, q Request) (*Plan, error) {
+	op, ok := svcapi.Lookup(q.Op)
+	if !ok {
+		return nil, fmt.Errorf("unknown operation %q", q.Op)
+	}
 	prev, err := LatestRun(ctx, s.DB, q.Op, q.SHA256)
 	if err != nil {
 		return nil, err
 	}
-	if prev == nil && !q.Again {
-		old, err := LatestRunOfPath(ctx, s.DB, q.Op, q.Input)
+	old, err := LatestRunOfPath(ctx, s.DB, q.Op, q.Input)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil && old != nil && !q.Again {
+		c, err := CountRows(ctx, s.DB, old)
 		if err != nil {
 			return nil, err
 		}
-		if old != nil {
-			c, err := CountRows(ctx, s.DB, old)
-			if err != nil {
-				return nil, err
-			}
-			return nil, &EditedInputError{Name: q.name(), Run: old, Counts: c}
-		}
+		return nil, &EditedInputError{Name: q.name(), Run: old, Counts: c}
 	}
 	switch {
 	case prev != nil && prev.State != RunDone:
-		if !maps.Equal(prev.Settings.Sets, q.Settings.Sets) {
+		if !maps.Equal(prev.Settings.Sets, q.Settings.Sets.redacted(op)) {
 			return nil, &UnfinishedError{Run: prev}
 		}
+		prev.Settings.Sets = q.Settings.Sets
 		return &Plan{Run: prev, Continue: true}, nil
 	case prev != nil && !q.Again:
 		return nil, &CompletedError{Name: q.name(), Run: prev}
 	}
-	id, err := UniqueRunID(ctx, s.DB)
+	id, err := s.uniqueID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Run: &Run{ID: id, Op: q.Op, InputPath: q.Input, InputSHA256: q.SHA256, Settings: q.Settings, TotalRows: q.Rows}}, nil
+	settings := q.Settings
+	if q.Again && settings.Out == "" && (prev != nil || old != nil) {
+		settings.Out = AgainResultsPath(q.Input, id)
+	}
+	return &Plan{Run: &Run{ID: id, Op: q.Op, InputPath: q.Input, InputSHA256: q.SHA256, Settings: settings, TotalRows: q.Rows}}, nil
 }
 
-// Start stores the planned run: a new run is created in state running; a continued run's settings are updated (a
-// resume may change concurrency, rate, --max-debit and the outputs).
-func (s *Starter) Start(ctx context.Context, p *Plan) error {
+// AgainResultsPath is where the results of a run started with --again go
+// by default: beside the input, named with the run id
+// (<input>.<RUN>.results.csv), so the earlier run's results are kept.
+func AgainResultsPath(input, runID string) string { return input + "." + runID + ".results.csv" }
+
+func (s *Starter) uniqueID(ctx context.Context) (string, error) {
+	if s.NewID == nil {
+		return UniqueRunID(ctx, s.DB)
+	}
+	return uniqueRunID(ctx, s.DB, s.NewID)
+}
+
+// Start stores the planned run: a new run is created in state running; a
+// continued run's settings are updated (a resume may change concurrency,
+// rate, --max-debit and the outputs).
+//
+// With Leases, the run's lease is taken first (with the new run, in one
+// transaction) and returned; the caller releases it when done. A run
+// another live process holds is a *HeldError, and nothing is changed. Two
+// processes starting the same file at once make one run: the second is
+// told who holds it.
+func (s *Starter) Start(ctx context.Context, p *Plan) (*Lease, error) {
 	if p.Continue {
-		return updateSettings(ctx, s.DB, p.Run.ID, p.Run.Settings, s.now())
+		var lease *Lease
+		if s.Leases != nil {
+			var err error
+			if lease, err = s.Leases.Acquire(ctx, p.Run.ID); err != nil {
+				return nil, err
+			}
+		}
+		if err := updateSettings(ctx, s.DB, p.Run, s.now()); err != nil {
+			if lease != nil {
+				lease.Release(ctx)
+			}
+			return nil, err
+		}
+		return lease, nil
 	}
 	p.Run.CreatedAt = s.now()
-	return CreateRun(ctx, s.DB, p.Run)
+	if s.Leases == nil {
+		return nil, CreateRun(ctx, s.DB, p.Run)
+	}
+	l := s.Leases.lease(p.Run.ID)
+	err := createRun(ctx, s.DB, p.Run, &l)
+	var ue *store.UnfinishedBulkRunError
+	if errors.As(err, &ue) {
+		// Another process started this file a moment ago: it holds the
+		// run (else it is gone, and the same command continues it).
+		other, herr := s.Leases.Acquire(ctx, ue.ID)
+		if herr != nil {
+			return nil, herr
+		}
+		other.Release(ctx)
+		return nil, fmt.Errorf("%w: run %s of this file was started a moment ago by a process now gone: run the same command again to continue it",
+			ErrRefused, ue.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Leases.keep(p.Run.ID, nil), nil
 }
 
 // EditedInputError refuses a new run of a file whose earlier version was

@@ -22,7 +22,7 @@ func TestStarterPlan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Plan(%+v) = %v", q, err)
 		}
-		if err := st.Start(ctx, p); err != nil {
+		if _, err := st.Start(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 		return p.Run
@@ -40,7 +40,7 @@ func TestStarterPlan(t *testing.T) {
 	}
 	p.Run.Settings.Concurrency = 2
 	clock = clock.Add(time.Hour)
-	if err := st.Start(ctx, p); err != nil {
+	if _, err := st.Start(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := LoadRun(ctx, db, first.ID); got.Settings.Concurrency != 2 || !got.UpdatedAt.Equal(clock) {
@@ -63,8 +63,13 @@ func TestStarterPlan(t *testing.T) {
 	}
 	again := q
 	again.Again = true
-	if second := start(again); second.ID == first.ID {
+	second := start(again)
+	if second.ID == first.ID {
 		t.Errorf("--again reused run %s", first.ID)
+	}
+	// --again keeps the earlier results: the new run's are named with its id.
+	if got, _ := LoadRun(ctx, db, second.ID); got.Settings.Out != "/data/pans.csv."+second.ID+".results.csv" {
+		t.Errorf("--again run's results = %q, want /data/pans.csv.%s.results.csv", got.Settings.Out, second.ID)
 	}
 
 	// The same path with other content: an edited file, refused unless --again.

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // RecheckSummary counts what a Recheck did with the pending rows.
 type RecheckSummary struct {
-	Pending      int // pending rows before the recheck
+	Pending      int // pending rows before the recheck (Counts.Pending: 'sending' rows included)
+	InFlight     int // of Pending, rows 'sending' for less than SendingAge: left alone
 	Checked      int // looked up
 	Success      int // now success
 	Failed       int // now failed: the service reports a failure of the transaction
@@ -38,6 +40,10 @@ type Rechecker struct {
 	// Now is the clock that decides which rows are old enough to look up,
 	// and stamps the journal; default time.Now.
 	Now func() time.Time
+	// Secret (the client secret) and the Secrets of Rows (the run's rows,
+	// optional) are scrubbed by value from the look-ups' answers.
+	Secret string
+	Rows   []Row
 }
 
 func (rc *Rechecker) now() time.Time { return now(rc.Now) }
@@ -48,7 +54,8 @@ func (rc *Rechecker) now() time.Time { return now(rc.Now) }
 const SendingAge = 5 * time.Minute
 
 // Recheck looks up every pending row of the run older than MinWait (and
-// every 'sending' row older than SendingAge and MinWait) with
+// every 'sending' row older than SendingAge and MinWait; younger ones are
+// InFlight) with
 // client.TxnStatus(ctx, the IST day it was sent, its externalRef):
 // transaction status TXN → success (order id and pool amount from the
 // look-up), TUP → stays pending, svcapi.TxnNotFound (the service never
@@ -72,13 +79,22 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 		return s, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
 	}
 	_, hasRef := op.Field(RefField)
+	before, err := CountRows(ctx, rc.DB, run)
+	if err != nil {
+		return s, err
+	}
+	s.Pending = before.Pending
+	start := rc.now()
 	var pending []Entry
-	err := rc.DB.EachBulkRowToCheck(ctx, run.ID, rc.now().Add(-SendingAge),
+	err = rc.DB.EachBulkRowToCheck(ctx, run.ID, start.Add(time.Second),
 		func(e Entry) error { pending = append(pending, e); return nil })
 	if err != nil {
 		return s, err
 	}
-	s.Pending = len(pending)
+	secrets := map[int][]string{}
+	for _, r := range rc.Rows {
+		secrets[r.Line] = append([]string{rc.Secret}, r.Secrets...)
+	}
 	log := rc.Log.With(LogRun, run.ID)
 	var mu sync.Mutex
 	var firstErr error
@@ -89,7 +105,12 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 		go func() {
 			defer wg.Done()
 			for e := range work {
-				kind, err := rc.one(ctx, run.ID, e)
+				sec, ok := secrets[e.Line]
+				if !ok {
+					sec = []string{rc.Secret}
+				}
+				kind, err := rc.one(ctx, run.ID, e, sec)
+				err = scrubErr(err, sec)
 				mu.Lock()
 				s.Checked++
 				switch kind {
@@ -114,9 +135,12 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 			}
 		}()
 	}
-	cutoff := rc.now().Add(-rc.MinWait)
+	cutoff := start.Add(-rc.MinWait)
 	for _, e := range pending {
 		switch {
+		case e.State == StateSending && e.SentAt.After(start.Add(-SendingAge)):
+			s.InFlight++
+			continue
 		case !hasRef:
 			s.NoRef++
 			continue
@@ -182,9 +206,9 @@ func (rc *Rechecker) lookup(ctx context.Context, day time.Time, ref string) (*sv
 	return d, err
 }
 
-// one looks one row up and journals the answer. It returns the row's new
-// state, or "" when the look-up failed.
-func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, error) {
+// one looks one row up and journals the answer, with secrets scrubbed. It
+// returns the row's new state, or "" when the look-up failed.
+func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []string) (string, error) {
 	sent := e.SentAt.In(svcapi.IST)
 	d, err := rc.lookup(ctx, sent, e.Ref)
 	if err == nil && string(d.TransactionStatusCode) == svcapi.TxnNotFound {
@@ -205,12 +229,12 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 	}
 	code := string(d.TransactionStatusCode)
 	state, orderID, amount := StateFailed, e.OrderID, ""
-	msg := string(d.TransactionStatus)
+	msg := redact.Scrub(string(d.TransactionStatus), secrets...)
 	switch code {
 	case svcapi.StatusSuccess:
 		state = StateSuccess
 		if d.OrderID != "" {
-			orderID = string(d.OrderID)
+			orderID = redact.Scrub(string(d.OrderID), secrets...)
 		}
 		if d.Pool != nil {
 			amount = recon.Exact(d.Pool.Amount)
@@ -226,17 +250,17 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry) (string, er
 	errText := ""
 	switch state {
 	case StateUnsent:
-		errText = fmt.Sprintf("txnStatus: %s %s: never executed by the service; returned to unsent after %d attempt(s), resume sends it again with the same externalRef",
-			code, msg, e.Attempts)
+		errText = redact.Scrub(fmt.Sprintf("txnStatus: %s %s: never executed by the service; returned to unsent after %d attempt(s), resume sends it again with the same externalRef",
+			code, msg, e.Attempts), secrets...)
 	case StateFailed:
-		errText = fmt.Sprintf("txnStatus: %s %s", code, msg)
+		errText = redact.Scrub(fmt.Sprintf("txnStatus: %s %s", code, msg), secrets...)
 	case StatePending:
 		errText = e.Error
 		if e.State == StateSending {
 			errText = ReasonDiedSending
 		}
 	}
-	res := Entry{Line: e.Line, State: state, StatusCode: code, Status: msg, OrderID: orderID, PoolAmount: amount, Error: errText}
+	res := Entry{Line: e.Line, State: state, StatusCode: redact.Scrub(code, secrets...), Status: msg, OrderID: orderID, PoolAmount: amount, Error: errText}
 	if werr := rc.DB.ResolveBulkRow(jctx, runID, e.State, res, checked); werr != nil {
 		return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
 	}

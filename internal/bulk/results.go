@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/redact"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -99,9 +99,11 @@ func flatten(key string, raw json.RawMessage, out *[]KV) {
 }
 
 // Results writes a run's results file(s) from its journal and its input
-// table, in input order.
+// table, in input order. Secret (the client secret), the row's sensitive
+// cells and the run's sensitive --set values are scrubbed by value from
+// every text the service answered (status, error, data).
 type Results struct {
-	DB     *store.DB
+	DB     Journal
 	Run    *Run
 	Table  *Table
 	Op     *svcapi.Operation
@@ -133,24 +135,44 @@ func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef b
 		}
 		return nil
 	})
+	// An input column named like a column of the results (status, a data
+	// key …) is carried through as input.NAME: every name stays unique,
+	// so the workbook's header stays filterable.
+	added := header[len(rs.Table.Header):]
+	for i, h := range rs.Table.Header {
+		if slices.Contains(added, h) || seen[h] {
+			header[i] = "input." + h
+		}
+	}
 	return append(header, keys...), keys, !hasRef, err
 }
 
-// sensitive returns, per input column, how its cells must be hidden:
-// "redact", "mask" or "".
+// sensitive returns, per input column, how its cells must be hidden
+// (hiding).
 func (rs *Results) sensitive() []string {
 	out := make([]string, len(rs.Table.Header))
 	for i, h := range rs.Table.Header {
-		f, _ := rs.Op.Field(h)
-		last := h[strings.LastIndex(h, ".")+1:]
-		switch {
-		case f.Redacted || redact.IsRemovedKey(last):
-			out[i] = "redact"
-		case redact.IsMaskedKey(last):
-			out[i] = "mask"
-		}
+		out[i] = hiding(rs.Op, h)
 	}
 	return out
+}
+
+// secrets returns the values scrubbed from the answers to a row: the
+// client secret, the run's sensitive --set values and the row's sensitive
+// cells, longest first.
+func (rs *Results) secrets(hide []string, rec Record) []string {
+	out := []string{rs.Secret}
+	for k, v := range rs.Run.Settings.Sets {
+		if hiding(rs.Op, k) != hideNone && v != redact.Marker {
+			out = append(out, v)
+		}
+	}
+	for c, v := range rec.Cells {
+		if c < len(hide) && hide[c] != hideNone && v != "" {
+			out = append(out, v)
+		}
+	}
+	return sortSecrets(out)
 }
 
 // table returns the results' columns (poolAmount an amount, everything
@@ -202,9 +224,9 @@ func (rs *Results) each(ctx context.Context, width int, keys []string, addRef bo
 		for c, v := range rec.Cells {
 			switch {
 			case v == "":
-			case hide[c] == "redact":
+			case hide[c] == hideRemove:
 				v = redact.Marker
-			case hide[c] == "mask":
+			case hide[c] == hideMask:
 				v = redact.Last4(v)
 			}
 			cells = append(cells, v)
@@ -220,13 +242,18 @@ func (rs *Results) each(ctx context.Context, width int, keys []string, addRef bo
 			}
 			cells = append(cells, "", "")
 		} else {
-			cells = append(cells, e.State, e.StatusCode, e.Status, e.OrderID)
+			// The journal is scrubbed when written; scrubbing again keeps
+			// journals written before that, or by a process that lacked a
+			// secret, out of the results.
+			sec := rs.secrets(hide, rec)
+			cells = append(cells, e.State, redact.Scrub(e.StatusCode, sec...), redact.Scrub(e.Status, sec...),
+				redact.Scrub(e.OrderID, sec...))
 			if addRef {
 				cells = append(cells, e.Ref)
 			}
-			cells = append(cells, e.PoolAmount, e.Error)
+			cells = append(cells, e.PoolAmount, redact.Scrub(e.Error, sec...))
 			for _, kv := range FlattenData(e.Response) {
-				data[pos[kv.Key]] = kv.Value
+				data[pos[kv.Key]] = redact.Scrub(kv.Value, sec...)
 			}
 		}
 		return fn(append(cells, data...))

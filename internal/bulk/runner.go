@@ -15,6 +15,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/progress"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -58,7 +59,8 @@ type Runner struct {
 	// Progress is where the progress bar is drawn when it is a terminal
 	// (usually stderr); otherwise a progress line is logged every 10 s.
 	Progress io.Writer
-	// Secret is scrubbed from stored responses (the client secret).
+	// Secret is scrubbed by value from what is stored of each answer (the
+	// client secret), with the row's own secrets (Row.Secrets).
 	Secret string
 	// Now is the clock of the journal's timestamps (sent, done, the run's
 	// updates); default time.Now.
@@ -264,7 +266,9 @@ func (ex *execution) send(ctx context.Context, row Row) {
 			LogLine, row.Line, svcapi.LogRef, row.Ref, "attempt", attempt)
 	}
 	env, callErr := ex.Client.Do(jctx, ex.run.Op, row.Body)
-	res, notSent := ex.outcome(env, callErr, attempt)
+	secrets := append([]string{ex.Secret}, row.Secrets...)
+	res, notSent := ex.outcome(env, callErr, attempt, secrets)
+	callErr = scrubErr(callErr, secrets)
 	if notSent {
 		// The request never reached the service (connection refused, bad
 		// configuration): the row stays unsent and the run stops.
@@ -304,13 +308,16 @@ const ReasonDuplicateResend = "duplicate externalRef: looked up by recheck"
 const statusDuplicate = "DTX"
 
 // outcome classifies a call's result; attempt is the row's attempt (1 for
-// its first call). notSent is true when the request cannot have reached the
-// service.
-func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int) (res Entry, notSent bool) {
+// its first call). Each of secrets (the client secret, the row's sensitive
+// values) is scrubbed from every text kept. notSent is true when the
+// request cannot have reached the service.
+func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int, secrets []string) (res Entry, notSent bool) {
 	if env != nil {
-		res.StatusCode, res.Status, res.OrderID = string(env.StatusCode), string(env.Status), string(env.OrderID)
+		res.StatusCode = redact.Scrub(string(env.StatusCode), secrets...)
+		res.Status = redact.Scrub(string(env.Status), secrets...)
+		res.OrderID = redact.Scrub(string(env.OrderID), secrets...)
 		if b, merr := json.Marshal(env); merr == nil {
-			res.Response = svcapi.Redact(b, ex.Secret)
+			res.Response = redact.JSON(b, secrets...)
 		}
 	}
 	var apiErr *svcapi.Error
@@ -349,7 +356,7 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int) (res 
 	default:
 		return res, true
 	}
-	res.Error = svcapi.ScrubString(res.Error, ex.Secret)
+	res.Error = redact.Scrub(res.Error, secrets...)
 	return res, false
 }
 

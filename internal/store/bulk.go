@@ -53,15 +53,41 @@ type BulkRow struct {
 	Attempts   int // times journaled 'sending'; above 1 after a return to unsent
 }
 
-// CreateBulkRun stores a new run, created and updated at r.CreatedAt. A
-// taken id is an error.
-func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun) error {
+// UnfinishedBulkRunError is CreateBulkRun's refusal of a run of an
+// operation over an input whose unfinished run (another process created it
+// a moment before) exists: that run is to be continued, not doubled.
+type UnfinishedBulkRunError struct {
+	ID string // the unfinished run
+}
+
+func (e *UnfinishedBulkRunError) Error() string {
+	return fmt.Sprintf("run %s of this file and operation is unfinished", e.ID)
+}
+
+// CreateBulkRun stores a new run, created and updated at r.CreatedAt, and,
+// when lease is not nil, its lease, in one transaction. A taken id is an
+// error; an unfinished run (not BulkDone) of the same operation and input
+// SHA-256 is an *UnfinishedBulkRunError.
+func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun, lease *BulkLease) error {
 	at := FormatTime(r.CreatedAt)
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO bulk_runs (id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at)
+		var other string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM bulk_runs WHERE op = ? AND input_sha256 = ? AND state != ? LIMIT 1`,
+			r.Op, r.InputSHA256, BulkDone).Scan(&other)
+		switch {
+		case err == nil:
+			return &UnfinishedBulkRunError{ID: other}
+		case !errors.Is(err, sql.ErrNoRows):
+			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO bulk_runs (id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Op, r.InputPath, r.InputSHA256, r.Settings, r.TotalRows, r.State, at, at)
 		if err != nil {
 			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
+		}
+		if lease != nil {
+			lease.RunID = r.ID
+			return putBulkLease(ctx, tx, *lease)
 		}
 		return nil
 	})
@@ -338,4 +364,115 @@ func (db *DB) ResolveBulkRow(ctx context.Context, runID, from string, r BulkRow,
 			runID, r.Line, from)
 		return err
 	})
+}
+
+// BulkLease is the lease of the process holding a bulk run (bulk_leases):
+// who (Holder, unique per process and lease; Host and PID, to tell a dead
+// holder on this host), since when, and its last heartbeat.
+type BulkLease struct {
+	RunID     string
+	Holder    string
+	Host      string
+	PID       int
+	Since     time.Time
+	Heartbeat time.Time
+}
+
+func putBulkLease(ctx context.Context, tx *sql.Tx, l BulkLease) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_leases (run_id, holder, host, pid, since, heartbeat) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
+			since = excluded.since, heartbeat = excluded.heartbeat`,
+		l.RunID, l.Holder, l.Host, l.PID, FormatTime(l.Since), FormatTime(l.Heartbeat))
+	if err != nil {
+		return fmt.Errorf("take lease of bulk run %s: %w", l.RunID, err)
+	}
+	return nil
+}
+
+func scanBulkLease(row interface{ Scan(...any) error }) (*BulkLease, error) {
+	var l BulkLease
+	var since, beat string
+	if err := row.Scan(&l.RunID, &l.Holder, &l.Host, &l.PID, &since, &beat); err != nil {
+		return nil, err
+	}
+	// A time that does not parse stays zero: such a lease is older than any
+	// time-out.
+	l.Since, _ = time.Parse(TimeLayout, since)
+	l.Heartbeat, _ = time.Parse(TimeLayout, beat)
+	return &l, nil
+}
+
+const bulkLeaseColumns = `run_id, holder, host, pid, since, heartbeat`
+
+// AcquireBulkLease takes the lease of run l.RunID for l.Holder (since
+// l.Since, heartbeat l.Heartbeat), in one write transaction. When another
+// holder has it, stale is asked about that lease: true takes it over.
+// acquired says whether l holds the lease now; other is the lease of the
+// other holder (the one refusing l, or the one taken over), nil when there
+// was none. A lease of l.Holder itself is renewed.
+func (db *DB) AcquireBulkLease(ctx context.Context, l BulkLease, stale func(BulkLease) bool) (acquired bool, other *BulkLease, err error) {
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		acquired, other = false, nil
+		cur, err := scanBulkLease(tx.QueryRowContext(ctx, `SELECT `+bulkLeaseColumns+` FROM bulk_leases WHERE run_id = ?`, l.RunID))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("read lease of bulk run %s: %w", l.RunID, err)
+		case cur.Holder == l.Holder:
+			l.Since = cur.Since
+		default:
+			other = cur
+			if !stale(*cur) {
+				return nil
+			}
+		}
+		acquired = true
+		return putBulkLease(ctx, tx, l)
+	})
+	return acquired, other, err
+}
+
+// RenewBulkLease records holder's heartbeat on run runID at at; false when
+// holder holds that lease no more (it was taken over).
+func (db *DB) RenewBulkLease(ctx context.Context, runID, holder string, at time.Time) (bool, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE bulk_leases SET heartbeat = ? WHERE run_id = ? AND holder = ?`,
+			FormatTime(at), runID, holder)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("renew lease of bulk run %s: %w", runID, err)
+	}
+	return n == 1, nil
+}
+
+// ReleaseBulkLease gives up holder's lease on run runID (nothing when
+// another holder has it).
+func (db *DB) ReleaseBulkLease(ctx context.Context, runID, holder string) error {
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM bulk_leases WHERE run_id = ? AND holder = ?`, runID, holder)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("release lease of bulk run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// BulkRunLease returns the lease of run runID, or nil when no process
+// holds it.
+func (db *DB) BulkRunLease(ctx context.Context, runID string) (*BulkLease, error) {
+	l, err := scanBulkLease(db.QueryRowContext(ctx, `SELECT `+bulkLeaseColumns+` FROM bulk_leases WHERE run_id = ?`, runID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lease of bulk run %s: %w", runID, err)
+	}
+	return l, nil
 }

@@ -22,12 +22,22 @@ func TestBulkRuns(t *testing.T) {
 	b := a
 	b.ID, b.InputSHA256 = "BBBBB", "s2"
 	for _, r := range []BulkRun{a, b} {
-		if err := db.CreateBulkRun(ctx, r); err != nil {
+		if err := db.CreateBulkRun(ctx, r, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := db.CreateBulkRun(ctx, a); err == nil {
+	taken := a
+	taken.InputSHA256 = "s3"
+	if err := db.CreateBulkRun(ctx, taken, nil); err == nil {
 		t.Error("CreateBulkRun with a taken id = nil, want an error")
+	}
+	// A second run of the same op and input while one is unfinished: the
+	// race of two processes starting the same file.
+	twin := a
+	twin.ID = "CCCCC"
+	var ue *UnfinishedBulkRunError
+	if err := db.CreateBulkRun(ctx, twin, nil); !errors.As(err, &ue) || ue.ID != "AAAAA" {
+		t.Errorf("CreateBulkRun(twin of unfinished AAAAA) = %v, want *UnfinishedBulkRunError naming AAAAA", err)
 	}
 	if ok, err := db.BulkRunExists(ctx, "AAAAA"); !ok || err != nil {
 		t.Errorf("BulkRunExists(AAAAA) = %v, %v", ok, err)
@@ -76,7 +86,7 @@ func TestBulkRowJournal(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	if err := db.CreateBulkRun(ctx, BulkRun{ID: "RUN22", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
-		TotalRows: 3, State: BulkRunning, CreatedAt: t0}); err != nil {
+		TotalRows: 3, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
 		t.Fatal(err)
 	}
 	claim := func(line int, ref string, at time.Time) int {
@@ -197,5 +207,69 @@ func TestBatchCommitsEveryWriteBeforeDoReturns(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM batch_t`).Scan(&n); err != nil || n != 200 {
 		t.Errorf("count = %d, %v; want 200", n, err)
+	}
+}
+
+func TestBulkLease(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	first := BulkLease{Holder: "h1:10:a", Host: "h1", PID: 10, Since: t0, Heartbeat: t0}
+	if err := db.CreateBulkRun(ctx, BulkRun{ID: "LEASE", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+		TotalRows: 1, State: BulkRunning, CreatedAt: t0}, &first); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.BulkRunLease(ctx, "LEASE")
+	if err != nil || got == nil || got.Holder != "h1:10:a" || got.Host != "h1" || got.PID != 10 || !got.Since.Equal(t0) {
+		t.Fatalf("BulkRunLease after CreateBulkRun with a lease = %+v, %v", got, err)
+	}
+
+	// Another holder is refused while stale says no, and stale sees the
+	// holder as stored.
+	second := BulkLease{RunID: "LEASE", Holder: "h2:20:b", Host: "h2", PID: 20, Since: t0.Add(time.Minute), Heartbeat: t0.Add(time.Minute)}
+	var asked BulkLease
+	ok, other, err := db.AcquireBulkLease(ctx, second, func(l BulkLease) bool { asked = l; return false })
+	if err != nil || ok || other == nil || other.Holder != "h1:10:a" || asked.PID != 10 {
+		t.Fatalf("AcquireBulkLease(held, not stale) = %v, %+v, %v; want refused, naming h1:10:a", ok, other, err)
+	}
+	if ok, err := db.RenewBulkLease(ctx, "LEASE", "h2:20:b", t0.Add(2*time.Minute)); ok || err != nil {
+		t.Errorf("RenewBulkLease by a non-holder = %v, %v; want false", ok, err)
+	}
+	beat := t0.Add(90 * time.Second)
+	if ok, err := db.RenewBulkLease(ctx, "LEASE", "h1:10:a", beat); !ok || err != nil {
+		t.Errorf("RenewBulkLease by the holder = %v, %v; want true", ok, err)
+	}
+	if l, _ := db.BulkRunLease(ctx, "LEASE"); !l.Heartbeat.Equal(beat) {
+		t.Errorf("heartbeat = %v, want %v", l.Heartbeat, beat)
+	}
+
+	// A stale lease is taken over; the old holder then loses its renewals
+	// and its release does nothing.
+	ok, other, err = db.AcquireBulkLease(ctx, second, func(BulkLease) bool { return true })
+	if err != nil || !ok || other == nil || other.Holder != "h1:10:a" {
+		t.Fatalf("AcquireBulkLease(stale) = %v, %+v, %v; want taken over from h1:10:a", ok, other, err)
+	}
+	if ok, _ := db.RenewBulkLease(ctx, "LEASE", "h1:10:a", beat); ok {
+		t.Error("the holder taken over still renews")
+	}
+	if err := db.ReleaseBulkLease(ctx, "LEASE", "h1:10:a"); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := db.BulkRunLease(ctx, "LEASE"); l == nil || l.Holder != "h2:20:b" {
+		t.Errorf("after the old holder's release: lease %+v, want h2:20:b's", l)
+	}
+	// The holder itself acquires again, keeping its since.
+	again := second
+	again.Since = t0.Add(time.Hour)
+	if ok, other, err := db.AcquireBulkLease(ctx, again, func(BulkLease) bool { t.Error("stale asked about the holder itself"); return false }); !ok || other != nil || err != nil {
+		t.Errorf("AcquireBulkLease by the holder = %v, %+v, %v", ok, other, err)
+	}
+	if l, _ := db.BulkRunLease(ctx, "LEASE"); !l.Since.Equal(second.Since) {
+		t.Errorf("since = %v, want the first acquisition's %v", l.Since, second.Since)
+	}
+	if err := db.ReleaseBulkLease(ctx, "LEASE", "h2:20:b"); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := db.BulkRunLease(ctx, "LEASE"); l != nil || err != nil {
+		t.Errorf("after release: %+v, %v; want no lease", l, err)
 	}
 }

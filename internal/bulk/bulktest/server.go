@@ -33,6 +33,14 @@ type Options struct {
 	// StillPending is the share of Pending calls that txnStatus still
 	// reports as TUP.
 	StillPending float64
+	// Echo makes the fake a careless gateway: every answer's status (and
+	// data.echo, and the transaction-status look-up's transactionStatus)
+	// quotes back the client secret header and every value of the request.
+	Echo bool
+	// Before, when set, is called with the ref and body of each billable
+	// request before it is executed (in the request's goroutine: it may
+	// block, to hold the request).
+	Before func(ref string, body map[string]any)
 }
 
 // Fault kinds, as returned by Server.Fault.
@@ -170,7 +178,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	env := map[string]any{"actcode": nil, "timestamp": now.Format(svcapi.TimestampLayout),
 		"svc_uuid": fmt.Sprintf("U%d", now.UnixNano()), "environment": "SANDBOX", "orderid": nil}
 	if r.URL.Path == "/reports/txnStatus" {
-		s.txnStatus(w, body, env)
+		s.txnStatus(w, r, body, env)
 		return
 	}
 	op := opByPath(r.Method, r.URL.Path)
@@ -180,6 +188,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref, _ := body["externalRef"].(string)
+	if s.opts.Before != nil {
+		s.opts.Before(ref, body)
+	}
+	echo := ""
+	if s.opts.Echo {
+		echo = " (echo: secret " + r.Header.Get(svcapi.HeaderClientSecret) + ", request " + quote(body) + ")"
+	}
 	fault := s.Fault(ref)
 	s.mu.Lock()
 	s.total++
@@ -193,7 +208,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if fault == FaultFail {
 		s.txns[ref] = txn{failed: true, day: now.Format(time.DateOnly)}
 		s.mu.Unlock()
-		env["statuscode"], env["status"] = "IAN", "invalid PAN"
+		env["statuscode"], env["status"] = "IAN", "invalid PAN"+echo
 		writeJSON(w, env)
 		return
 	}
@@ -218,13 +233,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		panic(http.ErrAbortHandler)
 	case FaultPending:
-		env["statuscode"], env["status"] = "TUP", "transaction under process"
+		env["statuscode"], env["status"] = "TUP", "transaction under process"+echo
 		env["data"] = map[string]any{"externalRef": ref}
 		writeJSON(w, env)
 		return
 	}
 	pan, _ := body["pan"].(string)
-	env["statuscode"], env["status"], env["orderid"] = "TXN", "Transaction Successful", t.orderID
+	env["statuscode"], env["status"], env["orderid"] = "TXN", "Transaction Successful"+echo, t.orderID
 	env["data"] = map[string]any{
 		"externalRef": ref, "poolReferenceId": "P" + t.orderID, "txnReferenceId": "T" + t.orderID,
 		"pool": map[string]any{"account": "0409000123456", "openingBal": opening.StringFixed(2), "mode": "DR",
@@ -233,10 +248,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			"userFullNameSplit": []string{"TEST", "", "USER"}, "maskedAadhaar": "XXXXXXXX1234",
 			"aadhaarLinkedStatus": true, "panStatus": "VALID", "cardNumber": "4111111111111111"},
 	}
+	if echo != "" {
+		env["data"].(map[string]any)["echo"] = echo
+	}
 	writeJSON(w, env)
 }
 
-func (s *Server) txnStatus(w http.ResponseWriter, body map[string]any, env map[string]any) {
+// quote renders a request body as the text a careless gateway would quote.
+func quote(body map[string]any) string {
+	b, _ := json.Marshal(body)
+	return string(b)
+}
+
+func (s *Server) txnStatus(w http.ResponseWriter, r *http.Request, body map[string]any, env map[string]any) {
 	ref, _ := body["externalRef"].(string)
 	day, _ := body["transactionDate"].(string)
 	s.mu.Lock()
@@ -254,6 +278,9 @@ func (s *Server) txnStatus(w http.ResponseWriter, body map[string]any, env map[s
 		data["transactionStatusCode"], data["transactionStatus"] = "TXN", "Success"
 		data["orderid"] = t.orderID
 		data["pool"] = map[string]any{"openingBal": t.amount.StringFixed(2), "amount": t.amount.StringFixed(2), "closingBal": "0.00"}
+	}
+	if s.opts.Echo {
+		data["transactionStatus"] = fmt.Sprint(data["transactionStatus"]) + " (echo: secret " + r.Header.Get(svcapi.HeaderClientSecret) + ")"
 	}
 	env["statuscode"], env["status"], env["data"] = "TXN", "Transaction Successful", data
 	writeJSON(w, env)

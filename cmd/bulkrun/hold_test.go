@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+)
+
+// gate holds the fake's billable requests: arrived is closed when the
+// want-th one comes (a row is journaled 'sending', committed, before its
+// request leaves), and every request waits until open is called.
+type gate struct {
+	want     int
+	arrived  chan struct{}
+	release  chan struct{}
+	mu       sync.Mutex
+	n        int
+	released sync.Once
+}
+
+func newGate(want int) *gate {
+	return &gate{want: want, arrived: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gate) before(string, map[string]any) {
+	g.mu.Lock()
+	g.n++
+	if g.n == g.want {
+		close(g.arrived)
+	}
+	g.mu.Unlock()
+	<-g.release
+}
+
+func (g *gate) open() { g.released.Do(func() { close(g.release) }) }
+
+// wait waits for the first request, failing if done reports first.
+func (g *gate) wait(tb testing.TB, done <-chan result) {
+	tb.Helper()
+	select {
+	case <-g.arrived:
+	case r := <-done:
+		tb.Fatalf("the first process ended before its first request: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	case <-time.After(60 * time.Second):
+		tb.Fatal("no request reached the fake in 60 s")
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runAsync runs bulkrun in-process in a goroutine (the environment set by
+// the caller) and sends its result.
+func runAsync(ctx context.Context, args ...string) <-chan result {
+	done := make(chan result, 1)
+	go func() {
+		var out, errOut bytes.Buffer
+		code := cli.Exit(run(ctx, args, &out, &errOut), &errOut)
+		done <- result{code, out.String(), errOut.String()}
+	}()
+	return done
+}
+
+func setEnv(tb testing.TB, environ []string) {
+	tb.Helper()
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		tb.Setenv(k, v)
+	}
+}
+
+// snapshot is what a refused process must not change: the run's row in
+// bulk_runs and its journal.
+func snapshot(tb testing.TB, dbPath, id string) string {
+	tb.Helper()
+	db := openDB(tb, dbPath)
+	r, err := db.BulkRun(context.Background(), id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	es, err := bulk.Entries(context.Background(), db, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s\n", r.State, r.Settings, r.UpdatedAt)
+	for _, e := range es {
+		fmt.Fprintf(&b, "%d %s %d %s\n", e.Line, e.State, e.Attempts, e.SentAt)
+	}
+	return b.String()
+}
+
+// While one process works on a run, a second process on the same run —
+// the same command on the same file, resume, recheck or settle — says who
+// holds it (host, pid, since) in one line and exits 2 without touching a
+// row; the first then finishes every row.
+func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
+	g := newGate(1)
+	srv := bulktest.Start(bulktest.Options{Before: g.before})
+	defer srv.Close()
+	defer g.open()
+	setEnv(t, srv.Environ())
+	dir := t.TempDir()
+	in := writeInput(t, dir, 30)
+	dbPath := filepath.Join(dir, "bulk.db")
+	watchJournal(t, dbPath)
+	args := []string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error"}
+	first := runAsync(context.Background(), args...)
+	g.wait(t, first) // the first process holds the run, with rows in flight
+
+	id := runID(t, dbPath)
+	before := snapshot(t, dbPath, id)
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("is held by another process: host %s, pid %d, since ", host, os.Getpid())
+	for _, second := range [][]string{
+		args,
+		{"resume", id, "--db", dbPath},
+		{"recheck", id, "--db", dbPath, "--min-wait", "0"},
+		{"settle", id, "--db", dbPath},
+	} {
+		cmd := exec.Command(binary, second...) // a real second process
+		cmd.Env = append(os.Environ(), srv.Environ()...)
+		out, err := cmd.CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if code := exitCode(err); code != cli.ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], holder) {
+			t.Errorf("bulkrun %s while held: exit %d, want %d and one line saying %q:\n%s", second[0], code, cli.ExitUsage, holder, out)
+		}
+		if after := snapshot(t, dbPath, id); after != before {
+			t.Errorf("bulkrun %s while held changed the run:\nbefore %s\nafter  %s", second[0], before, after)
+		}
+	}
+	g.open()
+	r := <-first
+	if r.code != 0 {
+		t.Fatalf("first process: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if c := counts(t, dbPath, id); c.Success != 30 || srv.Requests() != 30 {
+		t.Errorf("first process finished with %+v, %d requests; want all 30 rows success, each sent once", c, srv.Requests())
+	}
+	if l, err := openDB(t, dbPath).BulkRunLease(context.Background(), id); l != nil || err != nil {
+		t.Errorf("lease after the run = %+v, %v; want released", l, err)
+	}
+}
+
+// A process killed (SIGKILL) with rows in flight holds its run no more:
+// every view counts the rows it left the same way (pending, in flight when
+// it died), and the next resume takes the run over and says from whom.
+func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
+	g := newGate(4) // the four rows in flight at concurrency 4
+	srv := bulktest.Start(bulktest.Options{Before: g.before})
+	defer srv.Close()
+	defer g.open()
+	setEnv(t, srv.Environ())
+	dir := t.TempDir()
+	in := writeInput(t, dir, 20)
+	dbPath := filepath.Join(dir, "bulk.db")
+	watchJournal(t, dbPath)
+	cmd := exec.Command(binary, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error")
+	cmd.Env = append(os.Environ(), srv.Environ()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.arrived:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no request reached the fake in 60 s")
+	}
+	id := runID(t, dbPath)
+	if c := counts(t, dbPath, id); c.Sending != 4 {
+		t.Fatalf("with four requests held: %+v, want 4 rows sending", c)
+	}
+	pid := cmd.Process.Pid
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	g.open() // the fake answers; nobody reads the answers
+
+	_, list, _ := runCLIEnv(t, nil, "status", "--db", dbPath)
+	_, detail, _ := runCLIEnv(t, nil, "status", id, "--db", dbPath)
+	code, recheck, stderr := runCLIEnv(t, nil, "recheck", id, "--db", dbPath)
+	if code != cli.ExitFindings {
+		t.Errorf("recheck: exit %d, want %d (rows pending)\n%s%s", code, cli.ExitFindings, recheck, stderr)
+	}
+	fields := strings.Fields(strings.Split(list, "\n")[1])
+	if len(fields) < 9 || fields[8] != "4" { // the CREATED column is two fields
+		t.Errorf("run list PENDING column = %q, want 4:\n%s", fields, list)
+	}
+	if !regexpLine(detail, `\s*pending\s+4\s+\(4 of them were in flight when their process died\)`) {
+		t.Errorf("status detail does not say 4 pending, in flight when their process died:\n%s", detail)
+	}
+	if strings.Contains(detail, "held by") {
+		t.Errorf("status shows a dead process as the holder:\n%s", detail)
+	}
+	if !strings.Contains(recheck, "run "+id+": 4 pending rows;") || !strings.Contains(recheck, "4 in flight") ||
+		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 4 pending, 16 unsent") {
+		t.Errorf("recheck does not count 4 pending (in flight) as the other views do:\n%s", recheck)
+	}
+	// The recheck took the run over from the dead process (and released it).
+	if !strings.Contains(stderr, "took over the lease") || !strings.Contains(stderr, "pid="+strconv.Itoa(pid)) {
+		t.Errorf("recheck after the kill does not say it took the run over from pid %d:\n%s", pid, stderr)
+	}
+	code, stdout, stderr := runCLIEnv(t, nil, "resume", id, "--db", dbPath, "--log-level", "error")
+	if code != cli.ExitFindings {
+		t.Errorf("resume after the kill: exit %d, want %d\n%s%s", code, cli.ExitFindings, stdout, stderr)
+	}
+	if c := counts(t, dbPath, id); c.Success != 16 || c.Pending != 4 || c.Sending != 0 {
+		t.Errorf("after resume: %+v; want 16 success, the 4 killed in flight pending (not sent again)", c)
+	}
+}
+
+// regexpLine reports whether a line of text matches the pattern.
+func regexpLine(text, pattern string) bool {
+	return regexp.MustCompile(`(?m)^` + pattern + `$`).MatchString(text)
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
+)
+
+const settleExamples = `  bulkrun settle 7KQ2M
+  bulkrun settle 7KQ2M --rounds 10 --wait 5m
+
+Brings a run to rest after a kill, a crash or pending answers: each round sends the rows
+still unsent (as bulkrun resume; rows a dead process left 'sending' become pending) and
+looks the pending rows up (as bulkrun recheck), until no row is pending or unsent, waiting
+--wait between rounds while rows are pending. The results file is rewritten after every
+round. Secret --set values of the run are not stored: give them again with --set.
+
+Exit status: 0 nothing pending or unsent; 1 the run stopped (--max-debit, an error,
+Ctrl-C) or rows are still unsent; 3 rows still pending after the last round.`
+
+func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlagSet("settle", "bulkrun settle RUN [--rounds N] [--wait D]", settleExamples, stderr)
+	var common cli.Common
+	common.Bind(fs)
+	rounds := fs.Int("rounds", 5, "at most this many rounds of resume and recheck")
+	wait := fs.Duration("wait", 2*time.Minute, "pause between rounds while rows are pending")
+	minWait := fs.Duration("min-wait", 2*time.Minute, "leave rows sent less than this long ago for a later round")
+	var sets multi
+	fs.Var(&sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	common.MarkExplicit(fs)
+	switch {
+	case len(pos) != 1:
+		return cli.Usagef("settle needs one run id, e.g. bulkrun settle 7KQ2M (bulkrun status lists runs)")
+	case *rounds < 1:
+		return cli.Usagef("--rounds %d: want 1 or more", *rounds)
+	case *wait <= 0 || *minWait < 0:
+		return cli.Usagef("settle: --wait must be above zero and --min-wait 0 or more")
+	}
+	env, run, op, err := openRun(ctx, &common, stderr, pos[0])
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	table, rows, err := prepareSend(env, run, op, sets, "bulkrun settle", stderr)
+	if err != nil {
+		return err
+	}
+	ctx, release, err := hold(ctx, env, run)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	var werr error
+	var paths []string
+	st := &bulk.Settler{
+		Runner:    newRunner(env, run, stderr),
+		Rechecker: newRechecker(env, *minWait, 4, rows),
+		Rounds:    *rounds, Wait: *wait, Sleep: pause,
+		AfterRound: func(round int, c bulk.Counts) {
+			paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
+			fmt.Fprintf(stdout, "round %d: %s\n", round, c)
+		},
+	}
+	s, serr := st.Settle(ctx, run, rows)
+	if s.Stop != "" || serr != nil {
+		paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
+	}
+	report(stdout, run, s.Counts, paths)
+	switch {
+	case serr != nil:
+		return fmt.Errorf("settle run %s: %w", run.ID, serr)
+	case werr != nil:
+		return werr
+	case s.Stop == bulk.StopMaxDebit:
+		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, s.Debit, run.Settings.MaxDebit, s.Unsent, run.ID)
+	case s.Stop != "":
+		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun settle %s continues)", run.ID, s.Stop, s.Unsent, run.ID)
+	case s.Settled():
+		fmt.Fprintf(stdout, "run %s settled in %d round(s): nothing pending or unsent\n", run.ID, s.Rounds)
+		return nil
+	case s.Unsent > 0:
+		return fmt.Errorf("run %s: %d rows still unsent after %d round(s): bulkrun settle %s continues", run.ID, s.Unsent, s.Rounds, run.ID)
+	}
+	return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows still pending after %d round(s): bulkrun settle %s later",
+		run.ID, s.Pending, s.Rounds, run.ID)}
+}

@@ -1,0 +1,66 @@
+package bulk
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// FuzzBuild reads any bytes as a bulk CSV file and builds its requests
+// (seed corpus in testdata/fuzz/FuzzBuild): no panic; either an error, or
+// one problem list in line order, or one request per record whose body is
+// valid UTF-8 JSON.
+func FuzzBuild(f *testing.F) {
+	op, ok := svcapi.Lookup(svcapi.OpVerifyPanPlusV2)
+	if !ok {
+		f.Fatal("no verifyPanPlusV2")
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		table, err := ParseTable("f.csv", raw)
+		if err != nil {
+			return
+		}
+		Extra(op, table)
+		rows, err := Build(op, table, Sets{"consent": "Y"}, "RUN42")
+		var ie *InvalidError
+		switch {
+		case errors.As(err, &ie):
+			last := 0
+			for _, p := range ie.Problems {
+				if p.Line < 1 || p.Line < last {
+					t.Fatalf("problem lines out of order or below 1: %+v", ie.Problems)
+				}
+				last = p.Line
+			}
+		case err != nil:
+			t.Fatalf("Build = %v, want nil or an *InvalidError", err)
+		default:
+			if len(rows) != len(table.Records) {
+				t.Fatalf("%d rows of %d records", len(rows), len(table.Records))
+			}
+			for _, r := range rows {
+				if _, err := json.Marshal(r.Body); err != nil || !validText(r.Body) {
+					t.Fatalf("line %d: body %q, %v; want JSON of valid UTF-8 (nothing sent as U+FFFD)", r.Line, r.Body, err)
+				}
+			}
+		}
+	})
+}
+
+// validText reports whether every string (key or value) in v is valid UTF-8.
+func validText(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !validText(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
