@@ -348,54 +348,8 @@ func needsRedact(doc []byte, secrets []string) bool {
 			return true
 		}
 	}
-	if escaped {
-		return needsRedactEscaped(doc)
-	}
-	for i := 0; ; {
-		j := bytes.IndexByte(doc[i:], '"')
-		if j < 0 {
-			return false
-		}
-		start := i + j + 1
-		k := bytes.IndexByte(doc[start:], '"')
-		if k < 0 {
-			return false
-		}
-		if sensitiveKey(doc[start : start+k]) {
-			return true
-		}
-		i = start + k + 1
-	}
+	return redact.MayHoldSensitiveKey(doc)
 }
-
-// needsRedactEscaped is needsRedact for a document with escapes: a \u
-// escape could spell a key; other escapes are skipped.
-func needsRedactEscaped(doc []byte) bool {
-	in, start := false, 0
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case !in:
-			if c == '"' {
-				in, start = true, i+1
-			}
-		case c == '\\':
-			if i+1 < len(doc) && doc[i+1] == 'u' {
-				return true
-			}
-			i++
-		case c == '"':
-			in = false
-			if sensitiveKey(doc[start:i]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// sensitiveKey reports whether a quoted string (without escapes) is a
-// sensitive key.
-func sensitiveKey(s []byte) bool { return redact.IsSensitiveKeyBytes(s) }
 
 // redactDoc returns the document with sensitive values removed or masked
 // and the secrets replaced (svcapi.RedactJSON), skipping the work when

@@ -208,3 +208,97 @@ func scalar(v any) (string, bool) {
 	}
 	return "", false
 }
+
+// Shortest values SensitiveValues collects: a shorter one (a flag, a
+// digit) would blank out unrelated text wherever it appears.
+const (
+	minRemovedValue = 4 // pidData, hmac, sessionKey, encryptedAadhaar, cardPin
+	minMaskedValue  = 8 // card and Aadhaar numbers
+)
+
+// SensitiveValues returns the values of the sensitive keys of a JSON
+// request (at any depth): what must be scrubbed by value wherever the
+// service quotes it back (a status message, an error, a body). A document
+// that is not JSON has none.
+func SensitiveValues(doc []byte) []string {
+	if len(doc) == 0 || !MayHoldSensitiveKey(doc) {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				s, ok := scalar(val)
+				switch {
+				case ok && IsRemovedKey(k) && len(s) >= minRemovedValue,
+					ok && IsMaskedKey(k) && len(s) >= minMaskedValue:
+					out = append(out, s)
+				default:
+					walk(val)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// MayHoldSensitiveKey reports whether a JSON document may hold a
+// sensitive key: a cheap look at its quoted strings before decoding it. A
+// \u escape could spell a key, so a document with one may.
+func MayHoldSensitiveKey(doc []byte) bool {
+	if bytes.IndexByte(doc, '\\') >= 0 {
+		return mayHoldEscaped(doc)
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(doc[i:], '"')
+		if j < 0 {
+			return false
+		}
+		start := i + j + 1
+		k := bytes.IndexByte(doc[start:], '"')
+		if k < 0 {
+			return false
+		}
+		if IsSensitiveKeyBytes(doc[start : start+k]) {
+			return true
+		}
+		i = start + k + 1
+	}
+}
+
+// mayHoldEscaped is MayHoldSensitiveKey for a document with escapes.
+func mayHoldEscaped(doc []byte) bool {
+	in, start := false, 0
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; {
+		case !in:
+			if c == '"' {
+				in, start = true, i+1
+			}
+		case c == '\\':
+			if i+1 < len(doc) && doc[i+1] == 'u' {
+				return true
+			}
+			i++
+		case c == '"':
+			in = false
+			if IsSensitiveKeyBytes(doc[start:i]) {
+				return true
+			}
+		}
+	}
+	return false
+}

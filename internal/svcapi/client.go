@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Config is what a Client needs. Fields map to the environment variables
@@ -201,6 +203,9 @@ func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, er
 	if op.ReadOnly() && c.cfg.MaxRetries > 0 {
 		attempts += c.cfg.MaxRetries
 	}
+	// What the service may quote back and must go nowhere: the client
+	// secret and every sensitive value of this request.
+	secrets := append([]string{c.cfg.ClientSecret}, redact.SensitiveValues(payload)...)
 	var lastErr error
 	for attempt := 1; attempt <= attempts; attempt++ {
 		if attempt > 1 {
@@ -211,12 +216,12 @@ func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, er
 		if err := c.limiter.Wait(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Name, err)
 		}
-		env, retry, err := c.once(ctx, op, payload, ref)
+		env, retry, err := c.once(ctx, op, payload, ref, secrets)
 		if err == nil || !retry || !op.ReadOnly() {
 			return env, err
 		}
 		lastErr = err
-		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", ScrubString(err.Error(), c.cfg.ClientSecret))
+		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", ScrubString(err.Error(), secrets...))
 	}
 	return nil, lastErr
 }
@@ -266,14 +271,17 @@ func (c *Client) sleep(ctx context.Context, n int) error {
 
 // once makes one HTTP exchange. retry says whether a read-only call may try
 // again.
-func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref string) (env *Envelope, retry bool, err error) {
+//
+// secrets are scrubbed by value from everything the call log keeps and from
+// the status text of the envelope and errors it returns.
+func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref string, secrets []string) (env *Envelope, retry bool, err error) {
 	start := c.now()
 	rec := &CallRecord{At: start, Operation: op.Name, Method: op.Method, Path: op.Path, ExternalRef: ref,
-		Request: RedactJSON(payload, c.cfg.ClientSecret)}
+		Request: RedactJSON(payload, secrets...)}
 	defer func() {
 		rec.LatencyMs = c.now().Sub(start).Milliseconds()
 		if err != nil {
-			rec.Error = ScrubString(err.Error(), c.cfg.ClientSecret)
+			rec.Error = ScrubString(err.Error(), secrets...)
 		}
 		for _, r := range c.cfg.Recorders {
 			if rerr := r.Record(ctx, rec); rerr != nil {
@@ -303,7 +311,7 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBody+1))
 	if rerr == nil && int64(len(raw)) > c.cfg.MaxBody {
 		// Past the cap nothing is decoded, and only the head is kept.
-		rec.Response = c.headOnly(raw, fmt.Sprintf("answer larger than the %d-byte cap (--max-body); not read", c.cfg.MaxBody))
+		rec.Response = c.headOnly(raw, fmt.Sprintf("answer larger than the %d-byte cap (--max-body); not read", c.cfg.MaxBody), secrets)
 		err := fmt.Errorf("answer larger than %d bytes (--max-body)", c.cfg.MaxBody)
 		if op.Billable {
 			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
@@ -312,7 +320,7 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: err}
 	}
 	if len(raw) > 0 {
-		rec.Response = c.loggedResponse(op, raw)
+		rec.Response = c.loggedResponse(op, raw, secrets)
 	}
 	if rerr != nil {
 		if op.Billable {
@@ -323,12 +331,17 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	}
 	env, derr := DecodeEnvelope(raw)
 	if derr != nil {
+		if t := derr.Error(); ScrubString(t, secrets...) != t {
+			derr = errors.New(ScrubString(t, secrets...))
+		}
 		if op.Billable {
 			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
 				Reason: fmt.Sprintf("unreadable answer (HTTP %d)", resp.StatusCode), Err: derr}
 		}
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: derr}
 	}
+	// A careless gateway quotes the request back in its message.
+	env.Status = String(ScrubString(string(env.Status), secrets...))
 	switch {
 	case env.OK():
 		return env, false, nil
@@ -416,17 +429,17 @@ func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef strin
 // loggedResponse is the response as the call log keeps it: redacted, and
 // without its data member when the operation does not log it
 // (Operation.LogsData). Nothing is computed when nothing records.
-func (c *Client) loggedResponse(op *Operation, raw []byte) json.RawMessage {
+func (c *Client) loggedResponse(op *Operation, raw []byte, secrets []string) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
 	if len(raw) > loggedHead && !json.Valid(raw) {
-		return c.headOnly(raw, fmt.Sprintf("not JSON, %d bytes; only the first %d kept", len(raw), loggedHead))
+		return c.headOnly(raw, fmt.Sprintf("not JSON, %d bytes; only the first %d kept", len(raw), loggedHead), secrets)
 	}
 	if !op.LogsData() {
 		raw = WithoutData(raw)
 	}
-	return RedactJSON(raw, c.cfg.ClientSecret)
+	return RedactJSON(raw, secrets...)
 }
 
 // DefaultMaxBody is the largest answer a client reads unless Config.MaxBody
@@ -439,12 +452,16 @@ const loggedHead = 1024
 
 // headOnly is what the call log keeps of an answer it cannot keep whole:
 // a JSON object with a note and the first KiB as text, secrets scrubbed.
-func (c *Client) headOnly(raw []byte, note string) json.RawMessage {
+func (c *Client) headOnly(raw []byte, note string, secrets []string) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
 	// Scrub a little past the cut, so that a secret straddling it goes whole.
-	head := ScrubString(string(raw[:min(len(raw), loggedHead+len(c.cfg.ClientSecret))]), c.cfg.ClientSecret)
+	longest := 0
+	for _, sec := range secrets {
+		longest = max(longest, len(sec))
+	}
+	head := ScrubString(string(raw[:min(len(raw), loggedHead+longest)]), secrets...)
 	head = strings.ToValidUTF8(head[:min(len(head), loggedHead)], "\uFFFD")
 	b, err := json.Marshal(struct {
 		Note string `json:"note"`
