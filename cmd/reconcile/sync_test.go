@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,5 +107,49 @@ func TestSyncWindowFailsExit1(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "statement window 2026-11-01 failed at page 1") || !strings.Contains(errb.String(), "txnDateTime missing") {
 		t.Errorf("stderr = %q, want the window, page and field", errb.String())
+	}
+}
+
+// TestSyncNeverKeepsAQuotedSecret: a careless gateway quotes the client
+// secret back in its error status. Neither the text nor the JSON log, the
+// output, nor any byte of the database holds it afterwards.
+func TestSyncNeverKeepsAQuotedSecret(t *testing.T) {
+	const secret = "Q7-uniq-S3CR3T-marker-41"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"statuscode":"ERR","status":"bad header X-Svc-Client-Secret=%s for client id"}`, r.Header.Get("X-Svc-Client-Secret"))
+	}))
+	defer srv.Close()
+	t.Setenv("SVC_BASE_URL", srv.URL)
+	t.Setenv("SVC_CLIENT_ID", "id")
+	t.Setenv("SVC_CLIENT_SECRET", secret)
+	t.Setenv("SVC_ENDPOINT_IP", "203.0.113.1")
+	t.Setenv("SVC_ACCOUNT", "0409000123456")
+	for _, format := range []string{"text", "json"} {
+		dir := t.TempDir()
+		db := filepath.Join(dir, "s.db")
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"sync", "--db", db, "--from", "2026-11-01", "--to", "2026-11-02",
+			"--log-format", format, "--log-level", "debug", "--call-log", filepath.Join(dir, "calls.jsonl")}, &out, &errb)
+		if err == nil {
+			t.Fatalf("%s: sync worked against a failing service", format)
+		}
+		text := out.String() + errb.String() + err.Error()
+		if !strings.Contains(text, "bad header") {
+			t.Errorf("%s: the service's message is not shown at all:\n%s", format, text)
+		}
+		if strings.Contains(text, secret) {
+			t.Errorf("%s: output or log holds the secret:\n%s", format, text)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s: %s holds the secret", format, e.Name())
+			}
+		}
 	}
 }
