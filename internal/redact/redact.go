@@ -10,6 +10,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -102,23 +103,50 @@ func Last4(s string) string {
 	return strings.Repeat("X", len(r)-4) + string(r[len(r)-4:])
 }
 
-// Scrub replaces each (non-empty) secret in s with Marker.
+// Scrub replaces each (non-empty) secret in s with Marker: as it is, and
+// as JSON spells it inside a string (escaped, with or without HTML
+// escapes), so a secret quoted back in a broken-off JSON body goes too.
 func Scrub(s string, secrets ...string) string {
 	for _, sec := range secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, Marker)
+		for _, form := range forms(sec) {
+			s = strings.ReplaceAll(s, form, Marker)
 		}
 	}
 	return s
 }
 
 func scrubBytes(b []byte, secrets ...string) []byte {
-	for _, s := range secrets {
-		if s != "" && bytes.Contains(b, []byte(s)) {
-			b = bytes.ReplaceAll(b, []byte(s), []byte(Marker))
+	for _, sec := range secrets {
+		for _, form := range forms(sec) {
+			if bytes.Contains(b, []byte(form)) {
+				b = bytes.ReplaceAll(b, []byte(form), []byte(Marker))
+			}
 		}
 	}
 	return b
+}
+
+// forms are the spellings of a secret Scrub replaces: itself, and its JSON
+// string escapes (Go's, which escapes <, > and &, and the plain one).
+func forms(secret string) []string {
+	if secret == "" {
+		return nil
+	}
+	out := []string{secret}
+	for _, html := range []bool{true, false} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(secret) != nil {
+			continue
+		}
+		e := strings.TrimSuffix(b.String(), "\n")
+		e = e[1 : len(e)-1]
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // JSON returns a copy of a JSON document with the values of RemovedKeys
