@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -254,6 +255,39 @@ func TestCheckPeriod(t *testing.T) {
 		err := CheckPeriod(d(c.from), d(c.to), now, c.allowLong)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("CheckPeriod(%s, %s, %v) = %v, want %q", c.from, c.to, c.allowLong, err, c.want)
+		}
+	}
+}
+
+// The database and the call log hold customers' data: they are created
+// readable by their owner only, whatever the umask.
+func TestDatabaseAndCallLogArePrivate(t *testing.T) {
+	for _, umask := range []int{0o022, 0o077} {
+		old := syscall.Umask(umask)
+		dir := t.TempDir()
+		var c Common
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		c.Bind(fs)
+		if err := fs.Parse([]string{"--sandbox", "--sandbox-days", "3", "--db", filepath.Join(dir, "t.db"), "--call-log", filepath.Join(dir, "calls.jsonl")}); err != nil {
+			t.Fatal(err)
+		}
+		env, err := c.Open(context.Background(), slog.New(slog.DiscardHandler), Options{NeedClient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Client.AepsBanks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		env.Close()
+		syscall.Umask(old)
+		for _, name := range []string{"t.db", "calls.jsonl"} {
+			fi, err := os.Stat(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("umask %03o: %s mode = %v, want 0600", umask, name, fi.Mode().Perm())
+			}
 		}
 	}
 }
