@@ -399,7 +399,7 @@ func TestEveryExampleRuns(t *testing.T) {
 	// not run (listed, or another package's).
 	parse := func(t *testing.T, source, line string) (*clitest.Command, bool) {
 		t.Helper()
-		line = withoutComment(line)
+		line = clitest.WithoutComment(line)
 		seen[line] = true
 		if reason, ok := notRunExamples[line]; ok {
 			t.Logf("%s: not run: %s: %s", source, line, reason)
@@ -422,7 +422,7 @@ func TestEveryExampleRuns(t *testing.T) {
 	}
 	check := func(t *testing.T, c *clitest.Command, code int, stdout, stderr string) {
 		t.Helper()
-		if want := wantExit[withoutComment(c.Line)]; code != want {
+		if want := wantExit[clitest.WithoutComment(c.Line)]; code != want {
 			t.Errorf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.Line, code, want, stdout, stderr)
 		}
 	}
@@ -484,15 +484,6 @@ func TestEveryExampleRuns(t *testing.T) {
 			t.Errorf("notRunBlocks lists a README block beginning %q, no longer there", first)
 		}
 	}
-}
-
-// withoutComment is an example line without its trailing # comment, the
-// key of notRunExamples and wantExit.
-func withoutComment(line string) string {
-	if i := strings.Index(line, " #"); i >= 0 {
-		line = line[:i]
-	}
-	return strings.TrimSpace(line)
 }
 
 func must[A, B any](a A, _ B) A { return a }

@@ -42,6 +42,15 @@ func HelpExamples(usage string) []string {
 	return out
 }
 
+// WithoutComment is an example line without its trailing # comment
+// (from the first " #"), trimmed: the line as a test lists it.
+func WithoutComment(line string) string {
+	if i := strings.Index(line, " #"); i >= 0 {
+		line = line[:i]
+	}
+	return strings.TrimSpace(line)
+}
+
 // Block is a fenced code block of a Markdown file.
 type Block struct {
 	Lang    string   // the info string: "sh", "json", "" …
