@@ -26,11 +26,7 @@ func TestEveryExampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	cfg := srv.Config()
-	for k, v := range map[string]string{"SVC_BASE_URL": cfg.BaseURL, "SVC_CLIENT_ID": creds.ClientID, cli.EnvClientSecret: creds.ClientSecret,
-		"SVC_OUTLET_ID": creds.OutletID, "SVC_ENDPOINT_IP": creds.EndpointIP, "SVC_ACCOUNT": creds.Account, "SVC_DB": ""} {
-		t.Setenv(k, v)
-	}
+	clitest.Setenv(t, clitest.SandboxEnv(srv))
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("billersync -h = %v", err)
@@ -48,10 +44,7 @@ func TestEveryExampleRuns(t *testing.T) {
 				t.Fatalf("%q: %v; fix the example", ex, err)
 			}
 			c.Rebase(dir)
-			for _, kv := range c.Env {
-				k, v, _ := strings.Cut(kv, "=")
-				t.Setenv(k, v)
-			}
+			clitest.Setenv(t, c.Env)
 			for i, a := range c.Args {
 				if a == "--db" && i+1 < len(c.Args) {
 					// The database's directory exists where it is deployed.

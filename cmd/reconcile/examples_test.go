@@ -110,12 +110,7 @@ func newExampleWorld(t *testing.T, examples []string) *exampleWorld {
 		t.Fatal(err)
 	}
 	w := &exampleWorld{root: root, srv: srv, hook: newWebhook(t, 0)}
-	cfg := srv.Config()
-	for k, v := range map[string]string{"SVC_BASE_URL": cfg.BaseURL, "SVC_CLIENT_ID": creds.ClientID, cli.EnvClientSecret: creds.ClientSecret,
-		"SVC_OUTLET_ID": creds.OutletID, "SVC_ENDPOINT_IP": creds.EndpointIP, "SVC_ACCOUNT": creds.Account, "SVC_DB": "",
-		"SVC_NOTIFY_URL": w.hook.url()} {
-		t.Setenv(k, v)
-	}
+	clitest.Setenv(t, append(clitest.SandboxEnv(srv), "SVC_NOTIFY_URL="+w.hook.url()))
 	var b bytes.Buffer
 	if err := srv.WriteCallLog(&b); err != nil {
 		t.Fatal(err)
@@ -232,10 +227,7 @@ func (w *exampleWorld) prepare(t *testing.T, dir string, cmds []*clitest.Command
 // status and the output.
 func (w *exampleWorld) run(t *testing.T, c *clitest.Command) (code int, stdout, stderr string) {
 	t.Helper()
-	for _, kv := range c.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	clitest.Setenv(t, c.Env)
 	if c.Input != nil {
 		w.stdin(t, c.Input)
 	}
@@ -359,8 +351,11 @@ func readmeBlocks(t *testing.T) []clitest.Block {
 // a fresh directory holding the database template and the files it names,
 // and every shell session of the README (outside the bulkrun section), each
 // line in turn in one fresh directory, against the sandbox: each exits 0
-// or the status it documents (wantExit), so none can rot. The lines that
-// cannot run in a test are listed with the reason (notRunExamples).
+// or the status it documents (wantExit), so none can rot. Absolute paths
+// (/var/lib/svcrecon/svcrecon.db, /etc/svcrecon/schedules.yaml) are moved
+// under the directory; the scheduler daemon is stopped once it runs. The
+// lines that cannot run in a test are listed with the reason
+// (notRunExamples, notRunBlocks).
 func TestEveryExampleRuns(t *testing.T) {
 	helps := helpTexts(t)
 	type example struct{ source, line string }

@@ -114,10 +114,7 @@ func TestEveryExampleRuns(t *testing.T) {
 					continue
 				}
 				c.Rebase(dir)
-				for _, kv := range c.Env {
-					k, v, _ := strings.Cut(kv, "=")
-					t.Setenv(k, v)
-				}
+				clitest.Setenv(t, c.Env)
 				switch c.Prog {
 				case "svcsandbox":
 					runSandboxExample(t, c)
@@ -190,10 +187,7 @@ func runSandboxExample(t *testing.T, c *clitest.Command) {
 		sc := bufio.NewScanner(strings.NewReader(stdout.String()))
 		for sc.Scan() {
 			if kv, ok := strings.CutPrefix(sc.Text(), "export "); ok {
-				for _, a := range strings.Fields(kv) {
-					k, v, _ := strings.Cut(a, "=")
-					t.Setenv(k, v)
-				}
+				clitest.Setenv(t, strings.Fields(kv))
 			}
 		}
 	}

@@ -7,7 +7,8 @@
 // "X |" pipe into the command, "> FILE", a trailing "&", eval "$(CMD)" and
 // "go run ./cmd/NAME" for the command NAME. Anything else (";", "&&", "2>&1",
 // loops) is not a simple command: Parse says so, and a test lists such lines
-// with the reason they are not run.
+// with the reason they are not run. Setenv and SandboxEnv give an example
+// the environment it expects.
 package clitest
 
 import (
@@ -16,7 +17,27 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
+
+	"github.com/svcrecon/svcrecon/internal/sandbox"
 )
+
+// Setenv sets each VAR=value of env for the rest of the test.
+func Setenv(tb testing.TB, env []string) {
+	tb.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		tb.Setenv(k, v)
+	}
+}
+
+// SandboxEnv returns the settings that point a command at srv (as
+// svcsandbox prints them), with SVC_DB empty: the commands' default.
+func SandboxEnv(srv *sandbox.Server) []string {
+	cr := srv.Credentials()
+	return []string{"SVC_BASE_URL=" + srv.Config().BaseURL, "SVC_CLIENT_ID=" + cr.ClientID, "SVC_CLIENT_SECRET=" + cr.ClientSecret,
+		"SVC_OUTLET_ID=" + cr.OutletID, "SVC_ENDPOINT_IP=" + cr.EndpointIP, "SVC_ACCOUNT=" + cr.Account, "SVC_DB="}
+}
 
 // HelpExamples returns the example lines of a usage text: the indented
 // lines after its "Examples:" line, trimmed. Comment lines (# …) and blank
