@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,7 +16,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Exit(billercmd.Run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// run is billersync with args (without the program name).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return billercmd.Run(ctx, args, stdout, stderr)
 }

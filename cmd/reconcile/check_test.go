@@ -16,11 +16,12 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// flagsOf returns the flags a subcommand's -h lists, sorted.
+// flagsOf returns the flags a subcommand's -h lists, sorted ("schedule
+// list": a subcommand's subcommand).
 func flagsOf(t *testing.T, cmd string) []string {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{cmd, "-h"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) {
+	if err := run(context.Background(), append(strings.Fields(cmd), "-h"), &out, &errOut); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("%s -h = %v", cmd, err)
 	}
 	var names []string

@@ -107,7 +107,7 @@ func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions
 		"a misconfigured night must not look clean; --allow-empty accepts it. --notify URL POSTs the\n"+
 		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.", runExamples, stderr)
 	o := &runOptions{}
-	o.c.Bind(fs)
+	o.c.BindExcept(fs, "outlet-id") // the statement and collect orders need no outlet id
 	date := fs.String("date", "", "the one IST day to reconcile, YYYY-MM-DD (default: yesterday)")
 	from := fs.String("from", "", "first IST day of the period, YYYY-MM-DD (with --to)")
 	to := fs.String("to", "", "last IST day of the period, YYYY-MM-DD, inclusive")

@@ -204,7 +204,11 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if fs.NArg() > 0 {
-		return cli.Usagef("schedule: unexpected %q: the subcommands are list and run (see reconcile schedule -h)", fs.Arg(0))
+		hint := ""
+		if s := cli.Suggest(fs.Arg(0), []string{"list", "run"}); s != "" {
+			hint = fmt.Sprintf("; did you mean schedule %s?", s)
+		}
+		return cli.Usagef("schedule: unexpected %q: the subcommands are list and run%s (see reconcile schedule -h)", fs.Arg(0), hint)
 	}
 	r, closeDB, err := sf.runner(ctx, "", stdout, stderr)
 	if err != nil {
@@ -230,7 +234,11 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 		return nil, nil, err
 	}
 	if _, ok := f.Job(job); job != "" && !ok {
-		return nil, nil, cli.Usagef("schedule run: no job %q in %s (jobs: %s)", job, sf.file, strings.Join(f.Names(), ", "))
+		hint := ""
+		if s := cli.Suggest(job, f.Names()); s != "" {
+			hint = fmt.Sprintf("; did you mean %s?", s)
+		}
+		return nil, nil, cli.Usagef("schedule run: no job %q in %s%s (jobs: %s)", job, sf.file, hint, strings.Join(f.Names(), ", "))
 	}
 	db, err := store.Open(ctx, sf.common.DB)
 	if err != nil {

@@ -37,7 +37,7 @@ func syncJob(ctx context.Context, args []string, stdout, stderr io.Writer) (stri
   reconcile sync --from 2026-10-01 --to 2026-10-31 --recheck-days 0        # probe every held day, walk only the changed ones
   SVC_ACCOUNT=0409000123456 reconcile sync --from 2026-11-01 --to 2026-11-30 --concurrency 8 --db recon.db`, stderr)
 	var c cli.Common
-	c.Bind(fs)
+	c.BindExcept(fs, "outlet-id") // the statement and collect orders need no outlet id
 	from := fs.String("from", "", "first IST day, YYYY-MM-DD (with --sandbox: default the sandbox's history)")
 	to := fs.String("to", "", "last IST day, YYYY-MM-DD, inclusive")
 	what := fs.String("what", "statement,orders", "what to sync: statement, orders or both, comma-separated")
@@ -130,7 +130,11 @@ func parseKinds(what string) ([]recon.Kind, error) {
 		}
 		k, err := recon.ParseKind(name)
 		if err != nil {
-			return nil, cli.Usagef("sync: --what %q: want statement, orders or statement,orders", what)
+			hint := ""
+			if s := cli.Suggest(name, []string{string(recon.Statement), string(recon.Orders)}); s != "" {
+				hint = fmt.Sprintf("; did you mean %s?", s)
+			}
+			return nil, cli.Usagef("sync: --what %q: want statement, orders or statement,orders%s", what, hint)
 		}
 		if !seen[k] {
 			seen[k] = true

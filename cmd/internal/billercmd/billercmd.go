@@ -40,7 +40,7 @@ func Job(ctx context.Context, args []string, stdout, stderr io.Writer) (summary 
   billersync --category electricity --full
   SVC_OUTLET_ID=OUT123 billersync --db /var/lib/svcrecon/svcrecon.db`, stderr)
 	var c cli.Common
-	c.Bind(fs)
+	c.BindExcept(fs, "account") // the biller list is no account's
 	category := fs.String("category", "", "only billers of this categoryKey")
 	full := fs.Bool("full", false, "walk the whole list and mark billers no longer listed as removed")
 	out := fs.String("out", "", "also export billers.xlsx and billers.csv into this directory")

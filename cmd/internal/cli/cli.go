@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,6 +91,19 @@ func (c *Common) Bind(fs *flag.FlagSet) {
 		n, err := parseSize(s)
 		c.MaxBody = n
 		return err
+	})
+}
+
+// BindExcept registers the flags of Bind but the named ones, for a command
+// that calls the service without them (the statement needs no outlet id).
+// The settings of the flags left out still take their environment defaults.
+func (c *Common) BindExcept(fs *flag.FlagSet, names ...string) {
+	all := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	c.Bind(all)
+	all.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(names, f.Name) {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
 	})
 }
 
