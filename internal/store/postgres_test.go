@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,6 +28,25 @@ func openPGTest(tb testing.TB) *DB {
 func eachBackend(t *testing.T, fn func(t *testing.T, db *DB)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, openTest(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, openPGTest(t)) })
+}
+
+// eachBackendURL runs fn with the address of a fresh database of each
+// backend (a SQLite file, a PostgreSQL URL), for tests that open it more
+// than once, as several processes would.
+func eachBackendURL(t *testing.T, fn func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "t.db")) })
+	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.NewDatabase(t)) })
+}
+
+// openURL opens dsn, closed when the test ends.
+func openURL(tb testing.TB, dsn string) *DB {
+	tb.Helper()
+	db, err := Open(context.Background(), dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }
 
 func TestPostgresOpenMigratesOnceAndConcurrently(t *testing.T) {
