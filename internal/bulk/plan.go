@@ -162,6 +162,9 @@ func (s *Starter) Start(ctx context.Context, p *Plan) (*Lease, error) {
 	if s.Leases == nil {
 		return nil, CreateRun(ctx, s.DB, p.Run)
 	}
+	if s.Leases.Shared {
+		return s.startShared(ctx, p)
+	}
 	l := s.Leases.lease(p.Run.ID)
 	err := createRun(ctx, s.DB, p.Run, &l)
 	var ue *store.UnfinishedBulkRunError
@@ -180,6 +183,32 @@ func (s *Starter) Start(ctx context.Context, p *Plan) (*Lease, error) {
 		return nil, err
 	}
 	return s.Leases.keep(p.Run.ID, nil), nil
+}
+
+// startShared creates the planned new run and joins it as a worker. When
+// another worker created a run of the same file a moment before, nothing
+// is created and the error is a *JoinError: plan again, to join that run.
+func (s *Starter) startShared(ctx context.Context, p *Plan) (*Lease, error) {
+	err := CreateRun(ctx, s.DB, p.Run)
+	var ue *store.UnfinishedBulkRunError
+	if errors.As(err, &ue) {
+		return nil, &JoinError{ID: ue.ID}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Leases.Acquire(ctx, p.Run.ID)
+}
+
+// JoinError is Starter.Start's answer, on a shared journal, to a new run
+// of a file another worker started a moment before: Plan again, and the
+// plan continues that run.
+type JoinError struct {
+	ID string // the run to join
+}
+
+func (e *JoinError) Error() string {
+	return fmt.Sprintf("run %s of this file was started a moment ago by another worker: plan again to join it", e.ID)
 }
 
 // EditedInputError refuses a new run of a file whose earlier version was
