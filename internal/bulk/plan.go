@@ -84,15 +84,18 @@ func (s *Starter) Plan(ctx context.Context, q Request) (*Plan, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown operation %q", q.Op)
 	}
-	prev, err := LatestRun(ctx, s.DB, q.Op, q.SHA256)
-	if err != nil {
-		return nil, err
-	}
+	// The run of the path first: a run of this content another process
+	// creates between the two reads is then found as prev, not taken for
+	// an edit of the file.
 	old, err := LatestRunOfPath(ctx, s.DB, q.Op, q.Input)
 	if err != nil {
 		return nil, err
 	}
-	if prev == nil && old != nil && !q.Again {
+	prev, err := LatestRun(ctx, s.DB, q.Op, q.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil && old != nil && old.InputSHA256 != q.SHA256 && !q.Again {
 		c, err := CountRows(ctx, s.DB, old)
 		if err != nil {
 			return nil, err

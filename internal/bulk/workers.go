@@ -19,6 +19,11 @@ const DefaultPoll = 100 * time.Millisecond
 // one worker's hands.
 const claimBatch = 16
 
+// A worker holds at most Concurrency rows in flight and as many claimed
+// and waiting their turn; it claims again once half a batch (half its
+// concurrency, at most claimBatch) is free, or at once when none waits:
+// one claim per few rows, not one per row.
+
 // executeShared is Execute for one of the workers of a shared run.
 func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *slog.Logger) (Summary, error) {
 	var sum Summary
@@ -49,8 +54,8 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 		row     Row
 		attempt int
 	}
-	jobs := make(chan job)
-	slots := make(chan struct{}, conc) // one per call in flight
+	jobs := make(chan job, conc)         // claimed rows waiting their turn
+	slots := make(chan struct{}, 2*conc) // one per claimed row, in flight or waiting
 	var wg sync.WaitGroup
 	for range conc {
 		wg.Add(1)
@@ -64,7 +69,7 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 			}
 		}()
 	}
-	ex.claimLoop(ctx, byLine, slots, func(row Row, attempt int) { jobs <- job{row, attempt} })
+	ex.claimLoop(ctx, byLine, slots, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
 	close(jobs)
 	wg.Wait()
 	ex.bar.Done()
@@ -100,21 +105,29 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	return sum, ex.err
 }
 
-// claimLoop claims rows for the calls free (at most claimBatch at once,
-// each having waited its turn of the rate) and hands each to dispatch,
-// until none is left to claim or the execution stops.
-func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots chan struct{}, dispatch func(Row, int)) {
-	batch := min(cap(slots), claimBatch)
+// claimLoop claims rows for the free slots (at least half a batch while
+// rows wait their turn, each row having waited its turn of the rate) and
+// hands each to dispatch, until none is left to claim or the execution
+// stops. waiting says how many claimed rows wait for a call.
+func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots chan struct{}, waiting func() int, dispatch func(Row, int)) {
+	batch := min(cap(slots)/2, claimBatch)
+	low := max(batch/2, 1)
 	free := func(n int) {
 		for range n {
 			<-slots
 		}
 	}
-	for ex.stopped() == "" {
+	take := func() bool { // one slot, waiting for it
 		select {
 		case slots <- struct{}{}:
+			return true
 		case <-ctx.Done():
 			ex.stop(StopInterrupted, nil)
+			return false
+		}
+	}
+	for ex.stopped() == "" {
+		if !take() {
 			return
 		}
 		n := 1
@@ -124,7 +137,14 @@ func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots ch
 			case slots <- struct{}{}:
 				n++
 			default:
-				break more
+				if n >= low || waiting() == 0 {
+					break more
+				}
+				if !take() {
+					free(n)
+					return
+				}
+				n++
 			}
 		}
 		for range n {

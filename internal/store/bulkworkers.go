@@ -222,12 +222,15 @@ const (
 //
 // With c.MaxDebit, the claim reserves against it under a lock of the run
 // shared by every worker: with D the run's debits, E its largest single
-// debit and F its rows in flight (every worker's 'sending' rows), a row is
-// claimed only while D + F×E < MaxDebit — before the first debit is known
-// (E = 0), only while nothing is in flight. hold is then BulkHoldMaxDebit
-// when D reached MaxDebit, BulkHoldReserved when rows in flight hold the
-// rest. The debits therefore exceed MaxDebit by at most one row's debit
-// when the rows cost the same, across all workers.
+// debit, K the rows that debited and F its rows in flight (every worker's
+// 'sending' rows), a row is claimed only while D + F×E < MaxDebit and F <
+// max(K, 1): no more rows are in flight than have debited, so that E is
+// learnt from as many rows as it is counted for (one row at a time until
+// the first debit). hold is then BulkHoldMaxDebit when D reached
+// MaxDebit, BulkHoldReserved when rows in flight hold the rest. The debits
+// therefore exceed MaxDebit by at most one row's debit when the rows cost
+// the same, across all workers, and by little more when E is a fair
+// estimate of the rows still to come.
 func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkClaimed, hold string, err error) {
 	runID := c.Worker.RunID
 	w := c.Worker
@@ -281,12 +284,12 @@ func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkCla
 // reserve returns how many of n rows may be claimed within max (see
 // ClaimBulkRows), holding the run's row locked until tx ends, and why none
 // when none may.
-func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, n int, max decimal.Decimal) (int, string, error) {
-	debited, largest, err := db.runDebits(ctx, tx, runID)
+func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, n int, limit decimal.Decimal) (int, string, error) {
+	debited, largest, rows, err := db.runDebits(ctx, tx, runID)
 	if err != nil {
 		return 0, "", err
 	}
-	if debited.GreaterThanOrEqual(max) {
+	if debited.GreaterThanOrEqual(limit) {
 		return 0, BulkHoldMaxDebit, nil
 	}
 	var inFlight int
@@ -296,8 +299,8 @@ func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, n int, max 
 	}
 	ok := 0
 	for ok < n {
-		f := int64(inFlight + ok)
-		if largest.IsZero() && f > 0 || !largest.IsZero() && debited.Add(largest.Mul(decimal.NewFromInt(f))).GreaterThanOrEqual(max) {
+		f := inFlight + ok
+		if f >= max(rows, 1) || debited.Add(largest.Mul(decimal.NewFromInt(int64(f)))).GreaterThanOrEqual(limit) {
 			break
 		}
 		ok++
@@ -308,49 +311,51 @@ func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, n int, max 
 	return ok, "", nil
 }
 
-// runDebits reads the run's debits and largest single debit, locking its
-// row until tx ends (on PostgreSQL; SQLite's write transactions are
-// exclusive), and counts them from the rows when unknown.
-func (db *DB) runDebits(ctx context.Context, tx *sql.Tx, runID string) (debited, largest decimal.Decimal, err error) {
-	q := `SELECT debited, debit_max FROM bulk_runs WHERE id = ?`
+// runDebits reads the run's debits, largest single debit and rows that
+// debited, locking its row until tx ends (on PostgreSQL; SQLite's write
+// transactions are exclusive), and counts them from the rows when unknown.
+func (db *DB) runDebits(ctx context.Context, tx *sql.Tx, runID string) (debited, largest decimal.Decimal, n int, err error) {
+	q := `SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = ?`
 	if db.pg {
 		q += ` FOR UPDATE`
 	}
 	var d, m string
-	if err := tx.QueryRowContext(ctx, q, runID).Scan(&d, &m); err != nil {
-		return debited, largest, fmt.Errorf("read debits of bulk run %s: %w", runID, err)
+	if err := tx.QueryRowContext(ctx, q, runID).Scan(&d, &m, &n); err != nil {
+		return debited, largest, 0, fmt.Errorf("read debits of bulk run %s: %w", runID, err)
 	}
 	if d != "" {
 		debited, err1 := decimal.NewFromString(d)
 		largest, err2 := decimal.NewFromString(m)
 		if err := errors.Join(err1, err2); err != nil {
-			return debited, largest, fmt.Errorf("debits of bulk run %s: %w", runID, err)
+			return debited, largest, 0, fmt.Errorf("debits of bulk run %s: %w", runID, err)
 		}
-		return debited, largest, nil
+		return debited, largest, n, nil
 	}
 	// Unknown (a run created before the totals were kept): count them.
 	rows, err := tx.QueryContext(ctx, `SELECT pool_amount FROM bulk_rows WHERE run_id = ? AND state = ? AND pool_amount <> ''`,
 		runID, BulkSuccess)
 	if err != nil {
-		return debited, largest, err
+		return debited, largest, 0, err
 	}
 	for rows.Next() {
 		var a string
 		if err := rows.Scan(&a); err != nil {
 			rows.Close()
-			return debited, largest, err
+			return debited, largest, 0, err
 		}
 		if v, err := decimal.NewFromString(a); err == nil {
 			debited = debited.Add(v)
 			largest = decimal.Max(largest, v)
+			n++
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return debited, largest, err
+		return debited, largest, 0, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE bulk_runs SET debited = ?, debit_max = ? WHERE id = ?`, debited.String(), largest.String(), runID)
-	return debited, largest, err
+	_, err = tx.ExecContext(ctx, `UPDATE bulk_runs SET debited = ?, debit_max = ?, debit_rows = ? WHERE id = ?`,
+		debited.String(), largest.String(), n, runID)
+	return debited, largest, n, err
 }
 
 // addDebit adds a successful row's pool amount to its run's debits, in the
@@ -375,7 +380,7 @@ func (db *DB) addDebit(ctx context.Context, tx *sql.Tx, runID, amount string) er
 	if d == "" || err1 != nil || err2 != nil {
 		return nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE bulk_runs SET debited = ?, debit_max = ? WHERE id = ?`,
+	_, err = tx.ExecContext(ctx, `UPDATE bulk_runs SET debited = ?, debit_max = ?, debit_rows = debit_rows + 1 WHERE id = ?`,
 		debited.Add(a).String(), decimal.Max(largest, a).String(), runID)
 	return err
 }

@@ -129,8 +129,9 @@ func TestSharedBulkRunClaims(t *testing.T) {
 }
 
 // TestClaimBulkRowsReservesMaxDebit: one row in flight until the first
-// debit is known; then rows are claimed while debits plus the rows in
-// flight at the largest debit stay under the limit; at the limit, none.
+// debit is known, and never more in flight than rows debited; rows are
+// claimed while debits plus the rows in flight at the largest debit stay
+// under the limit; at the limit, none.
 func TestClaimBulkRowsReservesMaxDebit(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
@@ -144,9 +145,9 @@ func TestClaimBulkRowsReservesMaxDebit(t *testing.T) {
 			}
 			return lines(c), hold
 		}
-		finish := func(w string, line int, amount string) {
+		finish := func(w string, line int, state, amount string) {
 			t.Helper()
-			if ok, err := db.FinishClaimedBulkRow(ctx, "MAXD1", w, BulkRow{Line: line, State: BulkSuccess, PoolAmount: amount}, t0); !ok || err != nil {
+			if ok, err := db.FinishClaimedBulkRow(ctx, "MAXD1", w, BulkRow{Line: line, State: state, PoolAmount: amount}, t0); !ok || err != nil {
 				t.Fatalf("finish line %d: %v, %v", line, ok, err)
 			}
 		}
@@ -156,30 +157,35 @@ func TestClaimBulkRowsReservesMaxDebit(t *testing.T) {
 		if l, hold := claim("B", 4); len(l) != 0 || hold != BulkHoldReserved {
 			t.Fatalf("claim while the probe is in flight = %v, %q; want none, reserved", l, hold)
 		}
-		finish("A", 2, "2.00")
-		// 2.00 + 0×2.00 < 5, 2.00 + 1×2.00 < 5, 2.00 + 2×2.00 ≥ 5.
-		if l, hold := claim("B", 4); fmt.Sprint(l) != "[3 4]" || hold != "" {
-			t.Fatalf("claim after a 2.00 debit = %v, %q; want two rows", l, hold)
+		finish("A", 2, BulkSuccess, "2.00")
+		// One row debited: one in flight at a time still.
+		if l, hold := claim("B", 4); fmt.Sprint(l) != "[3]" || hold != "" {
+			t.Fatalf("claim after one debit = %v, %q; want one row", l, hold)
 		}
 		if l, hold := claim("A", 1); len(l) != 0 || hold != BulkHoldReserved {
-			t.Fatalf("claim with the rest reserved = %v, %q", l, hold)
+			t.Fatalf("claim with one row debited and one in flight = %v, %q", l, hold)
 		}
-		finish("B", 3, "1.00")
-		if ok, err := db.FinishClaimedBulkRow(ctx, "MAXD1", "B", BulkRow{Line: 4, State: BulkFailed}, t0); !ok || err != nil {
-			t.Fatal(ok, err)
-		}
-		// 3.00 debited, nothing in flight: one more (3 + 2 ≥ 5 for a second).
-		if l, hold := claim("A", 3); fmt.Sprint(l) != "[5]" || hold != "" {
+		finish("B", 3, BulkSuccess, "1.00")
+		// 3.00 debited by two rows, the largest 2.00: 3 + 0×2 < 5, 3 + 1×2 ≥ 5.
+		if l, hold := claim("A", 3); fmt.Sprint(l) != "[4]" || hold != "" {
 			t.Fatalf("claim at 3.00 = %v, %q; want one row", l, hold)
 		}
-		finish("A", 5, "2.50")
-		if l, hold := claim("B", 3); len(l) != 0 || hold != BulkHoldMaxDebit {
+		if l, hold := claim("B", 3); len(l) != 0 || hold != BulkHoldReserved {
+			t.Fatalf("claim with the rest reserved = %v, %q", l, hold)
+		}
+		finish("A", 4, BulkFailed, "")
+		if l, hold := claim("B", 3); fmt.Sprint(l) != "[5]" || hold != "" {
+			t.Fatalf("claim after a failure freed the reservation = %v, %q; want one row", l, hold)
+		}
+		finish("B", 5, BulkSuccess, "2.50")
+		if l, hold := claim("A", 3); len(l) != 0 || hold != BulkHoldMaxDebit {
 			t.Fatalf("claim at 5.50 = %v, %q; want none, max-debit", l, hold)
 		}
 		var debited, largest string
-		db.QueryRow(`SELECT debited, debit_max FROM bulk_runs WHERE id = 'MAXD1'`).Scan(&debited, &largest)
-		if debited != "5.5" || largest != "2.5" {
-			t.Errorf("run totals = %s, %s; want 5.5, 2.5", debited, largest)
+		var rows int
+		db.QueryRow(`SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = 'MAXD1'`).Scan(&debited, &largest, &rows)
+		if debited != "5.5" || largest != "2.5" || rows != 3 {
+			t.Errorf("run totals = %s, %s, %d rows; want 5.5, 2.5, 3", debited, largest, rows)
 		}
 	})
 }
@@ -200,7 +206,7 @@ func TestRunDebitsCountedWhenUnknown(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := db.Exec(`UPDATE bulk_runs SET debited = '', debit_max = ''`); err != nil {
+		if _, err := db.Exec(`UPDATE bulk_runs SET debited = '', debit_max = '', debit_rows = 0`); err != nil {
 			t.Fatal(err)
 		}
 		// Unknown totals stay unknown on a success …
@@ -216,9 +222,10 @@ func TestRunDebitsCountedWhenUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		var debited, largest string
-		db.QueryRow(`SELECT debited, debit_max FROM bulk_runs WHERE id = 'OLDRN'`).Scan(&debited, &largest)
-		if debited != "4" || largest != "2" {
-			t.Errorf("run totals = %q, %q; want 4 (1.25 + 2.00 + 0.75), 2", debited, largest)
+		var rows int
+		db.QueryRow(`SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = 'OLDRN'`).Scan(&debited, &largest, &rows)
+		if debited != "4" || largest != "2" || rows != 3 {
+			t.Errorf("run totals = %q, %q, %d rows; want 4 (1.25 + 2.00 + 0.75), 2, 3", debited, largest, rows)
 		}
 	})
 }

@@ -15,12 +15,13 @@ UPDATE bulk_runs SET seq = (SELECT count(*) FROM bulk_runs b
     WHERE b.created_at < bulk_runs.created_at OR b.created_at = bulk_runs.created_at AND b.id <= bulk_runs.id);
 
 -- The run's pool debits so far (sum of its successful rows' pool amounts,
--- exact decimal text) and its largest single debit, kept with every
--- success in the same transaction: --max-debit's shared reservation reads
--- them. '' = not known yet (runs created before this migration): counted
--- from the rows when first needed.
+-- exact decimal text), its largest single debit and how many rows debited,
+-- kept with every success in the same transaction: --max-debit's shared
+-- reservation reads them. '' = not known yet (runs created before this
+-- migration): counted from the rows when first needed.
 ALTER TABLE bulk_runs ADD COLUMN debited TEXT NOT NULL DEFAULT '';
 ALTER TABLE bulk_runs ADD COLUMN debit_max TEXT NOT NULL DEFAULT '';
+ALTER TABLE bulk_runs ADD COLUMN debit_rows INTEGER NOT NULL DEFAULT 0;
 
 -- The worker that claimed the row ('' for a run held by one process).
 ALTER TABLE bulk_rows ADD COLUMN worker TEXT NOT NULL DEFAULT '';
