@@ -39,7 +39,7 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
-	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit)")
+	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
 }
 
 // apply overrides s with the flags given on the command line.
@@ -93,7 +93,11 @@ A non-empty cell wins over --set; --set fills empty cells and missing columns. -
 of secret fields (biometricData.pidData …) are not stored: a resume asks for them again.
 Running the same command on the same file again continues its unfinished run; while a
 process works on a run, another one on the same run is refused (exit 2) and told which.
---again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.`
+On PostgreSQL it joins the run instead, as one more worker: start it on several hosts to
+share the rows (each row is called once; --max-debit holds across them).
+--again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.
+
+  bulkrun run --db postgres://ops@db.internal:5432/svcrecon?sslmode=verify-full --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59   # on each host`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("run", "bulkrun run --op NAME --in FILE.csv [flags]", runExamples, stderr)
