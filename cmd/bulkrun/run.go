@@ -179,6 +179,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			if err := f.apply(fs, &run.Settings); err != nil {
 				return err
 			}
+			if env.DB.Postgres() {
+				localInput(run, input)
+			}
 		}
 		rows, err := buildRows(op, table, setValues, run.ID, stderr)
 		if err != nil {
@@ -201,6 +204,20 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		defer lease.Release(ctx)
 		return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
 	}
+}
+
+// localInput makes a worker that joins a run from another host (where the
+// same file may lie at another path) read its input and write its results
+// beside its own copy: run's input path becomes input, and the results of
+// an --again run follow it. The stored run is not changed.
+func localInput(run *bulk.Run, input string) {
+	if run.InputPath == input {
+		return
+	}
+	if run.Settings.Out == bulk.AgainResultsPath(run.InputPath, run.ID) {
+		run.Settings.Out = bulk.AgainResultsPath(input, run.ID)
+	}
+	run.InputPath = input
 }
 
 const resumeExamples = `  bulkrun resume 7KQ2M

@@ -372,3 +372,43 @@ func BenchmarkWorkers50ms(b *testing.B) {
 		})
 	}
 }
+
+// A worker on another host, whose copy of the file lies at another path,
+// joins the run of its content and writes the results beside its own copy.
+func TestWorkerJoinsFromAnotherPath(t *testing.T) {
+	pg := pgtest.NewDatabase(t)
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	first := writeInput(t, t.TempDir(), 40)
+	b, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(t.TempDir(), "copy.csv")
+	if err := os.WriteFile(second, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := func(in, maxDebit string) []string {
+		return []string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", pg, "--concurrency", "2", "--max-debit", maxDebit,
+			"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error"}
+	}
+	if code, stdout, stderr := runCLI(t, srv, args(first, "10")...); code != 1 {
+		t.Fatalf("first worker: exit %d, want 1 (stopped by --max-debit)\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI(t, srv, args(second, "1000")...)
+	if code != 0 || !strings.Contains(stdout, "continuing") {
+		t.Fatalf("second worker: exit %d, want 0, continuing the run\n%s%s", code, stdout, stderr)
+	}
+	rows := results(t, second+".results.csv")
+	workers := map[string]int{}
+	for _, r := range rows {
+		if r["outcome"] != bulk.StateSuccess {
+			t.Errorf("row %s: %s", r["externalRef"], r["outcome"])
+		}
+		workers[r[bulk.ColumnWorker]]++
+	}
+	if len(rows) != 40 || len(workers) != 2 || srv.Requests() != 40 {
+		t.Errorf("results beside the copy: %d rows by workers %v, %d requests; want 40 rows by two workers, each sent once",
+			len(rows), workers, srv.Requests())
+	}
+}

@@ -56,6 +56,7 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	}
 	jobs := make(chan job, conc)         // claimed rows waiting their turn
 	slots := make(chan struct{}, 2*conc) // one per claimed row, in flight or waiting
+	ended := make(chan struct{}, 1)      // a call of this worker ended
 	var wg sync.WaitGroup
 	for range conc {
 		wg.Add(1)
@@ -66,10 +67,14 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 				// happens to ctx (the client's time-out bounds it).
 				ex.call(context.WithoutCancel(ctx), j.row, j.attempt)
 				<-slots
+				select {
+				case ended <- struct{}{}:
+				default:
+				}
 			}
 		}()
 	}
-	ex.claimLoop(ctx, byLine, slots, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
+	ex.claimLoop(ctx, byLine, slots, ended, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
 	close(jobs)
 	wg.Wait()
 	ex.bar.Done()
@@ -108,8 +113,10 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 // claimLoop claims rows for the free slots (at least half a batch while
 // rows wait their turn, each row having waited its turn of the rate) and
 // hands each to dispatch, until none is left to claim or the execution
-// stops. waiting says how many claimed rows wait for a call.
-func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots chan struct{}, waiting func() int, dispatch func(Row, int)) {
+// stops. waiting says how many claimed rows wait for a call; ended
+// receives when one of this worker's calls ends.
+func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots chan struct{}, ended <-chan struct{},
+	waiting func() int, dispatch func(Row, int)) {
 	batch := min(cap(slots)/2, claimBatch)
 	low := max(batch/2, 1)
 	free := func(n int) {
@@ -194,14 +201,17 @@ func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots ch
 			ex.stop(StopMaxDebit, nil)
 			return
 		}
-		// What is left of --max-debit is reserved by rows in flight: some
-		// may fail, freeing it.
+		// What is left of --max-debit is reserved by rows in flight: claim
+		// again when one of ours ends, or after a while (other workers'
+		// rows end unseen).
 		t := time.NewTimer(ex.poll())
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			ex.stop(StopInterrupted, nil)
 			return
+		case <-ended:
+			t.Stop()
 		case <-t.C:
 		}
 	}
