@@ -191,7 +191,9 @@ func TestWorkersOnSeveralProcessesKilledMidRun(t *testing.T) {
 		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error"}
 
 	first := newPhase(8, false) // both victims' four calls
+	ts.mu.Lock()
 	ts.phase = first
+	ts.mu.Unlock()
 	victims := []*worker{startWorker(t, srv, args...), startWorker(t, srv, args...)}
 	select {
 	case <-first.full:
@@ -332,12 +334,12 @@ func TestWorkersShareMaxDebit(t *testing.T) {
 // BenchmarkWorkers50ms runs one file with 1, 2 and 4 bulkrun processes at
 // --concurrency 8 each on one PostgreSQL database, against the fake
 // answering after 50 ms: the ideal is 160 rows/s per worker. Rows:
-// BULK_BENCH_WORKER_ROWS (default 3000). The processes' start is in the
+// BULK_BENCH_WORKER_ROWS (default 4000). The processes' start is in the
 // time. Needs SVCRECON_TEST_POSTGRES (scripts/pg-test.sh):
 //
 //	scripts/pg-test.sh go test ./cmd/bulkrun/ -run '^$' -bench Workers50ms -benchtime 1x
 func BenchmarkWorkers50ms(b *testing.B) {
-	rows := benchEnv("BULK_BENCH_WORKER_ROWS", 3000)
+	rows := benchEnv("BULK_BENCH_WORKER_ROWS", 4000)
 	for _, n := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("workers%d", n), func(b *testing.B) {
 			var total time.Duration
