@@ -284,16 +284,9 @@ func regexpQuote(s string) string {
 // externalRefs (the fake's debits are then known) and returns its path.
 func refsInput(tb testing.TB, dir string, n int) string {
 	tb.Helper()
-	var sb strings.Builder
-	sb.WriteString("externalRef,pan,latitude\n")
-	for i := range n {
-		fmt.Fprintf(&sb, "WREF%05d,ABCDE%04dF,012.97\n", i, i)
-	}
-	path := filepath.Join(dir, "refs.csv")
-	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	return path
+	return writeCSV(tb, filepath.Join(dir, "refs.csv"), "externalRef,pan,latitude\n", n, func(i int) string {
+		return fmt.Sprintf("WREF%05d,ABCDE%04dF,012.97\n", i, i)
+	})
 }
 
 // --max-debit holds across worker processes: three bulkrun processes

@@ -138,12 +138,9 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	if err != nil {
 		return sum, err
 	}
-	before, err := CountRows(ctx, r.DB, run)
+	before, err := r.start(ctx, run)
 	if err != nil {
 		return sum, err
-	}
-	if err := r.DB.SetBulkRunState(ctx, run.ID, RunRunning, r.now()); err != nil {
-		return sum, fmt.Errorf("bulk run %s: %w", run.ID, err)
 	}
 	todo := make([]Row, 0, len(rows))
 	for _, row := range rows {
@@ -202,6 +199,18 @@ feed:
 	}
 	run.State = state
 	return sum, ex.err
+}
+
+// start counts the run's rows before an Execute and marks it running.
+func (r *Runner) start(ctx context.Context, run *Run) (Counts, error) {
+	before, err := CountRows(ctx, r.DB, run)
+	if err != nil {
+		return before, err
+	}
+	if err := r.DB.SetBulkRunState(ctx, run.ID, RunRunning, r.now()); err != nil {
+		return before, fmt.Errorf("bulk run %s: %w", run.ID, err)
+	}
+	return before, nil
 }
 
 // newExecution is the state of one Execute of run: its debits so far, a

@@ -35,12 +35,9 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	if err := seed(ctx, r.DB, run, rows); err != nil {
 		return sum, err
 	}
-	before, err := CountRows(ctx, r.DB, run)
+	before, err := r.start(ctx, run)
 	if err != nil {
 		return sum, err
-	}
-	if err := r.DB.SetBulkRunState(ctx, run.ID, RunRunning, r.now()); err != nil {
-		return sum, fmt.Errorf("bulk run %s: %w", run.ID, err)
 	}
 	byLine := make(map[int]Row, len(rows))
 	for _, row := range rows {

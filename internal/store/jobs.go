@@ -66,19 +66,13 @@ func takeFire(ctx context.Context, tx *sql.Tx, s recon.JobStart) (string, error)
 // the lease is taken were left by a process that is gone: they are closed
 // as failed (abandoned).
 func (db *DB) BeginJobRun(ctx context.Context, s recon.JobStart, held func(holder, expiresText string, expires time.Time) string) (recon.JobBegun, error) {
-	var b recon.JobBegun
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		b = recon.JobBegun{}
-		var err error
-		if b.FireTakenBy, err = takeFire(ctx, tx, s); err != nil || b.FireTakenBy != "" {
-			return err
-		}
+	return db.fired(ctx, s, func(tx *sql.Tx, b *recon.JobBegun) error {
 		q := `SELECT holder, expires_at FROM leases WHERE name = ?`
 		if db.pg {
 			q += ` FOR UPDATE`
 		}
 		var other, expires string
-		err = tx.QueryRowContext(ctx, q, s.Job).Scan(&other, &expires)
+		err := tx.QueryRowContext(ctx, q, s.Job).Scan(&other, &expires)
 		switch {
 		case errors.Is(err, sql.ErrNoRows), err == nil && other == s.Holder:
 		case err != nil:
@@ -119,13 +113,24 @@ func (db *DB) BeginJobRun(ctx context.Context, s recon.JobStart, held func(holde
 		b.ID, err = insertJobRun(ctx, tx, s, jobRunning, "")
 		return err
 	})
-	return b, err
 }
 
 // SkipJobRun records a run of job that was not started, with why (after
 // taking its fire time, as BeginJobRun does: when another holder took it,
 // nothing is recorded).
 func (db *DB) SkipJobRun(ctx context.Context, s recon.JobStart, reason string) (recon.JobBegun, error) {
+	return db.fired(ctx, s, func(tx *sql.Tx, b *recon.JobBegun) error {
+		var err error
+		b.HeldBy = reason
+		b.ID, err = insertJobRun(ctx, tx, s, jobSkipped, reason)
+		return err
+	})
+}
+
+// fired runs fn in a write transaction once s's fire time is taken for
+// s.Holder; when another holder took it first, fn is not run and the
+// answer names that holder (FireTakenBy).
+func (db *DB) fired(ctx context.Context, s recon.JobStart, fn func(tx *sql.Tx, b *recon.JobBegun) error) (recon.JobBegun, error) {
 	var b recon.JobBegun
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		b = recon.JobBegun{}
@@ -133,9 +138,7 @@ func (db *DB) SkipJobRun(ctx context.Context, s recon.JobStart, reason string) (
 		if b.FireTakenBy, err = takeFire(ctx, tx, s); err != nil || b.FireTakenBy != "" {
 			return err
 		}
-		b.HeldBy = reason
-		b.ID, err = insertJobRun(ctx, tx, s, jobSkipped, reason)
-		return err
+		return fn(tx, &b)
 	})
 	return b, err
 }
