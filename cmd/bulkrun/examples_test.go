@@ -13,6 +13,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 )
 
 // exampleLine is an example command line of a help text or the README: an
@@ -95,7 +96,8 @@ func exampleFiles(t *testing.T, dir string) {
 // Every example of bulkrun's help texts and of the README's bulkrun
 // section runs, each in a fresh directory holding the files it names and
 // the run 7KQ2M (done) in both databases the examples use, against the
-// sandbox: exit 0, so none can rot.
+// sandbox: exit 0, so none can rot. A PostgreSQL URL is replaced by a
+// database of the test server (those examples are skipped without one).
 func TestEveryHelpExampleRuns(t *testing.T) {
 	svc := startSandbox(t, sandbox.Faults{})
 	examples := helpExamples(t)
@@ -137,7 +139,13 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 				}
 				t.Setenv(k, v)
 			}
-			code, stdout, stderr := runCLIEnv(t, nil, strings.Fields(m[2])...)
+			args := strings.Fields(m[2])
+			for i, a := range args {
+				if strings.HasPrefix(a, "postgres://") {
+					args[i] = pgtest.NewDatabase(t) // the test server stands in for the example's
+				}
+			}
+			code, stdout, stderr := runCLIEnv(t, nil, args...)
 			if code != 0 {
 				t.Errorf("%s: exit %d\n%s%s", ex, code, stdout, stderr)
 			}

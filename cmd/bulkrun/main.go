@@ -17,10 +17,14 @@
 // returned rows to unsent (resume the run) and 3 when rows are still pending;
 // settle repeats both until nothing is pending or unsent.
 //
-// One process holds a run at a time (a lease in the database, with host,
-// pid and heartbeat): another run, resume, recheck or settle of that run is
-// refused with exit 2 and told who holds it; a holder that is gone (its pid
-// no longer runs on this host, or its heartbeat stopped) is taken over.
+// On SQLite one process holds a run at a time (a lease in the database,
+// with host, pid and heartbeat): another run, resume, recheck or settle of
+// that run is refused with exit 2 and told who holds it; a holder that is
+// gone (its pid no longer runs on this host, or its heartbeat stopped) is
+// taken over. On PostgreSQL (--db postgres://…) the same command started on
+// several hosts joins the run as one more worker: each claims a few rows at
+// a time, --max-debit is shared, and a worker that dies leaves its rows in
+// flight pending, for recheck.
 package main
 
 import (

@@ -45,12 +45,19 @@ func TestMain(m *testing.M) {
 // writeInput writes a verifyPanPlusV2 input of n rows and returns its path.
 func writeInput(tb testing.TB, dir string, n int) string {
 	tb.Helper()
+	return writeCSV(tb, filepath.Join(dir, "pans.csv"), "pan,latitude\r\n", n, func(i int) string {
+		return fmt.Sprintf("ABCDE%04dF,012.%d\r\n", i, i)
+	})
+}
+
+// writeCSV writes header and n lines made by line to path and returns it.
+func writeCSV(tb testing.TB, path, header string, n int, line func(i int) string) string {
+	tb.Helper()
 	var sb strings.Builder
-	sb.WriteString("pan,latitude\r\n")
+	sb.WriteString(header)
 	for i := range n {
-		fmt.Fprintf(&sb, "ABCDE%04dF,012.%d\r\n", i, i)
+		sb.WriteString(line(i))
 	}
-	path := filepath.Join(dir, "pans.csv")
 	if err := os.WriteFile(path, []byte(sb.String()), 0o600); err != nil {
 		tb.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
-	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit)")
+	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
 }
 
 // apply overrides s with the flags given on the command line.
@@ -93,7 +93,11 @@ A non-empty cell wins over --set; --set fills empty cells and missing columns. -
 of secret fields (biometricData.pidData …) are not stored: a resume asks for them again.
 Running the same command on the same file again continues its unfinished run; while a
 process works on a run, another one on the same run is refused (exit 2) and told which.
---again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.`
+On PostgreSQL it joins the run instead, as one more worker: start it on several hosts to
+share the rows (each row is called once; --max-debit holds across them).
+--again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.
+
+  bulkrun run --db postgres://ops@db.internal:5432/svcrecon?sslmode=verify-full --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59   # on each host`
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlagSet("run", "bulkrun run --op NAME --in FILE.csv [flags]", runExamples, stderr)
@@ -162,33 +166,58 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 
 	st := starter(env)
-	plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
-		Rows: len(table.Records), Settings: settings, Again: *again})
-	if err != nil {
-		return refused(err)
-	}
-	run := plan.Run
-	if plan.Continue {
-		if err := f.apply(fs, &run.Settings); err != nil {
+	// On PostgreSQL, workers started at once on several hosts make one
+	// run: one creates it, the others are told to plan again and join it.
+	for {
+		plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
+			Rows: len(table.Records), Settings: settings, Again: *again})
+		if err != nil {
+			return refused(err)
+		}
+		run := plan.Run
+		if plan.Continue {
+			if err := f.apply(fs, &run.Settings); err != nil {
+				return err
+			}
+			if env.DB.Postgres() {
+				localInput(run, input)
+			}
+		}
+		rows, err := buildRows(op, table, setValues, run.ID, stderr)
+		if err != nil {
 			return err
 		}
+		if err := checkOutputs(run); err != nil {
+			return err
+		}
+		if *dryRun {
+			return showDryRun(stdout, rows, run.ID, plan.Continue)
+		}
+		lease, err := st.Start(ctx, plan)
+		var je *bulk.JoinError
+		if errors.As(err, &je) {
+			continue
+		}
+		if err != nil {
+			return refused(err)
+		}
+		defer lease.Release(ctx)
+		return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
 	}
-	rows, err := buildRows(op, table, setValues, run.ID, stderr)
-	if err != nil {
-		return err
+}
+
+// localInput makes a worker that joins a run from another host (where the
+// same file may lie at another path) read its input and write its results
+// beside its own copy: run's input path becomes input, and the results of
+// an --again run follow it. The stored run is not changed.
+func localInput(run *bulk.Run, input string) {
+	if run.InputPath == input {
+		return
 	}
-	if err := checkOutputs(run); err != nil {
-		return err
+	if run.Settings.Out == bulk.AgainResultsPath(run.InputPath, run.ID) {
+		run.Settings.Out = bulk.AgainResultsPath(input, run.ID)
 	}
-	if *dryRun {
-		return showDryRun(stdout, rows, run.ID, plan.Continue)
-	}
-	lease, err := st.Start(ctx, plan)
-	if err != nil {
-		return refused(err)
-	}
-	defer lease.Release(ctx)
-	return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
+	run.InputPath = input
 }
 
 const resumeExamples = `  bulkrun resume 7KQ2M
@@ -245,9 +274,12 @@ var (
 	leaseAfter func(time.Duration) <-chan time.Time
 )
 
-// leases are the leases of this command's runs, held by this process.
+// leases are the leases of this command's runs, held by this process:
+// on PostgreSQL as one of each run's workers (several processes, on this
+// host or others, work on a run at once), on SQLite as its only holder.
 func leases(env *cli.Env) *bulk.Leases {
-	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter}
+	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
+		Shared: env.DB.Postgres()}
 }
 
 func starter(env *cli.Env) *bulk.Starter {
@@ -328,15 +360,16 @@ func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []strin
 }
 
 // hold takes the lease of a stored run (recheck, settle): a run another
-// live process holds is refused (exit 2). The returned context ends with
-// ctx or when the lease is lost; release gives the lease up.
-func hold(ctx context.Context, env *cli.Env, run *bulk.Run) (context.Context, func(), error) {
+// live process holds is refused (exit 2); on PostgreSQL the process joins
+// the run's workers instead. The returned context ends with ctx or when
+// the lease is lost; release gives the lease up.
+func hold(ctx context.Context, env *cli.Env, run *bulk.Run) (context.Context, *bulk.Lease, func(), error) {
 	lease, err := leases(env).Acquire(ctx, run.ID)
 	if err != nil {
-		return nil, nil, refused(err)
+		return nil, nil, nil, refused(err)
 	}
 	lctx, cancel := lease.Context(ctx)
-	return lctx, func() { cancel(); lease.Release(ctx) }, nil
+	return lctx, lease, func() { cancel(); lease.Release(ctx) }, nil
 }
 
 // restoreSets gives the run back the secret --set values it did not store,
@@ -436,7 +469,7 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, stderr io.Writer) error {
 	ctx, cancel := lease.Context(ctx)
 	defer cancel()
-	runner := newRunner(env, run, stderr)
+	runner := newRunner(env, run, lease, stderr)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
 		return err
@@ -447,6 +480,9 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	}
 	if t := lease.TookOver; t != nil {
 		note += fmt.Sprintf("; taken over from host %s pid %d, which is gone (no row is sent twice)", t.Host, t.PID)
+	}
+	if lease.Shared() {
+		note += "; worker " + lease.Worker()
 	}
 	fmt.Fprintf(stdout, "run %s: %d rows of %s from %s%s\n", run.ID, len(rows), op.Name, run.InputPath, note)
 	if before.Returned > 0 {
@@ -470,6 +506,10 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 			run.ID, sum.Debit, s.MaxDebit, sum.Unsent, run.ID)
 	case sum.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun resume %s continues)", run.ID, sum.Stop, sum.Unsent, run.ID)
+	case sum.Workers > 0:
+		fmt.Fprintf(stdout, "run %s: this worker sent %d rows and found none left to claim; %d other worker(s) still at work (bulkrun status %s)\n",
+			run.ID, sum.Sent, sum.Workers, run.ID)
+		return nil
 	case sum.Pending > 0:
 		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %d rows pending: resolve them with bulkrun recheck %s in a few minutes, or bulkrun settle %s",
 			run.ID, sum.Pending, run.ID, run.ID)}
@@ -477,11 +517,12 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	return nil
 }
 
-// newRunner is the runner of a run's settings.
-func newRunner(env *cli.Env, run *bulk.Run, stderr io.Writer) *bulk.Runner {
+// newRunner is the runner of a run's settings, held by lease (one of the
+// run's workers when the lease is shared).
+func newRunner(env *cli.Env, run *bulk.Run, lease *bulk.Lease, stderr io.Writer) *bulk.Runner {
 	s := run.Settings
 	runner := &bulk.Runner{DB: env.DB, Client: env.Client, Log: env.Log, Concurrency: s.Concurrency, Rate: s.Rate,
-		Progress: stderr, Secret: env.Config.ClientSecret, Now: clock}
+		Progress: stderr, Secret: env.Config.ClientSecret, Now: clock, Lease: lease}
 	if s.MaxDebit != "" {
 		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
 	}

@@ -53,7 +53,7 @@ func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	ctx, release, err := hold(ctx, env, run)
+	ctx, lease, release, err := hold(ctx, env, run)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var werr error
 	var paths []string
 	st := &bulk.Settler{
-		Runner:    newRunner(env, run, stderr),
+		Runner:    newRunner(env, run, lease, stderr),
 		Rechecker: newRechecker(env, *minWait, 4, rows),
 		Rounds:    *rounds, Wait: *wait, Sleep: pause,
 		AfterRound: func(round int, c bulk.Counts) {

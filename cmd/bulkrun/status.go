@@ -56,14 +56,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	s := run.Settings
 	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
 	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(svcapi.IST).Format(time.DateTime), run.UpdatedAt.In(svcapi.IST).Format(time.DateTime))
-	lease, err := env.DB.BulkRunLease(ctx, run.ID)
+	live, err := showHolders(ctx, env, run, stdout)
 	if err != nil {
 		return err
-	}
-	live := lease != nil && !leases(env).Stale(*lease)
-	if live {
-		fmt.Fprintf(stdout, "held by host %s, pid %d, since %s IST (last heartbeat %s ago)\n", lease.Host, lease.PID,
-			lease.Since.In(svcapi.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))
 	}
 	rate := "no limit"
 	if s.Rate > 0 {
@@ -91,6 +86,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := showWorkerRows(ctx, env, run, stdout); err != nil {
+		return err
+	}
 	switch {
 	case live:
 	case run.State != bulk.RunDone:
@@ -109,7 +107,64 @@ const statusExamples = `  bulkrun status
 
 With a run id: its settings (secret --set values shown as [REDACTED]: they are never stored),
 the process holding it, if any, and its rows per state with its pool debits. Rows 'sending'
-count as pending, in every view.`
+count as pending, in every view. On PostgreSQL, every worker of the run (host, pid, last
+heartbeat) and the rows each one sent.`
+
+// showHolders prints who works on the run now: its holder (SQLite), or
+// its live workers (PostgreSQL), and reports whether anyone does.
+func showHolders(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Writer) (bool, error) {
+	ls := leases(env)
+	if env.DB.Postgres() {
+		ws, err := env.DB.BulkWorkers(ctx, run.ID)
+		if err != nil {
+			return false, err
+		}
+		live := 0
+		for _, w := range ws {
+			state := "working"
+			if ls.Stale(w) {
+				state = "gone (its rows in flight become pending when the next worker starts)"
+			} else {
+				live++
+			}
+			fmt.Fprintf(stdout, "worker %s: host %s, pid %d, since %s IST, last heartbeat %s ago, %s\n", w.Holder, w.Host, w.PID,
+				w.Since.In(svcapi.IST).Format(time.DateTime), clock().Sub(w.Heartbeat).Round(time.Second), state)
+		}
+		return live > 0, nil
+	}
+	lease, err := env.DB.BulkRunLease(ctx, run.ID)
+	if err != nil {
+		return false, err
+	}
+	live := lease != nil && !ls.Stale(*lease)
+	if live {
+		fmt.Fprintf(stdout, "held by host %s, pid %d, since %s IST (last heartbeat %s ago)\n", lease.Host, lease.PID,
+			lease.Since.In(svcapi.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))
+	}
+	return live, nil
+}
+
+// showWorkerRows prints the run's rows per worker that sent them, when
+// workers shared it (PostgreSQL).
+func showWorkerRows(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Writer) error {
+	per, err := bulk.RowsPerWorker(ctx, env.DB, run.ID)
+	if err != nil {
+		return err
+	}
+	if len(per) == 0 || len(per) == 1 && per[0].Worker == "" {
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKER\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT")
+	for _, w := range per {
+		name := w.Worker
+		if name == "" {
+			name = "(returned to unsent)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", name, w.Total(), w.Success, w.Failed, w.Pending, w.Unsent)
+	}
+	return tw.Flush()
+}
 
 func orNone(s string) string {
 	if s == "" {
@@ -177,7 +232,7 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	ctx, release, err := hold(ctx, env, run)
+	ctx, _, release, err := hold(ctx, env, run)
 	if err != nil {
 		return err
 	}

@@ -24,14 +24,16 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // historyJob is reconcile history; its summary says how many runs it listed.
 func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	fs := cli.NewFlagSet("history", "reconcile history [--job NAME] [--limit N] [--db FILE] [-v]\n\n"+
-		"Prints the recorded job runs, newest first: run id, job, trigger (schedule or manual),\n"+
-		"start (IST), duration, outcome and what the run said: for ok and breaks the last line of the\n"+
+		"Prints the recorded job runs, newest first: run id, job, trigger (schedule or manual), the\n"+
+		"host that ran it (schedulers on several hosts share a PostgreSQL database: each fire time\n"+
+		"runs once, on one of them), start (IST), duration, outcome and what the run said: for ok and breaks the last line of the\n"+
 		"run's own summary (a nightly run's counts per finding), for the others the error (-v: the\n"+
 		"whole summary and error). Outcomes: ok; breaks (it ran and found breaks: exit status 3, a\n"+
 		"warning); failed (it could not run, or stopped half-way); skipped; cancelled; panic; running.",
 		`  reconcile history
   reconcile history --job nightly --limit 5
-  reconcile history --db /var/lib/svcrecon/svcrecon.db -v`, stderr)
+  reconcile history --db /var/lib/svcrecon/svcrecon.db -v
+  reconcile history --db postgres://svcrecon@db.internal:5432/svcrecon?sslmode=verify-full --job nightly`, stderr)
 	var c cli.Common
 	bindCommon(fs, &c, inheritedFlags...) // the log flags too: history can be a job
 	job := fs.String("job", "", "only this job")
@@ -49,7 +51,7 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 	if _, err := c.Logger(ctx, stderr); err != nil { // the log flags are checked like everywhere
 		return "", err
 	}
-	if _, err := os.Stat(c.DB); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
 		return "", cli.Usagef("history: no database %s (give --db or SVC_DB)", c.DB)
 	}
 	db, err := store.Open(ctx, c.DB)
@@ -71,13 +73,13 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 		return "no job runs recorded yet", nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tJOB\tTRIGGER\tSTARTED (IST)\tDURATION\tOUTCOME\tERROR / SUMMARY")
+	fmt.Fprintln(tw, "RUN\tJOB\tTRIGGER\tHOST\tSTARTED (IST)\tDURATION\tOUTCOME\tERROR / SUMMARY")
 	for _, r := range recs {
 		dur := "-"
 		if !r.Finished.IsZero() {
 			dur = r.Duration().Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Job, r.Trigger,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Job, r.Trigger, orDash(r.Host),
 			r.Started.In(recon.IST).Format(recon.TimestampLayout), dur, r.Outcome, oneLine(r))
 	}
 	if err := tw.Flush(); err != nil {
@@ -86,6 +88,9 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 	if *verbose {
 		for _, r := range recs {
 			fmt.Fprintf(stdout, "\nrun %d (%s, %s):\n", r.ID, r.Job, r.Outcome)
+			if !r.FireAt.IsZero() {
+				fmt.Fprintf(stdout, "  fire time: %s IST\n", r.FireAt.In(recon.IST).Format(recon.TimestampLayout))
+			}
 			if r.Error != "" {
 				fmt.Fprintf(stdout, "  error: %s\n", r.Error)
 			}
@@ -97,6 +102,14 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 		}
 	}
 	return fmt.Sprintf("%d job runs listed", len(recs)), nil
+}
+
+// orDash is s, or "-" when empty (runs recorded before hosts were).
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // historyWidth bounds the text of a run in the table: a nightly run's

@@ -27,6 +27,7 @@ var inheritedFlags = []string{"db", "log-format", "log-level"}
 
 const scheduleExamples = `  reconcile schedule                                  # run the jobs of ./schedules.yaml until SIGINT/SIGTERM
   reconcile schedule --file /etc/svcrecon/schedules.yaml --db /var/lib/svcrecon/svcrecon.db --log-format json
+  reconcile schedule --db postgres://svcrecon@db.internal:5432/svcrecon?sslmode=verify-full   # on two hosts, for failover
   reconcile schedule list                             # each job's next 3 run times, in its zone
   reconcile schedule list --n 5
   reconcile schedule run nightly                      # run one job now (what a cron(8) entry calls)
@@ -193,6 +194,9 @@ func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer
 		"SIGINT or SIGTERM (running jobs are cancelled and recorded as such). A run that is still\n"+
 		"going makes the next one skip; a lease in the database keeps another process (a cron(8)\n"+
 		"entry calling `reconcile schedule run JOB`) from running the same job at the same time.\n"+
+		"For failover, run this daemon on several hosts against one PostgreSQL database (--db\n"+
+		"postgres://…): each fire time of a job runs once, on the first daemon to take it, and a\n"+
+		"daemon that dies is replaced at the next fire time; reconcile history shows the host.\n"+
 		"Every run is recorded (ok, breaks, failed, skipped, cancelled, panic): see `reconcile history`;\n"+
 		"a job with notify: POSTs a notice when a run ends with breaks or fails. The jobs get this\n"+
 		"command's --db and log flags. Each job's args are checked against its command's flags before\n"+

@@ -31,7 +31,7 @@
 // CountRows is the one count of a run's rows that every view shows: a row
 // still 'sending' counts as pending.
 //
-// # One run, one holder
+// # One run, one holder (SQLite)
 //
 // A process works on a run only while it holds the run's lease
 // (bulk_leases: holder id, host, pid, since, heartbeat, renewed every
@@ -40,6 +40,22 @@
 // its pid no longer runs on this host, or its heartbeat is older than
 // Leases.Timeout — is taken over; the holder taken over sees Lease.Lost and
 // stops starting calls.
+//
+// # One run, many workers (PostgreSQL)
+//
+// With Leases.Shared, every process that starts the same file (or resumes
+// the run), on this host or others, joins the run as one of its workers
+// (bulk_workers: worker id, host, pid, heartbeat). Two processes starting a
+// new file at once make one run: the second is told to plan again
+// (*JoinError) and joins it. Execute seeds the run's rows as queued
+// journal rows, then claims a few at a time (store.DB.ClaimBulkRows:
+// SELECT … FOR UPDATE SKIP LOCKED), marking them 'sending' with its
+// worker id in the transaction that records its heartbeat; it calls them
+// and journals each outcome only while the row is still its own. A worker
+// found gone (the same test as a lease's) is reaped by the next one to
+// start or end: its 'sending' rows become pending, for Recheck, and are
+// never claimed again until Recheck returns them to unsent. The last
+// worker to end sets the run's state. The results have a worker column.
 //
 // # Secrets
 //
@@ -88,8 +104,12 @@
 // Precedence of values: a non-empty cell wins over a --set value of the same
 // field; --set fills empty cells and missing columns.
 //
-// --max-debit reserves nothing: no new call starts once the pool debits of
-// the run's successful rows reach the amount, so the calls in flight at that
-// moment may overshoot it by at most Concurrency × the largest single debit.
-// Pending rows are not counted until recheck resolves them.
+// --max-debit, with one holder, reserves nothing: no new call starts once
+// the pool debits of the run's successful rows reach the amount, so the
+// calls in flight at that moment may overshoot it by at most Concurrency ×
+// the largest single debit. The workers of a shared run reserve instead:
+// each claim counts the rows in flight of every worker at the run's
+// largest debit so far, under a lock of the run (store.DB.ClaimBulkRows),
+// so that together they overshoot by about one row's debit. Pending rows
+// are not counted until recheck resolves them.
 package bulk

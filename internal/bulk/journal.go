@@ -40,6 +40,14 @@ type Journal interface {
 	FinishBulkRow(ctx context.Context, runID string, r store.BulkRow, at time.Time) error
 	CheckedBulkRow(ctx context.Context, runID string, line int, state string, at time.Time) error
 	ResolveBulkRow(ctx context.Context, runID, from string, r store.BulkRow, at time.Time) error
+
+	// Shared runs (several workers, PostgreSQL): see store.DB and Runner.Lease.
+	SeedBulkRows(ctx context.Context, runID string, rows []store.BulkSeed) (int, error)
+	BulkRowsJournaled(ctx context.Context, runID string) (int, error)
+	ClaimBulkRows(ctx context.Context, c store.BulkClaim) ([]store.BulkClaimed, string, error)
+	ReturnBulkRows(ctx context.Context, runID, worker string, lines []int) error
+	FinishClaimedBulkRow(ctx context.Context, runID, worker string, r store.BulkRow, at time.Time) (bool, error)
+	BulkWorkerRows(ctx context.Context, runID string, fn func(worker, state string, n int) error) error
 }
 
 var _ Journal = (*store.DB)(nil)

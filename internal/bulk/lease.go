@@ -29,6 +29,13 @@ type Leaser interface {
 	ReleaseBulkLease(ctx context.Context, runID, holder string) error
 	// BulkRunLease returns the lease of a run, or nil.
 	BulkRunLease(ctx context.Context, runID string) (*store.BulkLease, error)
+
+	// The workers of shared runs (Leases.Shared): see store.DB.
+	JoinBulkRun(ctx context.Context, w store.BulkLease) error
+	RenewBulkWorker(ctx context.Context, runID, worker string, at time.Time) (bool, error)
+	BulkWorkers(ctx context.Context, runID string) ([]store.BulkLease, error)
+	ReapBulkWorkers(ctx context.Context, runID string, dead []store.BulkLease, reason string) (int, error)
+	EndBulkWorker(ctx context.Context, runID, worker string, at time.Time) (state string, others int, err error)
 }
 
 var _ Leaser = (*store.DB)(nil)
@@ -71,11 +78,17 @@ const (
 )
 
 // Leases takes and keeps the leases of runs for one Holder: one run, one
-// holder at a time. Set DB and Holder; the rest is optional.
+// holder at a time — or, Shared, one run, many workers. Set DB and Holder;
+// the rest is optional.
 type Leases struct {
 	DB     Leaser
 	Holder Holder
 	Log    *slog.Logger
+	// Shared makes the holder one of the run's workers (bulk_workers)
+	// instead of its only holder: several processes, on this host or
+	// others, work on the run at once, each claiming rows (PostgreSQL).
+	// Nobody is refused; a worker found gone is reaped by the others.
+	Shared bool
 	// Heartbeat is how often a held lease is renewed (DefaultHeartbeat).
 	Heartbeat time.Duration
 	// Timeout is the age of a heartbeat past which its lease is taken over
@@ -148,9 +161,16 @@ func (e *HeldError) Unwrap() error { return ErrRefused }
 
 // Acquire takes the lease of run runID, taking over a stale one, and keeps
 // it (a heartbeat every Heartbeat) until Release. Another live holder is a
-// *HeldError.
+// *HeldError. With Shared, it joins the run's workers instead (nobody is
+// refused).
 func (ls *Leases) Acquire(ctx context.Context, runID string) (*Lease, error) {
 	l := ls.lease(runID)
+	if ls.Shared {
+		if err := ls.DB.JoinBulkRun(ctx, l); err != nil {
+			return nil, err
+		}
+		return ls.keep(runID, nil), nil
+	}
 	ok, other, err := ls.DB.AcquireBulkLease(ctx, l, ls.Stale)
 	if err != nil {
 		return nil, err
@@ -164,7 +184,8 @@ func (ls *Leases) Acquire(ctx context.Context, runID string) (*Lease, error) {
 // keep starts the heartbeat of a lease just taken (from other, when it
 // was taken over).
 func (ls *Leases) keep(runID string, other *store.BulkLease) *Lease {
-	l := &Lease{ls: ls, RunID: runID, TookOver: other, lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lease{ls: ls, RunID: runID, TookOver: other, shared: ls.Shared, since: ls.now(),
+		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	if other != nil && ls.Log != nil {
 		ls.Log.Warn("took over the lease of a run whose holder is gone", LogRun, runID,
 			"host", other.Host, "pid", other.PID, "heartbeat", other.Heartbeat.In(svcapi.IST).Format(time.DateTime))
@@ -180,6 +201,9 @@ type Lease struct {
 	// TookOver is the lease of the holder this one took over from (its
 	// process was gone), or nil.
 	TookOver *store.BulkLease
+
+	shared bool      // one of the run's workers (Leases.Shared)
+	since  time.Time // when the worker joined
 
 	lost     chan struct{} // closed when another holder took the lease
 	stop     chan struct{}
@@ -206,6 +230,14 @@ func (l *Lease) beat() {
 		case <-l.stop:
 			return
 		case <-after(every):
+		}
+		if l.shared {
+			// A worker that is no longer listed (it ended its part, or
+			// was reaped as gone) is listed again by its next claim.
+			if _, err := l.ls.DB.RenewBulkWorker(context.Background(), l.RunID, l.ls.Holder.ID, l.ls.now()); err != nil && l.ls.Log != nil {
+				l.ls.Log.Warn("worker heartbeat not recorded; trying again at the next one", LogRun, l.RunID, "error", err.Error())
+			}
+			continue
 		}
 		ok, err := l.ls.DB.RenewBulkLease(context.Background(), l.RunID, l.ls.Holder.ID, l.ls.now())
 		switch {
@@ -238,13 +270,33 @@ func (l *Lease) Context(ctx context.Context) (context.Context, context.CancelFun
 }
 
 // Release stops the heartbeat and gives the lease up. It is safe to call
-// more than once.
+// more than once. A worker of a shared run leaves its workers; the last
+// one to leave sets the run's state (store.DB.EndBulkWorker).
 func (l *Lease) Release(ctx context.Context) error {
 	var err error
 	l.stopOnce.Do(func() {
 		close(l.stop)
 		<-l.done
+		if l.shared {
+			_, _, err = l.ls.DB.EndBulkWorker(context.WithoutCancel(ctx), l.RunID, l.ls.Holder.ID, l.ls.now())
+			return
+		}
 		err = l.ls.DB.ReleaseBulkLease(context.WithoutCancel(ctx), l.RunID, l.ls.Holder.ID)
 	})
 	return err
+}
+
+// Shared reports whether the lease makes its holder one of the run's
+// workers (Leases.Shared) rather than its only holder.
+func (l *Lease) Shared() bool { return l.shared }
+
+// Worker is the worker id of the lease's holder (host:pid:random), as its
+// claimed rows record it.
+func (l *Lease) Worker() string { return l.ls.Holder.ID }
+
+// worker is the lease's holder as a worker of run runID, heartbeat now.
+func (l *Lease) worker() store.BulkLease {
+	w := l.ls.lease(l.RunID)
+	w.Since = l.since
+	return w
 }

@@ -84,15 +84,18 @@ func (s *Starter) Plan(ctx context.Context, q Request) (*Plan, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown operation %q", q.Op)
 	}
-	prev, err := LatestRun(ctx, s.DB, q.Op, q.SHA256)
-	if err != nil {
-		return nil, err
-	}
+	// The run of the path first: a run of this content another process
+	// creates between the two reads is then found as prev, not taken for
+	// an edit of the file.
 	old, err := LatestRunOfPath(ctx, s.DB, q.Op, q.Input)
 	if err != nil {
 		return nil, err
 	}
-	if prev == nil && old != nil && !q.Again {
+	prev, err := LatestRun(ctx, s.DB, q.Op, q.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil && old != nil && old.InputSHA256 != q.SHA256 && !q.Again {
 		c, err := CountRows(ctx, s.DB, old)
 		if err != nil {
 			return nil, err
@@ -162,6 +165,9 @@ func (s *Starter) Start(ctx context.Context, p *Plan) (*Lease, error) {
 	if s.Leases == nil {
 		return nil, CreateRun(ctx, s.DB, p.Run)
 	}
+	if s.Leases.Shared {
+		return s.startShared(ctx, p)
+	}
 	l := s.Leases.lease(p.Run.ID)
 	err := createRun(ctx, s.DB, p.Run, &l)
 	var ue *store.UnfinishedBulkRunError
@@ -180,6 +186,32 @@ func (s *Starter) Start(ctx context.Context, p *Plan) (*Lease, error) {
 		return nil, err
 	}
 	return s.Leases.keep(p.Run.ID, nil), nil
+}
+
+// startShared creates the planned new run and joins it as a worker. When
+// another worker created a run of the same file a moment before, nothing
+// is created and the error is a *JoinError: plan again, to join that run.
+func (s *Starter) startShared(ctx context.Context, p *Plan) (*Lease, error) {
+	err := CreateRun(ctx, s.DB, p.Run)
+	var ue *store.UnfinishedBulkRunError
+	if errors.As(err, &ue) {
+		return nil, &JoinError{ID: ue.ID}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Leases.Acquire(ctx, p.Run.ID)
+}
+
+// JoinError is Starter.Start's answer, on a shared journal, to a new run
+// of a file another worker started a moment before: Plan again, and the
+// plan continues that run.
+type JoinError struct {
+	ID string // the run to join
+}
+
+func (e *JoinError) Error() string {
+	return fmt.Sprintf("run %s of this file was started a moment ago by another worker: plan again to join it", e.ID)
 }
 
 // EditedInputError refuses a new run of a file whose earlier version was

@@ -26,6 +26,10 @@ const (
 	ColumnRef        = "externalRef"
 	ColumnPoolAmount = "poolAmount" // the pool debit, exact decimal
 	ColumnError      = "error"
+	// ColumnWorker is the worker that sent the row (host:pid:random), for
+	// a run that several workers shared (PostgreSQL); the column is there
+	// only then.
+	ColumnWorker = "worker"
 )
 
 // DefaultResultsPath is where the results CSV of an input goes by default:
@@ -110,9 +114,17 @@ type Results struct {
 	Secret string
 }
 
-// columns returns the header of the results file, the flattened data keys
-// in first-seen order, and whether the externalRef column is added.
-func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef bool, err error) {
+// resultColumns is the shape of a results file: its header, the
+// flattened data keys in first-seen order, and whether the externalRef and
+// worker columns are added.
+type resultColumns struct {
+	header, keys      []string
+	addRef, addWorker bool
+}
+
+// columns returns the shape of the results file.
+func (rs *Results) columns(ctx context.Context) (rc resultColumns, err error) {
+	var header, keys []string
 	header = append([]string{}, rs.Table.Header...)
 	hasRef := false
 	for _, h := range rs.Table.Header {
@@ -126,7 +138,9 @@ func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef b
 	}
 	header = append(header, ColumnPoolAmount, ColumnError)
 	seen := map[string]bool{}
+	worker := false
 	err = entries(ctx, rs.DB, rs.Run.ID, func(e Entry) error {
+		worker = worker || e.Worker != ""
 		for _, kv := range FlattenData(e.Response) {
 			if !seen[kv.Key] {
 				seen[kv.Key] = true
@@ -138,13 +152,16 @@ func (rs *Results) columns(ctx context.Context) (header, keys []string, addRef b
 	// An input column named like a column of the results (status, a data
 	// key …) is carried through as input.NAME: every name stays unique,
 	// so the workbook's header stays filterable.
+	if worker {
+		header = append(header, ColumnWorker)
+	}
 	added := header[len(rs.Table.Header):]
 	for i, h := range rs.Table.Header {
 		if slices.Contains(added, h) || seen[h] {
 			header[i] = "input." + h
 		}
 	}
-	return append(header, keys...), keys, !hasRef, err
+	return resultColumns{header: append(header, keys...), keys: keys, addRef: !hasRef, addWorker: worker}, err
 }
 
 // sensitive returns, per input column, how its cells must be hidden
@@ -179,21 +196,21 @@ func (rs *Results) secrets(hide []string, rec Record) []string {
 // else text) and their rows in input order: every input row, with its
 // journal entry's outcome where it was sent.
 func (rs *Results) table(ctx context.Context) ([]export.Column, export.Rows, error) {
-	header, keys, addRef, err := rs.columns(ctx)
+	rc, err := rs.columns(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := make([]export.Column, len(header))
-	for i, h := range header {
+	cols := make([]export.Column, len(rc.header))
+	for i, h := range rc.header {
 		cols[i] = export.Column{Name: h}
 	}
 	amount := len(rs.Table.Header) + 4 // outcome, statuscode, status, orderid
-	if addRef {
+	if rc.addRef {
 		amount++
 	}
 	cols[amount].Kind = export.Amount
 	rows := func(yield func(export.Row, error) bool) {
-		err := rs.each(ctx, len(header), keys, addRef, func(cells []string) error {
+		err := rs.each(ctx, rc, func(cells []string) error {
 			if !yield(export.Row{Cells: cells}, nil) {
 				return errStopped
 			}
@@ -210,7 +227,8 @@ func (rs *Results) table(ctx context.Context) ([]export.Column, export.Rows, err
 var errStopped = errors.New("stopped")
 
 // each calls fn with every row of the results in input order.
-func (rs *Results) each(ctx context.Context, width int, keys []string, addRef bool, fn func(cells []string) error) error {
+func (rs *Results) each(ctx context.Context, rc resultColumns, fn func(cells []string) error) error {
+	width, keys, addRef := len(rc.header), rc.keys, rc.addRef
 	hide := rs.sensitive()
 	refWidth := RefWidth(rs.Table)
 	pos := make(map[string]int, len(keys))
@@ -241,6 +259,9 @@ func (rs *Results) each(ctx context.Context, width int, keys []string, addRef bo
 				cells = append(cells, DeriveRef(rs.Run.ID, rec.Line, refWidth))
 			}
 			cells = append(cells, "", "")
+			if rc.addWorker {
+				cells = append(cells, "")
+			}
 		} else {
 			// The journal is scrubbed when written; scrubbing again keeps
 			// journals written before that, or by a process that lacked a
@@ -252,6 +273,9 @@ func (rs *Results) each(ctx context.Context, width int, keys []string, addRef bo
 				cells = append(cells, e.Ref)
 			}
 			cells = append(cells, e.PoolAmount, redact.Scrub(e.Error, sec...))
+			if rc.addWorker {
+				cells = append(cells, e.Worker)
+			}
 			for _, kv := range FlattenData(e.Response) {
 				data[pos[kv.Key]] = redact.Scrub(kv.Value, sec...)
 			}

@@ -65,6 +65,14 @@ type Runner struct {
 	// Now is the clock of the journal's timestamps (sent, done, the run's
 	// updates); default time.Now.
 	Now func() time.Time
+	// Lease, when shared (Lease.Shared: PostgreSQL), makes Execute one of
+	// the run's workers: it claims a few rows at a time instead of sending
+	// the rows it was given in order (see Execute).
+	Lease *Lease
+	// Poll is how long a worker of a shared run waits before claiming
+	// again while the rows in flight of every worker reserve what is left
+	// of MaxDebit; default DefaultPoll.
+	Poll time.Duration
 }
 
 // Summary is the state of a run after Execute.
@@ -73,6 +81,10 @@ type Summary struct {
 	Sent      int    // rows sent by this Execute
 	Recovered int    // rows found 'sending' (a process died during their call), now pending
 	Stop      string // "" when every row was sent; else StopInterrupted, StopMaxDebit or StopError
+	// Workers is, for a worker of a shared run, how many other workers
+	// were still working on the run when it ended its part (their rows in
+	// flight count as pending); the last one sets the run's state.
+	Workers int
 }
 
 func (r *Runner) now() time.Time { return now(r.Now) }
@@ -94,11 +106,24 @@ func (r *Runner) now() time.Time { return now(r.Now) }
 // The error is non-nil when the journal could not be written or a call
 // failed without reaching the service (its row is left unsent); the run is
 // then stopped and Summary.Stop is StopError.
+//
+// With a shared Lease (PostgreSQL), Execute is one of the run's workers,
+// on this host or others: it seeds the run's rows if no worker did,
+// claims a few at a time (as many as it has calls free, each row waiting
+// its turn of Rate first), and calls them; MaxDebit is a reservation
+// shared by every worker (store.DB.ClaimBulkRows). Rows 'sending' are
+// turned pending only for workers found gone (their pid no longer runs on
+// this host, or their heartbeat is older than the lease time-out). It
+// ends when no row is left to claim; the last worker to end sets the run's
+// state, and Summary.Workers says how many others were still working.
 func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, error) {
 	log := r.Log.With(LogRun, run.ID)
 	var sum Summary
 	if _, ok := svcapi.Lookup(run.Op); !ok {
 		return sum, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
+	}
+	if r.Lease != nil && r.Lease.Shared() {
+		return r.executeShared(ctx, run, rows, log)
 	}
 	var err error
 	if sum.Recovered, err = recoverSending(ctx, r.DB, run.ID); err != nil {
@@ -113,12 +138,9 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	if err != nil {
 		return sum, err
 	}
-	before, err := CountRows(ctx, r.DB, run)
+	before, err := r.start(ctx, run)
 	if err != nil {
 		return sum, err
-	}
-	if err := r.DB.SetBulkRunState(ctx, run.ID, RunRunning, r.now()); err != nil {
-		return sum, fmt.Errorf("bulk run %s: %w", run.ID, err)
 	}
 	todo := make([]Row, 0, len(rows))
 	for _, row := range rows {
@@ -127,15 +149,8 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 		}
 	}
 
-	ex := &execution{Runner: r, run: run, log: log, debit: before.Debit}
+	ex := r.newExecution(run, log, before.Debit, len(rows), len(rows)-len(todo))
 	conc := max(r.Concurrency, 1)
-	limit := rate.Inf
-	if r.Rate > 0 {
-		limit = rate.Limit(r.Rate)
-	}
-	ex.limiter = rate.NewLimiter(limit, 1)
-	ex.bar = progress.New(r.Progress, "run "+run.ID, int64(len(rows)), log)
-	ex.bar.Add(int64(len(rows) - len(todo)))
 
 	jobs := make(chan Row)
 	var wg sync.WaitGroup
@@ -186,6 +201,32 @@ feed:
 	return sum, ex.err
 }
 
+// start counts the run's rows before an Execute and marks it running.
+func (r *Runner) start(ctx context.Context, run *Run) (Counts, error) {
+	before, err := CountRows(ctx, r.DB, run)
+	if err != nil {
+		return before, err
+	}
+	if err := r.DB.SetBulkRunState(ctx, run.ID, RunRunning, r.now()); err != nil {
+		return before, fmt.Errorf("bulk run %s: %w", run.ID, err)
+	}
+	return before, nil
+}
+
+// newExecution is the state of one Execute of run: its debits so far, a
+// progress bar of rows rows, done of them already.
+func (r *Runner) newExecution(run *Run, log *slog.Logger, debit decimal.Decimal, rows, done int) *execution {
+	ex := &execution{Runner: r, run: run, log: log, debit: debit}
+	limit := rate.Inf
+	if r.Rate > 0 {
+		limit = rate.Limit(r.Rate)
+	}
+	ex.limiter = rate.NewLimiter(limit, 1)
+	ex.bar = progress.New(r.Progress, "run "+run.ID, int64(rows), log)
+	ex.bar.Add(int64(done))
+	return ex
+}
+
 // execution is the shared state of one Execute.
 type execution struct {
 	*Runner
@@ -193,6 +234,7 @@ type execution struct {
 	log     *slog.Logger
 	limiter *rate.Limiter
 	bar     *progress.Bar
+	worker  string // the worker id, for a worker of a shared run; "" otherwise
 
 	mu     sync.Mutex
 	debit  decimal.Decimal
@@ -229,7 +271,7 @@ func (ex *execution) mayStart(ctx context.Context) bool {
 	if ex.reason != "" {
 		return false
 	}
-	if ex.MaxDebit.IsPositive() && ex.debit.GreaterThanOrEqual(ex.MaxDebit) {
+	if ex.worker == "" && ex.MaxDebit.IsPositive() && ex.debit.GreaterThanOrEqual(ex.MaxDebit) {
 		ex.reason = StopMaxDebit
 		ex.log.Warn("pool debits reached --max-debit; no new calls", "debit", ex.debit.String(), "maxDebit", ex.MaxDebit.String())
 		return false
@@ -261,6 +303,12 @@ func (ex *execution) send(ctx context.Context, row Row) {
 		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
 		return
 	}
+	ex.call(jctx, row, attempt)
+}
+
+// call calls a row claimed for this execution (attempt: its attempt
+// number) and journals its outcome; nothing cancels it.
+func (ex *execution) call(jctx context.Context, row Row, attempt int) {
 	if attempt > 1 {
 		ex.log.Info("sending again a row the service never executed (txnStatus said not found)",
 			LogLine, row.Line, svcapi.LogRef, row.Ref, "attempt", attempt)
@@ -374,14 +422,29 @@ func (ex *execution) claim(ctx context.Context, row Row) (int, error) {
 }
 
 // unclaim undoes claim for a request that never left: a first attempt's
-// journal row is deleted, a re-send goes back to unsent.
+// journal row is deleted (a shared run's is queued again), a re-send goes
+// back to unsent.
 func (ex *execution) unclaim(ctx context.Context, row Row) error {
+	if ex.worker != "" {
+		return ex.DB.ReturnBulkRows(ctx, ex.run.ID, ex.worker, []int{row.Line})
+	}
 	return ex.DB.UnclaimBulkRow(ctx, ex.run.ID, row.Line)
 }
 
 // finish journals the outcome of a row's call.
 func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
 	res.Line = row.Line
+	if ex.worker != "" {
+		mine, err := ex.DB.FinishClaimedBulkRow(ctx, ex.run.ID, ex.worker, res, ex.now())
+		if err == nil && !mine {
+			ex.log.Warn("row taken from this worker (it was thought gone): its outcome is left to bulkrun recheck",
+				LogLine, row.Line, svcapi.LogRef, row.Ref, "state", res.State)
+		}
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending): %w", row.Line, res.State, err)
+	}
 	if err := ex.DB.FinishBulkRow(ctx, ex.run.ID, res, ex.now()); err != nil {
 		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending on resume): %w",
 			row.Line, res.State, err)

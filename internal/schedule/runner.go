@@ -91,19 +91,22 @@ type Run struct {
 type JobFunc func(ctx context.Context, run Run) (summary string, err error)
 
 // Store records job runs and holds the leases that keep two processes from
-// running one job at once. *store.DB implements it.
+// running one job at once, and the fire times that make schedulers on
+// several hosts run each one once. *store.DB implements it.
 type Store interface {
-	// BeginJobRun takes the lease of job for holder until now+ttl and
-	// records a run as running, in one transaction. When another holder has
-	// the lease, held (given that holder and its expiry, as stored and
-	// parsed, zero when unparsable) returns "" to take it over, or the
-	// reason the run is skipped: the run is then recorded as skipped and
-	// the reason returned as heldBy. Runs of job still recorded as running
-	// when the lease is taken are closed as failed (abandoned).
-	BeginJobRun(ctx context.Context, job, trigger, holder string, now time.Time, ttl time.Duration,
-		held func(holder, expiresText string, expires time.Time) string) (id int64, heldBy string, err error)
-	// SkipJobRun records a run that was not started, with why.
-	SkipJobRun(ctx context.Context, job, trigger string, at time.Time, reason string) (int64, error)
+	// BeginJobRun takes the run's fire time (when it has one: another
+	// holder that took it first is returned as FireTakenBy, and nothing is
+	// recorded), then the lease of the job until Now+TTL, and records a run
+	// as running, in one transaction. When another holder has the lease,
+	// held (given that holder and its expiry, as stored and parsed, zero
+	// when unparsable) returns "" to take it over, or the reason the run is
+	// skipped: the run is then recorded as skipped and the reason returned
+	// as HeldBy. Runs of the job still recorded as running when the lease
+	// is taken are closed as failed (abandoned).
+	BeginJobRun(ctx context.Context, s recon.JobStart, held func(holder, expiresText string, expires time.Time) string) (recon.JobBegun, error)
+	// SkipJobRun records a run that was not started, with why (once its
+	// fire time is taken, as BeginJobRun).
+	SkipJobRun(ctx context.Context, s recon.JobStart, reason string) (recon.JobBegun, error)
 	// RenewLease extends holder's lease on name until until; false when
 	// holder holds it no more.
 	RenewLease(ctx context.Context, name, holder string, until time.Time) (bool, error)
@@ -123,6 +126,9 @@ type Runner struct {
 
 	// Holder names this runner in the leases table; default host:pid:random.
 	Holder string
+	// Host is recorded with each run (reconcile history shows it); default
+	// the host name.
+	Host string
 	// LeaseTTL is how long a lease lasts unless renewed; default
 	// DefaultLeaseTTL. It is renewed every LeaseTTL/4 while a job runs.
 	LeaseTTL time.Duration
@@ -146,11 +152,14 @@ type Result struct {
 	RunID    int64
 	Job      string
 	Trigger  string
-	Outcome  string // one of the Outcome constants
+	Outcome  string // one of the Outcome constants; "" when TakenBy
 	Summary  string // the job's summary; for a skipped run, why
 	Err      error  // the job's error (failed, cancelled, panic)
 	Started  time.Time
 	Finished time.Time
+	// TakenBy is the scheduler (host:pid:random) that took this fire time
+	// of the job first (Fire): it runs it; this runner recorded nothing.
+	TakenBy string
 }
 
 func (r *Runner) init() {
@@ -164,6 +173,9 @@ func (r *Runner) init() {
 		if r.Holder == "" {
 			r.Holder = NewHolder()
 		}
+		if r.Host == "" {
+			r.Host = hostName()
+		}
 		if r.LeaseTTL <= 0 {
 			r.LeaseTTL = DefaultLeaseTTL
 		}
@@ -176,13 +188,18 @@ func (r *Runner) init() {
 
 // NewHolder returns a lease holder name for this process: host:pid:random.
 func NewHolder() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown"
-	}
 	b := make([]byte, 4)
 	rand.Read(b)
-	return fmt.Sprintf("%s:%d:%s", strings.ReplaceAll(host, ":", "_"), os.Getpid(), hex.EncodeToString(b))
+	return fmt.Sprintf("%s:%d:%s", strings.ReplaceAll(hostName(), ":", "_"), os.Getpid(), hex.EncodeToString(b))
+}
+
+// hostName is this host's name, "unknown" when it has none.
+func hostName() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		return "unknown"
+	}
+	return host
 }
 
 // Run fires every job of the file on its schedule until ctx is done, then
@@ -197,10 +214,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	c := cron.New(cron.WithLogger(cron.DiscardLogger))
 	for _, j := range r.File.Jobs {
-		name := j.Name
 		c.Schedule(j.schedule, cron.FuncJob(func() {
-			if _, err := r.Trigger(ctx, name, TriggerSchedule); err != nil {
-				r.Log.Error("job not run", AttrJob, name, "err", err)
+			// robfig/cron calls this at the scheduled time (on its own
+			// clock, the real one).
+			if _, err := r.Fire(ctx, j.Name, j.FireTime(time.Now())); err != nil {
+				r.Log.Error("job not run", AttrJob, j.Name, "err", err)
 			}
 		}))
 	}
@@ -233,6 +251,21 @@ func formatNext(ts []time.Time) string {
 // at all (ErrUnknownJob, ErrStopping, a database failure); the job's own
 // failure is in Result.Err.
 func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, error) {
+	return r.trigger(ctx, name, trigger, time.Time{})
+}
+
+// Fire runs the job called name for its scheduled time at (the daemon's
+// trigger, TriggerSchedule), as Trigger does — unless another scheduler
+// sharing the database took this fire time of the job first: then nothing
+// is run or recorded, and Result.TakenBy names it. Schedulers on several
+// hosts thus run each job once per fire time; one that dies holding a run
+// loses that fire only, the next fire time is taken by a live one (which
+// takes the job's lease over once it expired).
+func (r *Runner) Fire(ctx context.Context, name string, at time.Time) (Result, error) {
+	return r.trigger(ctx, name, TriggerSchedule, at)
+}
+
+func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.Time) (Result, error) {
 	r.init()
 	res := Result{Job: name, Trigger: trigger}
 	job, ok := r.File.Job(name)
@@ -254,7 +287,7 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 		if id != 0 {
 			reason = fmt.Sprintf("skipped (previous run %d still going)", id)
 		}
-		return r.skip(ctx, job, trigger, reason)
+		return r.skip(ctx, job, trigger, fireAt, reason)
 	}
 	r.running[name] = 0
 	r.mu.Unlock()
@@ -271,10 +304,17 @@ func (r *Runner) Trigger(ctx context.Context, name, trigger string) (Result, err
 	}()
 
 	res.Started = r.Now()
-	id, heldBy, err := r.begin(ctx, job, trigger, res.Started)
+	begun, err := r.begin(ctx, job, trigger, fireAt, res.Started)
 	if err != nil {
 		return res, fmt.Errorf("job %s: record start: %w", name, err)
 	}
+	if begun.FireTakenBy != "" {
+		res.TakenBy = begun.FireTakenBy
+		r.Log.Info("fire time taken by another scheduler: it runs the job", AttrJob, name,
+			"fireAt", fireAt.Format(time.RFC3339), "holder", begun.FireTakenBy)
+		return res, nil
+	}
+	id, heldBy := begun.ID, begun.HeldBy
 	res.RunID = id
 	log := r.Log.With(AttrJob, name, AttrRun, id)
 	if heldBy != "" {
@@ -413,24 +453,34 @@ func (r *Runner) classify(parent, jctx context.Context, job Job, err error) (str
 	return OutcomeFailed, err
 }
 
-// skip records a run that was not started.
-func (r *Runner) skip(ctx context.Context, job Job, trigger, reason string) (Result, error) {
+// skip records a run that was not started (unless another scheduler took
+// its fire time: then nothing).
+func (r *Runner) skip(ctx context.Context, job Job, trigger string, fireAt time.Time, reason string) (Result, error) {
 	now := r.Now()
 	res := Result{Job: job.Name, Trigger: trigger, Outcome: OutcomeSkipped, Summary: reason, Started: now, Finished: now}
-	var err error
-	res.RunID, err = r.DB.SkipJobRun(context.WithoutCancel(ctx), job.Name, trigger, now, reason)
+	b, err := r.DB.SkipJobRun(context.WithoutCancel(ctx), r.start(job, trigger, fireAt, now), reason)
 	if err != nil {
 		return res, fmt.Errorf("job %s: record skipped run: %w", job.Name, err)
 	}
+	if b.FireTakenBy != "" {
+		return Result{Job: job.Name, Trigger: trigger, TakenBy: b.FireTakenBy}, nil
+	}
+	res.RunID = b.ID
 	r.Log.Warn("job skipped", AttrJob, job.Name, AttrRun, res.RunID, "trigger", trigger, "reason", reason)
 	return res, nil
 }
 
-// begin takes the job's lease and records the run as running, in one write
-// transaction. When another live holder has the lease it records the run as
-// skipped and returns why in heldBy.
-func (r *Runner) begin(ctx context.Context, job Job, trigger string, now time.Time) (id int64, heldBy string, err error) {
-	return r.DB.BeginJobRun(ctx, job.Name, trigger, r.Holder, now, r.LeaseTTL, func(holder, expiresText string, expires time.Time) string {
+// start is a run of job by this runner, at now.
+func (r *Runner) start(job Job, trigger string, fireAt, now time.Time) recon.JobStart {
+	return recon.JobStart{Job: job.Name, Trigger: trigger, Holder: r.Holder, Host: r.Host, Now: now, TTL: r.LeaseTTL, FireAt: fireAt}
+}
+
+// begin takes the run's fire time and the job's lease and records the run
+// as running, in one write transaction. When another live holder has the
+// lease it records the run as skipped and returns why in HeldBy; when
+// another scheduler took the fire time, it records nothing.
+func (r *Runner) begin(ctx context.Context, job Job, trigger string, fireAt, now time.Time) (recon.JobBegun, error) {
+	return r.DB.BeginJobRun(ctx, r.start(job, trigger, fireAt, now), func(holder, expiresText string, expires time.Time) string {
 		switch {
 		case !expires.IsZero() && !expires.After(now):
 			r.Log.Warn("taking over expired lease", AttrJob, job.Name, "holder", holder, "expired", expiresText)

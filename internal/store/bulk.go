@@ -23,6 +23,11 @@ const (
 	BulkFailed  = "failed"
 	BulkPending = "pending" // outcome unknown: looked up, never re-sent blindly
 	BulkUnsent  = "unsent"  // returned to unsent: the service never executed it
+	// BulkQueued is a row of a shared run (PostgreSQL) seeded before any
+	// claim (SeedBulkRows): unsent, never claimed. The journal's readers
+	// (EachBulkRow, EachBulkRowState …) do not show queued rows: a row
+	// with no journal row and a queued row are the same to them.
+	BulkQueued = "queued"
 )
 
 // BulkRun is one bulk run of an input file (bulk_runs).
@@ -50,7 +55,8 @@ type BulkRow struct {
 	Response   []byte // redacted envelope JSON
 	Error      string
 	SentAt     time.Time
-	Attempts   int // times journaled 'sending'; above 1 after a return to unsent
+	Attempts   int    // times journaled 'sending'; above 1 after a return to unsent
+	Worker     string // the worker that claimed the row ("" for a run held by one process)
 }
 
 // UnfinishedBulkRunError is CreateBulkRun's refusal of a run of an
@@ -67,10 +73,17 @@ func (e *UnfinishedBulkRunError) Error() string {
 // CreateBulkRun stores a new run, created and updated at r.CreatedAt, and,
 // when lease is not nil, its lease, in one transaction. A taken id is an
 // error; an unfinished run (not BulkDone) of the same operation and input
-// SHA-256 is an *UnfinishedBulkRunError.
+// SHA-256 is an *UnfinishedBulkRunError. Runs are created one at a time
+// across processes (on PostgreSQL under an advisory lock), so two
+// processes starting the same file at once make one run.
 func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun, lease *BulkLease) error {
 	at := FormatTime(r.CreatedAt)
 	return db.Write(ctx, func(tx *sql.Tx) error {
+		if db.pg {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, bulkCreateLock); err != nil {
+				return fmt.Errorf("create bulk run %s: %w", r.ID, err)
+			}
+		}
 		var other string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM bulk_runs WHERE op = ? AND input_sha256 = ? AND state != ? LIMIT 1`,
 			r.Op, r.InputSHA256, BulkDone).Scan(&other)
@@ -80,8 +93,10 @@ func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun, lease *BulkLease) er
 		case !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO bulk_runs (id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, r.Op, r.InputPath, r.InputSHA256, r.Settings, r.TotalRows, r.State, at, at)
+		_, err = tx.ExecContext(ctx, `INSERT INTO bulk_runs (id, op, input_path, input_sha256, settings, total_rows, state, created_at, updated_at,
+				seq, debited, debit_max)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(max(seq), 0) + 1 FROM bulk_runs), '0', '0')`,
+			r.ID, r.Op, r.InputPath, r.InputSHA256, r.Settings, r.TotalRows, r.State, at, at)
 		if err != nil {
 			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
 		}
@@ -141,7 +156,7 @@ func (db *DB) BulkRun(ctx context.Context, id string) (*BulkRun, error) {
 // LatestBulkRun returns the newest run of op over an input with this
 // SHA-256, or nil when there is none.
 func (db *DB) LatestBulkRun(ctx context.Context, op, sha string) (*BulkRun, error) {
-	r, err := db.oneBulkRun(ctx, `WHERE op = ? AND input_sha256 = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, sha)
+	r, err := db.oneBulkRun(ctx, `WHERE op = ? AND input_sha256 = ? ORDER BY created_at DESC, seq DESC LIMIT 1`, op, sha)
 	if err != nil {
 		return nil, fmt.Errorf("find bulk run of this file: %w", err)
 	}
@@ -151,7 +166,7 @@ func (db *DB) LatestBulkRun(ctx context.Context, op, sha string) (*BulkRun, erro
 // LatestBulkRunOfPath returns the newest run of op whose input had this
 // path, whatever its content then, or nil when there is none.
 func (db *DB) LatestBulkRunOfPath(ctx context.Context, op, path string) (*BulkRun, error) {
-	r, err := db.oneBulkRun(ctx, `WHERE op = ? AND input_path = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, op, path)
+	r, err := db.oneBulkRun(ctx, `WHERE op = ? AND input_path = ? ORDER BY created_at DESC, seq DESC LIMIT 1`, op, path)
 	if err != nil {
 		return nil, fmt.Errorf("find bulk run of this file: %w", err)
 	}
@@ -160,7 +175,7 @@ func (db *DB) LatestBulkRunOfPath(ctx context.Context, op, path string) (*BulkRu
 
 // BulkRuns lists at most limit runs, the newest first.
 func (db *DB) BulkRuns(ctx context.Context, limit int) ([]BulkRun, error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+bulkRunColumns+` FROM bulk_runs ORDER BY created_at DESC, rowid DESC LIMIT ?`, limit)
+	rows, err := db.QueryContext(ctx, `SELECT `+bulkRunColumns+` FROM bulk_runs ORDER BY created_at DESC, seq DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list bulk runs: %w", err)
 	}
@@ -222,7 +237,7 @@ func (db *DB) PendSendingBulkRows(ctx context.Context, runID, reason string) (in
 // EachBulkRowState calls fn with the state and pool amount of each journal
 // row of the run, in no particular order.
 func (db *DB) EachBulkRowState(ctx context.Context, runID string, fn func(state, poolAmount string) error) error {
-	rows, err := db.QueryContext(ctx, `SELECT state, pool_amount FROM bulk_rows WHERE run_id = ?`, runID)
+	rows, err := db.QueryContext(ctx, `SELECT state, pool_amount FROM bulk_rows WHERE run_id = ? AND state <> ?`, runID, BulkQueued)
 	if err != nil {
 		return fmt.Errorf("count rows of bulk run %s: %w", runID, err)
 	}
@@ -253,9 +268,9 @@ func (db *DB) EachBulkRowToCheck(ctx context.Context, runID string, sendingBefor
 }
 
 func (db *DB) eachBulkRow(ctx context.Context, runID string, where string, fn func(BulkRow) error, args ...any) error {
-	q := `SELECT line, external_ref, state, statuscode, status, orderid, pool_amount, response, error, sent_at, attempts
-		FROM bulk_rows WHERE run_id = ?` + where + ` ORDER BY line`
-	rows, err := db.QueryContext(ctx, q, append([]any{runID}, args...)...)
+	q := `SELECT line, external_ref, state, statuscode, status, orderid, pool_amount, response, error, sent_at, attempts, worker
+		FROM bulk_rows WHERE run_id = ? AND state <> ?` + where + ` ORDER BY line`
+	rows, err := db.QueryContext(ctx, q, append([]any{runID, BulkQueued}, args...)...)
 	if err != nil {
 		return fmt.Errorf("read journal of bulk run %s: %w", runID, err)
 	}
@@ -264,7 +279,7 @@ func (db *DB) eachBulkRow(ctx context.Context, runID string, where string, fn fu
 		var e BulkRow
 		var resp sql.NullString
 		var sent string
-		if err := rows.Scan(&e.Line, &e.Ref, &e.State, &e.StatusCode, &e.Status, &e.OrderID, &e.PoolAmount, &resp, &e.Error, &sent, &e.Attempts); err != nil {
+		if err := rows.Scan(&e.Line, &e.Ref, &e.State, &e.StatusCode, &e.Status, &e.OrderID, &e.PoolAmount, &resp, &e.Error, &sent, &e.Attempts, &e.Worker); err != nil {
 			return fmt.Errorf("read journal of bulk run %s: %w", runID, err)
 		}
 		if resp.Valid {
@@ -285,8 +300,8 @@ func (db *DB) eachBulkRow(ctx context.Context, runID string, where string, fn fu
 // commit, see Batch): each returns once its write is committed.
 
 // ClaimBulkRow journals a row as BulkSending, sent at at, before its call:
-// a new journal row, or a row returned to BulkUnsent with the same
-// externalRef (its attempts count goes up). It returns the row's attempt
+// a new journal row, or a row returned to BulkUnsent (or seeded
+// BulkQueued) with the same externalRef (its attempts count goes up). It returns the row's attempt
 // number (1 for a first call), or 0 when the row is journaled already in
 // another state (another process claimed it).
 func (db *DB) ClaimBulkRow(ctx context.Context, runID string, line int, ref string, at time.Time) (int, error) {
@@ -296,8 +311,8 @@ func (db *DB) ClaimBulkRow(ctx context.Context, runID string, line int, ref stri
 			VALUES (?, ?, ?, ?, ?, 1)
 			ON CONFLICT (run_id, line) DO UPDATE SET state = excluded.state, sent_at = excluded.sent_at,
 				attempts = bulk_rows.attempts + 1, done_at = NULL
-			WHERE bulk_rows.state = ? AND bulk_rows.external_ref = excluded.external_ref
-			RETURNING attempts`, runID, line, ref, BulkSending, FormatTime(at), BulkUnsent).Scan(&attempt)
+			WHERE bulk_rows.state IN (?, ?) AND bulk_rows.external_ref = excluded.external_ref
+			RETURNING attempts`, runID, line, ref, BulkSending, FormatTime(at), BulkUnsent, BulkQueued).Scan(&attempt)
 		if errors.Is(err, sql.ErrNoRows) {
 			attempt = 0
 			return nil
@@ -336,7 +351,10 @@ func (db *DB) FinishBulkRow(ctx context.Context, runID string, r BulkRow, at tim
 		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
 			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`,
 			r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, resp, r.Error, FormatTime(at), runID, r.Line)
-		return err
+		if err != nil || r.State != BulkSuccess {
+			return err
+		}
+		return db.addDebit(ctx, tx, runID, r.PoolAmount)
 	})
 }
 
@@ -357,12 +375,18 @@ func (db *DB) CheckedBulkRow(ctx context.Context, runID string, line int, state 
 func (db *DB) ResolveBulkRow(ctx context.Context, runID, from string, r BulkRow, at time.Time) error {
 	checked := FormatTime(at)
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
 			error = ?, checked_at = ?, done_at = CASE WHEN ? IN (?, ?) THEN ? ELSE done_at END
 			WHERE run_id = ? AND line = ? AND state = ?`,
 			r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, r.Error, checked, r.State, BulkSuccess, BulkFailed, checked,
 			runID, r.Line, from)
-		return err
+		if err != nil || r.State != BulkSuccess {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return db.addDebit(ctx, tx, runID, r.PoolAmount)
 	})
 }
 

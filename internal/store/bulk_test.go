@@ -12,264 +12,268 @@ import (
 var t0 = time.Date(2026, 11, 21, 4, 45, 0, 0, time.UTC)
 
 func TestBulkRuns(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	if r, err := db.BulkRun(ctx, "NOPE2"); r != nil || err != nil {
-		t.Fatalf("BulkRun(unknown) = %v, %v; want nil, nil", r, err)
-	}
-	a := BulkRun{ID: "AAAAA", Op: "verifyPanPlusV2", InputPath: "/in.csv", InputSHA256: "s1", Settings: `{"concurrency":4}`,
-		TotalRows: 3, State: BulkRunning, CreatedAt: t0}
-	b := a
-	b.ID, b.InputSHA256 = "BBBBB", "s2"
-	for _, r := range []BulkRun{a, b} {
-		if err := db.CreateBulkRun(ctx, r, nil); err != nil {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if r, err := db.BulkRun(ctx, "NOPE2"); r != nil || err != nil {
+			t.Fatalf("BulkRun(unknown) = %v, %v; want nil, nil", r, err)
+		}
+		a := BulkRun{ID: "AAAAA", Op: "verifyPanPlusV2", InputPath: "/in.csv", InputSHA256: "s1", Settings: `{"concurrency":4}`,
+			TotalRows: 3, State: BulkRunning, CreatedAt: t0}
+		b := a
+		b.ID, b.InputSHA256 = "BBBBB", "s2"
+		for _, r := range []BulkRun{a, b} {
+			if err := db.CreateBulkRun(ctx, r, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		taken := a
+		taken.InputSHA256 = "s3"
+		if err := db.CreateBulkRun(ctx, taken, nil); err == nil {
+			t.Error("CreateBulkRun with a taken id = nil, want an error")
+		}
+		// A second run of the same op and input while one is unfinished: the
+		// race of two processes starting the same file.
+		twin := a
+		twin.ID = "CCCCC"
+		var ue *UnfinishedBulkRunError
+		if err := db.CreateBulkRun(ctx, twin, nil); !errors.As(err, &ue) || ue.ID != "AAAAA" {
+			t.Errorf("CreateBulkRun(twin of unfinished AAAAA) = %v, want *UnfinishedBulkRunError naming AAAAA", err)
+		}
+		if ok, err := db.BulkRunExists(ctx, "AAAAA"); !ok || err != nil {
+			t.Errorf("BulkRunExists(AAAAA) = %v, %v", ok, err)
+		}
+		got, err := db.BulkRun(ctx, "AAAAA")
+		if err != nil || got.Settings != a.Settings || !got.CreatedAt.Equal(t0) || !got.UpdatedAt.Equal(t0) || got.TotalRows != 3 {
+			t.Errorf("BulkRun(AAAAA) = %+v, %v", got, err)
+		}
+		// Same created_at: the later insert is the newer.
+		if r, err := db.LatestBulkRunOfPath(ctx, "verifyPanPlusV2", "/in.csv"); err != nil || r.ID != "BBBBB" {
+			t.Errorf("LatestBulkRunOfPath = %+v, %v; want BBBBB", r, err)
+		}
+		if r, err := db.LatestBulkRun(ctx, "verifyPanPlusV2", "s1"); err != nil || r.ID != "AAAAA" {
+			t.Errorf("LatestBulkRun(s1) = %+v, %v; want AAAAA", r, err)
+		}
+		if r, err := db.LatestBulkRun(ctx, "litigation", "s1"); err != nil || r != nil {
+			t.Errorf("LatestBulkRun(other op) = %+v, %v; want nil", r, err)
+		}
+		if rs, err := db.BulkRuns(ctx, 10); err != nil || len(rs) != 2 || rs[0].ID != "BBBBB" {
+			t.Errorf("BulkRuns = %+v, %v", rs, err)
+		}
+
+		t1 := t0.Add(time.Hour)
+		if err := db.ReopenBulkRun(ctx, "AAAAA", t1); err != nil {
 			t.Fatal(err)
 		}
-	}
-	taken := a
-	taken.InputSHA256 = "s3"
-	if err := db.CreateBulkRun(ctx, taken, nil); err == nil {
-		t.Error("CreateBulkRun with a taken id = nil, want an error")
-	}
-	// A second run of the same op and input while one is unfinished: the
-	// race of two processes starting the same file.
-	twin := a
-	twin.ID = "CCCCC"
-	var ue *UnfinishedBulkRunError
-	if err := db.CreateBulkRun(ctx, twin, nil); !errors.As(err, &ue) || ue.ID != "AAAAA" {
-		t.Errorf("CreateBulkRun(twin of unfinished AAAAA) = %v, want *UnfinishedBulkRunError naming AAAAA", err)
-	}
-	if ok, err := db.BulkRunExists(ctx, "AAAAA"); !ok || err != nil {
-		t.Errorf("BulkRunExists(AAAAA) = %v, %v", ok, err)
-	}
-	got, err := db.BulkRun(ctx, "AAAAA")
-	if err != nil || got.Settings != a.Settings || !got.CreatedAt.Equal(t0) || !got.UpdatedAt.Equal(t0) || got.TotalRows != 3 {
-		t.Errorf("BulkRun(AAAAA) = %+v, %v", got, err)
-	}
-	// Same created_at: the later insert is the newer.
-	if r, err := db.LatestBulkRunOfPath(ctx, "verifyPanPlusV2", "/in.csv"); err != nil || r.ID != "BBBBB" {
-		t.Errorf("LatestBulkRunOfPath = %+v, %v; want BBBBB", r, err)
-	}
-	if r, err := db.LatestBulkRun(ctx, "verifyPanPlusV2", "s1"); err != nil || r.ID != "AAAAA" {
-		t.Errorf("LatestBulkRun(s1) = %+v, %v; want AAAAA", r, err)
-	}
-	if r, err := db.LatestBulkRun(ctx, "litigation", "s1"); err != nil || r != nil {
-		t.Errorf("LatestBulkRun(other op) = %+v, %v; want nil", r, err)
-	}
-	if rs, err := db.BulkRuns(ctx, 10); err != nil || len(rs) != 2 || rs[0].ID != "BBBBB" {
-		t.Errorf("BulkRuns = %+v, %v", rs, err)
-	}
-
-	t1 := t0.Add(time.Hour)
-	if err := db.ReopenBulkRun(ctx, "AAAAA", t1); err != nil {
-		t.Fatal(err)
-	}
-	if r, _ := db.BulkRun(ctx, "AAAAA"); r.State != BulkRunning {
-		t.Errorf("ReopenBulkRun of a running run: state %s, want it left running", r.State)
-	}
-	if err := db.SetBulkRunState(ctx, "AAAAA", BulkDone, t1); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.ReopenBulkRun(ctx, "AAAAA", t1.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.SetBulkRunSettings(ctx, "AAAAA", `{}`, t1.Add(2*time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	r, err := db.BulkRun(ctx, "AAAAA")
-	if err != nil || r.State != BulkStopped || r.Settings != `{}` || !r.UpdatedAt.Equal(t1.Add(2*time.Minute)) {
-		t.Errorf("after done, reopen, settings: %+v, %v", r, err)
-	}
+		if r, _ := db.BulkRun(ctx, "AAAAA"); r.State != BulkRunning {
+			t.Errorf("ReopenBulkRun of a running run: state %s, want it left running", r.State)
+		}
+		if err := db.SetBulkRunState(ctx, "AAAAA", BulkDone, t1); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ReopenBulkRun(ctx, "AAAAA", t1.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetBulkRunSettings(ctx, "AAAAA", `{}`, t1.Add(2*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		r, err := db.BulkRun(ctx, "AAAAA")
+		if err != nil || r.State != BulkStopped || r.Settings != `{}` || !r.UpdatedAt.Equal(t1.Add(2*time.Minute)) {
+			t.Errorf("after done, reopen, settings: %+v, %v", r, err)
+		}
+	})
 }
 
 func TestBulkRowJournal(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	if err := db.CreateBulkRun(ctx, BulkRun{ID: "RUN22", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
-		TotalRows: 3, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
-		t.Fatal(err)
-	}
-	claim := func(line int, ref string, at time.Time) int {
-		t.Helper()
-		n, err := db.ClaimBulkRow(ctx, "RUN22", line, ref, at)
-		if err != nil {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "RUN22", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: 3, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
 			t.Fatal(err)
 		}
-		return n
-	}
-	row := func(line int) BulkRow {
-		t.Helper()
-		var out BulkRow
-		if err := db.EachBulkRow(ctx, "RUN22", func(r BulkRow) error {
-			if r.Line == line {
-				out = r
+		claim := func(line int, ref string, at time.Time) int {
+			t.Helper()
+			n, err := db.ClaimBulkRow(ctx, "RUN22", line, ref, at)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		}); err != nil {
+			return n
+		}
+		row := func(line int) BulkRow {
+			t.Helper()
+			var out BulkRow
+			if err := db.EachBulkRow(ctx, "RUN22", func(r BulkRow) error {
+				if r.Line == line {
+					out = r
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		if n := claim(2, "R2", t0); n != 1 {
+			t.Fatalf("first claim = %d, want 1", n)
+		}
+		if n := claim(2, "R2", t0); n != 0 {
+			t.Fatalf("claim of a sending row = %d, want 0", n)
+		}
+		if n := claim(3, "R3", t0.Add(10*time.Minute)); n != 1 {
+			t.Fatalf("claim line 3 = %d, want 1", n)
+		}
+		if err := db.FinishBulkRow(ctx, "RUN22", BulkRow{Line: 3, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.80",
+			Response: []byte(`{"statuscode":"TXN"}`)}, t0); err != nil {
 			t.Fatal(err)
 		}
-		return out
-	}
-	if n := claim(2, "R2", t0); n != 1 {
-		t.Fatalf("first claim = %d, want 1", n)
-	}
-	if n := claim(2, "R2", t0); n != 0 {
-		t.Fatalf("claim of a sending row = %d, want 0", n)
-	}
-	if n := claim(3, "R3", t0.Add(10*time.Minute)); n != 1 {
-		t.Fatalf("claim line 3 = %d, want 1", n)
-	}
-	if err := db.FinishBulkRow(ctx, "RUN22", BulkRow{Line: 3, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.80",
-		Response: []byte(`{"statuscode":"TXN"}`)}, t0); err != nil {
-		t.Fatal(err)
-	}
-	if r := row(3); r.State != BulkSuccess || r.PoolAmount != "1.80" || string(r.Response) != `{"statuscode":"TXN"}` || r.Attempts != 1 {
-		t.Errorf("finished row = %+v", r)
-	}
-	// Line 2's process died: pending; its look-up says never executed.
-	if n, err := db.PendSendingBulkRows(ctx, "RUN22", "died"); n != 1 || err != nil {
-		t.Fatalf("PendSendingBulkRows = %d, %v; want 1", n, err)
-	}
-	var toCheck []int
-	if err := db.EachBulkRowToCheck(ctx, "RUN22", t0, func(r BulkRow) error { toCheck = append(toCheck, r.Line); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(toCheck) != 1 || toCheck[0] != 2 {
-		t.Errorf("rows to check = %v, want [2]", toCheck)
-	}
-	if err := db.ResolveBulkRow(ctx, "RUN22", BulkSending, BulkRow{Line: 2, State: BulkFailed}, t0); err != nil {
-		t.Fatal(err)
-	}
-	if r := row(2); r.State != BulkPending || r.Error != "died" {
-		t.Errorf("ResolveBulkRow from another state changed the row: %+v", r)
-	}
-	if err := db.ResolveBulkRow(ctx, "RUN22", BulkPending, BulkRow{Line: 2, State: BulkUnsent, StatusCode: "SNA", Error: "not executed"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	if n := claim(2, "OTHER", t0); n != 0 {
-		t.Errorf("claim of an unsent row with another ref = %d, want 0", n)
-	}
-	if n := claim(2, "R2", t0.Add(time.Hour)); n != 2 {
-		t.Fatalf("re-claim of an unsent row = %d, want 2", n)
-	}
-	if err := db.UnclaimBulkRow(ctx, "RUN22", 2); err != nil {
-		t.Fatal(err)
-	}
-	if r := row(2); r.State != BulkUnsent || r.Attempts != 1 {
-		t.Errorf("unclaimed re-send = %+v, want unsent with 1 attempt", r)
-	}
-	if n := claim(1, "R1", t0); n != 1 {
-		t.Fatal("claim line 1")
-	}
-	if err := db.UnclaimBulkRow(ctx, "RUN22", 1); err != nil {
-		t.Fatal(err)
-	}
-	states := map[string]int{}
-	if err := db.EachBulkRowState(ctx, "RUN22", func(s, _ string) error { states[s]++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(states) != 2 || states[BulkSuccess] != 1 || states[BulkUnsent] != 1 {
-		t.Errorf("states = %v, want one success and one unsent (line 1 unclaimed away)", states)
-	}
+		if r := row(3); r.State != BulkSuccess || r.PoolAmount != "1.80" || string(r.Response) != `{"statuscode":"TXN"}` || r.Attempts != 1 {
+			t.Errorf("finished row = %+v", r)
+		}
+		// Line 2's process died: pending; its look-up says never executed.
+		if n, err := db.PendSendingBulkRows(ctx, "RUN22", "died"); n != 1 || err != nil {
+			t.Fatalf("PendSendingBulkRows = %d, %v; want 1", n, err)
+		}
+		var toCheck []int
+		if err := db.EachBulkRowToCheck(ctx, "RUN22", t0, func(r BulkRow) error { toCheck = append(toCheck, r.Line); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(toCheck) != 1 || toCheck[0] != 2 {
+			t.Errorf("rows to check = %v, want [2]", toCheck)
+		}
+		if err := db.ResolveBulkRow(ctx, "RUN22", BulkSending, BulkRow{Line: 2, State: BulkFailed}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if r := row(2); r.State != BulkPending || r.Error != "died" {
+			t.Errorf("ResolveBulkRow from another state changed the row: %+v", r)
+		}
+		if err := db.ResolveBulkRow(ctx, "RUN22", BulkPending, BulkRow{Line: 2, State: BulkUnsent, StatusCode: "SNA", Error: "not executed"}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if n := claim(2, "OTHER", t0); n != 0 {
+			t.Errorf("claim of an unsent row with another ref = %d, want 0", n)
+		}
+		if n := claim(2, "R2", t0.Add(time.Hour)); n != 2 {
+			t.Fatalf("re-claim of an unsent row = %d, want 2", n)
+		}
+		if err := db.UnclaimBulkRow(ctx, "RUN22", 2); err != nil {
+			t.Fatal(err)
+		}
+		if r := row(2); r.State != BulkUnsent || r.Attempts != 1 {
+			t.Errorf("unclaimed re-send = %+v, want unsent with 1 attempt", r)
+		}
+		if n := claim(1, "R1", t0); n != 1 {
+			t.Fatal("claim line 1")
+		}
+		if err := db.UnclaimBulkRow(ctx, "RUN22", 1); err != nil {
+			t.Fatal(err)
+		}
+		states := map[string]int{}
+		if err := db.EachBulkRowState(ctx, "RUN22", func(s, _ string) error { states[s]++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(states) != 2 || states[BulkSuccess] != 1 || states[BulkUnsent] != 1 {
+			t.Errorf("states = %v, want one success and one unsent (line 1 unclaimed away)", states)
+		}
+	})
 }
 
 func TestBatchCommitsEveryWriteBeforeDoReturns(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	if _, err := db.Exec(`CREATE TABLE batch_t (n INTEGER PRIMARY KEY)`); err != nil {
-		t.Fatal(err)
-	}
-	b := NewBatch(db, 8)
-	var wg sync.WaitGroup
-	for i := range 200 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := b.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-				_, err := tx.ExecContext(ctx, `INSERT INTO batch_t (n) VALUES (?)`, i)
-				return err
-			})
-			if err != nil {
-				t.Errorf("Do(%d) = %v", i, err)
-			}
-			// Committed before Do returns.
-			var n int
-			if err := db.QueryRow(`SELECT count(*) FROM batch_t WHERE n = ?`, i).Scan(&n); err != nil || n != 1 {
-				t.Errorf("row %d after Do: count %d, %v", i, n, err)
-			}
-		}()
-	}
-	wg.Wait()
-	boom := errors.New("boom")
-	if err := b.Do(ctx, func(context.Context, *sql.Tx) error { return boom }); !errors.Is(err, boom) {
-		t.Errorf("Do(failing write) = %v, want boom", err)
-	}
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM batch_t`).Scan(&n); err != nil || n != 200 {
-		t.Errorf("count = %d, %v; want 200", n, err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if _, err := db.Exec(`CREATE TABLE batch_t (n INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		b := NewBatch(db, 8)
+		var wg sync.WaitGroup
+		for i := range 200 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := b.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+					_, err := tx.ExecContext(ctx, `INSERT INTO batch_t (n) VALUES (?)`, i)
+					return err
+				})
+				if err != nil {
+					t.Errorf("Do(%d) = %v", i, err)
+				}
+				// Committed before Do returns.
+				var n int
+				if err := db.QueryRow(`SELECT count(*) FROM batch_t WHERE n = ?`, i).Scan(&n); err != nil || n != 1 {
+					t.Errorf("row %d after Do: count %d, %v", i, n, err)
+				}
+			}()
+		}
+		wg.Wait()
+		boom := errors.New("boom")
+		if err := b.Do(ctx, func(context.Context, *sql.Tx) error { return boom }); !errors.Is(err, boom) {
+			t.Errorf("Do(failing write) = %v, want boom", err)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM batch_t`).Scan(&n); err != nil || n != 200 {
+			t.Errorf("count = %d, %v; want 200", n, err)
+		}
+	})
 }
 
 func TestBulkLease(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	first := BulkLease{Holder: "h1:10:a", Host: "h1", PID: 10, Since: t0, Heartbeat: t0}
-	if err := db.CreateBulkRun(ctx, BulkRun{ID: "LEASE", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
-		TotalRows: 1, State: BulkRunning, CreatedAt: t0}, &first); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.BulkRunLease(ctx, "LEASE")
-	if err != nil || got == nil || got.Holder != "h1:10:a" || got.Host != "h1" || got.PID != 10 || !got.Since.Equal(t0) {
-		t.Fatalf("BulkRunLease after CreateBulkRun with a lease = %+v, %v", got, err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		first := BulkLease{Holder: "h1:10:a", Host: "h1", PID: 10, Since: t0, Heartbeat: t0}
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "LEASE", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: 1, State: BulkRunning, CreatedAt: t0}, &first); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.BulkRunLease(ctx, "LEASE")
+		if err != nil || got == nil || got.Holder != "h1:10:a" || got.Host != "h1" || got.PID != 10 || !got.Since.Equal(t0) {
+			t.Fatalf("BulkRunLease after CreateBulkRun with a lease = %+v, %v", got, err)
+		}
 
-	// Another holder is refused while stale says no, and stale sees the
-	// holder as stored.
-	second := BulkLease{RunID: "LEASE", Holder: "h2:20:b", Host: "h2", PID: 20, Since: t0.Add(time.Minute), Heartbeat: t0.Add(time.Minute)}
-	var asked BulkLease
-	ok, other, err := db.AcquireBulkLease(ctx, second, func(l BulkLease) bool { asked = l; return false })
-	if err != nil || ok || other == nil || other.Holder != "h1:10:a" || asked.PID != 10 {
-		t.Fatalf("AcquireBulkLease(held, not stale) = %v, %+v, %v; want refused, naming h1:10:a", ok, other, err)
-	}
-	if ok, err := db.RenewBulkLease(ctx, "LEASE", "h2:20:b", t0.Add(2*time.Minute)); ok || err != nil {
-		t.Errorf("RenewBulkLease by a non-holder = %v, %v; want false", ok, err)
-	}
-	beat := t0.Add(90 * time.Second)
-	if ok, err := db.RenewBulkLease(ctx, "LEASE", "h1:10:a", beat); !ok || err != nil {
-		t.Errorf("RenewBulkLease by the holder = %v, %v; want true", ok, err)
-	}
-	if l, _ := db.BulkRunLease(ctx, "LEASE"); !l.Heartbeat.Equal(beat) {
-		t.Errorf("heartbeat = %v, want %v", l.Heartbeat, beat)
-	}
+		// Another holder is refused while stale says no, and stale sees the
+		// holder as stored.
+		second := BulkLease{RunID: "LEASE", Holder: "h2:20:b", Host: "h2", PID: 20, Since: t0.Add(time.Minute), Heartbeat: t0.Add(time.Minute)}
+		var asked BulkLease
+		ok, other, err := db.AcquireBulkLease(ctx, second, func(l BulkLease) bool { asked = l; return false })
+		if err != nil || ok || other == nil || other.Holder != "h1:10:a" || asked.PID != 10 {
+			t.Fatalf("AcquireBulkLease(held, not stale) = %v, %+v, %v; want refused, naming h1:10:a", ok, other, err)
+		}
+		if ok, err := db.RenewBulkLease(ctx, "LEASE", "h2:20:b", t0.Add(2*time.Minute)); ok || err != nil {
+			t.Errorf("RenewBulkLease by a non-holder = %v, %v; want false", ok, err)
+		}
+		beat := t0.Add(90 * time.Second)
+		if ok, err := db.RenewBulkLease(ctx, "LEASE", "h1:10:a", beat); !ok || err != nil {
+			t.Errorf("RenewBulkLease by the holder = %v, %v; want true", ok, err)
+		}
+		if l, _ := db.BulkRunLease(ctx, "LEASE"); !l.Heartbeat.Equal(beat) {
+			t.Errorf("heartbeat = %v, want %v", l.Heartbeat, beat)
+		}
 
-	// A stale lease is taken over; the old holder then loses its renewals
-	// and its release does nothing.
-	ok, other, err = db.AcquireBulkLease(ctx, second, func(BulkLease) bool { return true })
-	if err != nil || !ok || other == nil || other.Holder != "h1:10:a" {
-		t.Fatalf("AcquireBulkLease(stale) = %v, %+v, %v; want taken over from h1:10:a", ok, other, err)
-	}
-	if ok, _ := db.RenewBulkLease(ctx, "LEASE", "h1:10:a", beat); ok {
-		t.Error("the holder taken over still renews")
-	}
-	if err := db.ReleaseBulkLease(ctx, "LEASE", "h1:10:a"); err != nil {
-		t.Fatal(err)
-	}
-	if l, _ := db.BulkRunLease(ctx, "LEASE"); l == nil || l.Holder != "h2:20:b" {
-		t.Errorf("after the old holder's release: lease %+v, want h2:20:b's", l)
-	}
-	// The holder itself acquires again, keeping its since.
-	again := second
-	again.Since = t0.Add(time.Hour)
-	if ok, other, err := db.AcquireBulkLease(ctx, again, func(BulkLease) bool { t.Error("stale asked about the holder itself"); return false }); !ok || other != nil || err != nil {
-		t.Errorf("AcquireBulkLease by the holder = %v, %+v, %v", ok, other, err)
-	}
-	if l, _ := db.BulkRunLease(ctx, "LEASE"); !l.Since.Equal(second.Since) {
-		t.Errorf("since = %v, want the first acquisition's %v", l.Since, second.Since)
-	}
-	if err := db.ReleaseBulkLease(ctx, "LEASE", "h2:20:b"); err != nil {
-		t.Fatal(err)
-	}
-	if l, err := db.BulkRunLease(ctx, "LEASE"); l != nil || err != nil {
-		t.Errorf("after release: %+v, %v; want no lease", l, err)
-	}
+		// A stale lease is taken over; the old holder then loses its renewals
+		// and its release does nothing.
+		ok, other, err = db.AcquireBulkLease(ctx, second, func(BulkLease) bool { return true })
+		if err != nil || !ok || other == nil || other.Holder != "h1:10:a" {
+			t.Fatalf("AcquireBulkLease(stale) = %v, %+v, %v; want taken over from h1:10:a", ok, other, err)
+		}
+		if ok, _ := db.RenewBulkLease(ctx, "LEASE", "h1:10:a", beat); ok {
+			t.Error("the holder taken over still renews")
+		}
+		if err := db.ReleaseBulkLease(ctx, "LEASE", "h1:10:a"); err != nil {
+			t.Fatal(err)
+		}
+		if l, _ := db.BulkRunLease(ctx, "LEASE"); l == nil || l.Holder != "h2:20:b" {
+			t.Errorf("after the old holder's release: lease %+v, want h2:20:b's", l)
+		}
+		// The holder itself acquires again, keeping its since.
+		again := second
+		again.Since = t0.Add(time.Hour)
+		if ok, other, err := db.AcquireBulkLease(ctx, again, func(BulkLease) bool { t.Error("stale asked about the holder itself"); return false }); !ok || other != nil || err != nil {
+			t.Errorf("AcquireBulkLease by the holder = %v, %+v, %v", ok, other, err)
+		}
+		if l, _ := db.BulkRunLease(ctx, "LEASE"); !l.Since.Equal(second.Since) {
+			t.Errorf("since = %v, want the first acquisition's %v", l.Since, second.Since)
+		}
+		if err := db.ReleaseBulkLease(ctx, "LEASE", "h2:20:b"); err != nil {
+			t.Fatal(err)
+		}
+		if l, err := db.BulkRunLease(ctx, "LEASE"); l != nil || err != nil {
+			t.Errorf("after release: %+v, %v; want no lease", l, err)
+		}
+	})
 }

@@ -12,39 +12,40 @@ import (
 // time, each record's productCode (for suggested pairs), and the
 // suggested pair of a match row is stored with it.
 func TestCheckStatementFields(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	r := testRecord("S1", "2026-11-21 10:00:00", "1.50")
-	r.Values[recon.FClientOrderID], r.Values[recon.FProductCode], r.Values[recon.FTxnMode] = "R1", "IDV", "DR"
-	if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: []recon.Record{r}}}); err != nil {
-		t.Fatal(err)
-	}
-	var got []recon.Record
-	for rec, err := range db.CheckStatement(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		r := testRecord("S1", "2026-11-21 10:00:00", "1.50")
+		r.Values[recon.FClientOrderID], r.Values[recon.FProductCode], r.Values[recon.FTxnMode] = "R1", "IDV", "DR"
+		if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: []recon.Record{r}}}); err != nil {
+			t.Fatal(err)
+		}
+		var got []recon.Record
+		for rec, err := range db.CheckStatement(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, rec)
+		}
+		if len(got) != 1 || got[0].SvcOrderID != "S1" || got[0].Get(recon.FProductCode) != "IDV" || got[0].Get(recon.FClientOrderID) != "R1" ||
+			got[0].Get(recon.FTxnChargedValue) != "1.50" {
+			t.Fatalf("CheckStatement = %+v, want S1 of R1, 1.50, productCode IDV", got)
+		}
+		if rec, ok, err := db.CheckRecord(ctx, "S1"); err != nil || !ok || rec.Get(recon.FProductCode) != "IDV" {
+			t.Errorf("CheckRecord(S1) = %+v, %v, %v; want its productCode", rec, ok, err)
+		}
+
+		const pair = "call 7 verifyPanPlusV2 — rule: equal amount 1.50"
+		id, err := db.SaveCheckRun(ctx, CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
+			CheckResults{Summary: []byte(`{}`), Finished: time.Now,
+				Matches: func(yield func(CheckMatch) bool) {
+					yield(CheckMatch{Outcome: recon.StatementOnly, SvcOrderID: "S1", TS: "2026-11-21 10:00:00", SuggestedPair: pair})
+				}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, rec)
-	}
-	if len(got) != 1 || got[0].SvcOrderID != "S1" || got[0].Get(recon.FProductCode) != "IDV" || got[0].Get(recon.FClientOrderID) != "R1" ||
-		got[0].Get(recon.FTxnChargedValue) != "1.50" {
-		t.Fatalf("CheckStatement = %+v, want S1 of R1, 1.50, productCode IDV", got)
-	}
-	if rec, ok, err := db.CheckRecord(ctx, "S1"); err != nil || !ok || rec.Get(recon.FProductCode) != "IDV" {
-		t.Errorf("CheckRecord(S1) = %+v, %v, %v; want its productCode", rec, ok, err)
-	}
-
-	const pair = "call 7 verifyPanPlusV2 — rule: equal amount 1.50"
-	id, err := db.SaveCheckRun(ctx, CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
-		CheckResults{Summary: []byte(`{}`), Finished: time.Now,
-			Matches: func(yield func(CheckMatch) bool) {
-				yield(CheckMatch{Outcome: recon.StatementOnly, SvcOrderID: "S1", TS: "2026-11-21 10:00:00", SuggestedPair: pair})
-			}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stored string
-	if err := db.QueryRow(`SELECT suggested_pair FROM recon_matches WHERE run_id = ?`, id).Scan(&stored); err != nil || stored != pair {
-		t.Errorf("suggested_pair = %q, %v; want %q", stored, err, pair)
-	}
+		var stored string
+		if err := db.QueryRow(`SELECT suggested_pair FROM recon_matches WHERE run_id = ?`, id).Scan(&stored); err != nil || stored != pair {
+			t.Errorf("suggested_pair = %q, %v; want %q", stored, err, pair)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // The job_runs.outcome values the store itself writes: a run begins
@@ -17,22 +19,62 @@ const (
 	jobFailed  = "failed"
 )
 
-// BeginJobRun takes the lease of job for holder until now+ttl and records a
-// run of it as running, in one write transaction, returning the run's id.
-// When another holder has the lease, held is asked about it (its holder,
-// its expiry as stored and parsed; a zero time when it does not parse):
-// held returns "" to take the lease over, or the reason the run is skipped,
-// which is then recorded as a skipped run and returned as heldBy. Runs of
-// the job still recorded as running when the lease is taken were left by a
-// process that is gone: they are closed as failed (abandoned).
-func (db *DB) BeginJobRun(ctx context.Context, job, trigger, holder string, now time.Time, ttl time.Duration,
-	held func(holder, expiresText string, expires time.Time) string) (id int64, heldBy string, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		id, heldBy = 0, ""
+// jobFiresKept is how long taken fire times are kept: longer than any
+// clock skew between schedulers.
+const jobFiresKept = 7 * 24 * time.Hour
+
+// takeFire takes s's fire time for s.Holder and returns "", or returns the
+// holder that took it first. Fire times older than jobFiresKept are
+// forgotten. A run without a fire time takes nothing.
+func takeFire(ctx context.Context, tx *sql.Tx, s recon.JobStart) (string, error) {
+	if s.FireAt.IsZero() {
+		return "", nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM job_fires WHERE job = ? AND fire_at < ?`,
+		s.Job, FormatTime(s.FireAt.Add(-jobFiresKept))); err != nil {
+		return "", fmt.Errorf("forget old fire times: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO job_fires (job, fire_at, holder, host, claimed_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (job, fire_at) DO NOTHING`, s.Job, FormatTime(s.FireAt), s.Holder, s.Host, FormatTime(s.Now))
+	if err != nil {
+		return "", fmt.Errorf("take fire time: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return "", err
+	}
+	var holder string
+	if err := tx.QueryRowContext(ctx, `SELECT holder FROM job_fires WHERE job = ? AND fire_at = ?`,
+		s.Job, FormatTime(s.FireAt)).Scan(&holder); err != nil {
+		return "", fmt.Errorf("read fire time: %w", err)
+	}
+	if holder == s.Holder {
+		return "", nil // taken by this holder already
+	}
+	return holder, nil
+}
+
+// BeginJobRun takes the fire time s.FireAt of the job, if any (another
+// holder that took it first is returned as FireTakenBy, and nothing is
+// recorded), then the lease of the job for s.Holder until s.Now+s.TTL, and
+// records a run of it as running, with s.Host, in one write transaction
+// (PostgreSQL's row locks and unique keys serialize schedulers on other
+// hosts), returning the run's id. When another holder has the lease, held
+// is asked about it (its holder, its expiry as stored and parsed; a zero
+// time when it does not parse): held returns "" to take the lease over, or
+// the reason the run is skipped, which is then recorded as a skipped run
+// and returned as HeldBy. Runs of the job still recorded as running when
+// the lease is taken were left by a process that is gone: they are closed
+// as failed (abandoned).
+func (db *DB) BeginJobRun(ctx context.Context, s recon.JobStart, held func(holder, expiresText string, expires time.Time) string) (recon.JobBegun, error) {
+	return db.fired(ctx, s, func(tx *sql.Tx, b *recon.JobBegun) error {
+		q := `SELECT holder, expires_at FROM leases WHERE name = ?`
+		if db.pg {
+			q += ` FOR UPDATE`
+		}
 		var other, expires string
-		err := tx.QueryRowContext(ctx, `SELECT holder, expires_at FROM leases WHERE name = ?`, job).Scan(&other, &expires)
+		err := tx.QueryRowContext(ctx, q, s.Job).Scan(&other, &expires)
 		switch {
-		case errors.Is(err, sql.ErrNoRows), err == nil && other == holder:
+		case errors.Is(err, sql.ErrNoRows), err == nil && other == s.Holder:
 		case err != nil:
 			return fmt.Errorf("read lease: %w", err)
 		default:
@@ -40,50 +82,79 @@ func (db *DB) BeginJobRun(ctx context.Context, job, trigger, holder string, now 
 			if perr != nil {
 				exp = time.Time{}
 			}
-			if heldBy = held(other, expires, exp); heldBy != "" {
-				id, err = insertJobRun(ctx, tx, job, trigger, now, jobSkipped, heldBy)
+			if b.HeldBy = held(other, expires, exp); b.HeldBy != "" {
+				b.ID, err = insertJobRun(ctx, tx, s, jobSkipped, b.HeldBy)
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)
+		// Two schedulers finding no lease at once: the second waits on the
+		// first's insert, then finds it held (on conflict, only an expired
+		// or own lease is replaced).
+		res, err := tx.ExecContext(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at,
-			expires_at = excluded.expires_at`,
-			job, holder, FormatTime(now), FormatTime(now.Add(ttl)))
+			expires_at = excluded.expires_at WHERE leases.holder = ? OR leases.holder = ?`,
+			s.Job, s.Holder, FormatTime(s.Now), FormatTime(s.Now.Add(s.TTL)), s.Holder, other)
 		if err != nil {
 			return fmt.Errorf("take lease: %w", err)
 		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				b.HeldBy = "skipped (lease taken by another scheduler at the same moment)"
+				b.ID, err = insertJobRun(ctx, tx, s, jobSkipped, b.HeldBy)
+			}
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE job_runs SET outcome = ?, finished_at = ?,
 			error = 'abandoned: the process running it stopped without recording an end'
-			WHERE job = ? AND outcome = ?`, jobFailed, FormatTime(now), job, jobRunning)
+			WHERE job = ? AND outcome = ?`, jobFailed, FormatTime(s.Now), s.Job, jobRunning)
 		if err != nil {
 			return fmt.Errorf("close abandoned runs: %w", err)
 		}
-		id, err = insertJobRun(ctx, tx, job, trigger, now, jobRunning, "")
+		b.ID, err = insertJobRun(ctx, tx, s, jobRunning, "")
 		return err
 	})
-	return id, heldBy, err
 }
 
-// SkipJobRun records a run of job that was not started, with why, and
-// returns its id.
-func (db *DB) SkipJobRun(ctx context.Context, job, trigger string, at time.Time, reason string) (int64, error) {
-	var id int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+// SkipJobRun records a run of job that was not started, with why (after
+// taking its fire time, as BeginJobRun does: when another holder took it,
+// nothing is recorded).
+func (db *DB) SkipJobRun(ctx context.Context, s recon.JobStart, reason string) (recon.JobBegun, error) {
+	return db.fired(ctx, s, func(tx *sql.Tx, b *recon.JobBegun) error {
 		var err error
-		id, err = insertJobRun(ctx, tx, job, trigger, at, jobSkipped, reason)
+		b.HeldBy = reason
+		b.ID, err = insertJobRun(ctx, tx, s, jobSkipped, reason)
 		return err
 	})
-	return id, err
 }
 
-func insertJobRun(ctx context.Context, tx *sql.Tx, job, trigger string, at time.Time, outcome, summary string) (int64, error) {
+// fired runs fn in a write transaction once s's fire time is taken for
+// s.Holder; when another holder took it first, fn is not run and the
+// answer names that holder (FireTakenBy).
+func (db *DB) fired(ctx context.Context, s recon.JobStart, fn func(tx *sql.Tx, b *recon.JobBegun) error) (recon.JobBegun, error) {
+	var b recon.JobBegun
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		b = recon.JobBegun{}
+		var err error
+		if b.FireTakenBy, err = takeFire(ctx, tx, s); err != nil || b.FireTakenBy != "" {
+			return err
+		}
+		return fn(tx, &b)
+	})
+	return b, err
+}
+
+func insertJobRun(ctx context.Context, tx *sql.Tx, s recon.JobStart, outcome, summary string) (int64, error) {
 	finished := sql.NullString{}
 	if outcome != jobRunning {
-		finished = sql.NullString{String: FormatTime(at), Valid: true}
+		finished = sql.NullString{String: FormatTime(s.Now), Valid: true}
+	}
+	fire := ""
+	if !s.FireAt.IsZero() {
+		fire = FormatTime(s.FireAt)
 	}
 	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, summary)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, job, trigger, FormatTime(at), finished, outcome, summary).Scan(&id)
+	err := tx.QueryRowContext(ctx, `INSERT INTO job_runs (job, trigger, started_at, finished_at, outcome, summary, host, fire_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, s.Job, s.Trigger, FormatTime(s.Now), finished, outcome, summary, s.Host, fire).Scan(&id)
 	return id, err
 }
 
@@ -117,11 +188,10 @@ func (db *DB) FinishJobRun(ctx context.Context, id int64, name, holder string, f
 }
 
 // JobRuns calls each for the recorded runs of job ("" every job), newest
-// first, at most limit (<= 0: all). finished is zero while a run is going.
-// each's error stops the walk and is returned.
-func (db *DB) JobRuns(ctx context.Context, job string, limit int,
-	each func(id int64, job, trigger string, started, finished time.Time, outcome, summary, errText string) error) error {
-	q := `SELECT id, job, trigger, started_at, COALESCE(finished_at, ''), outcome, summary, error FROM job_runs`
+// first, at most limit (<= 0: all). each's error stops the walk and is
+// returned.
+func (db *DB) JobRuns(ctx context.Context, job string, limit int, each func(recon.JobRun) error) error {
+	q := `SELECT id, job, trigger, host, fire_at, started_at, COALESCE(finished_at, ''), outcome, summary, error FROM job_runs`
 	var args []any
 	if job != "" {
 		q += ` WHERE job = ?`
@@ -138,22 +208,28 @@ func (db *DB) JobRuns(ctx context.Context, job string, limit int,
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id int64
-		var name, trigger, started, finished, outcome, summary, errText string
-		if err := rows.Scan(&id, &name, &trigger, &started, &finished, &outcome, &summary, &errText); err != nil {
+		var r recon.JobRun
+		var fire, started, finished string
+		if err := rows.Scan(&r.ID, &r.Job, &r.Trigger, &r.Host, &fire, &started, &finished, &r.Outcome, &r.Summary, &r.Error); err != nil {
 			return err
 		}
-		st, err := time.Parse(TimeLayout, started)
-		if err != nil {
-			return fmt.Errorf("run %d: started_at %q: %w", id, started, err)
+		var err error
+		if r.Started, err = time.Parse(TimeLayout, started); err != nil {
+			return fmt.Errorf("run %d: started_at %q: %w", r.ID, started, err)
 		}
-		var fin time.Time
-		if finished != "" {
-			if fin, err = time.Parse(TimeLayout, finished); err != nil {
-				return fmt.Errorf("run %d: finished_at %q: %w", id, finished, err)
+		for _, t := range []struct {
+			text string
+			to   *time.Time
+			name string
+		}{{finished, &r.Finished, "finished_at"}, {fire, &r.FireAt, "fire_at"}} {
+			if t.text == "" {
+				continue
+			}
+			if *t.to, err = time.Parse(TimeLayout, t.text); err != nil {
+				return fmt.Errorf("run %d: %s %q: %w", r.ID, t.name, t.text, err)
 			}
 		}
-		if err := each(id, name, trigger, st, fin, outcome, summary, errText); err != nil {
+		if err := each(r); err != nil {
 			return err
 		}
 	}

@@ -5,9 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"io/fs"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 )
 
@@ -27,6 +30,25 @@ func openPGTest(tb testing.TB) *DB {
 func eachBackend(t *testing.T, fn func(t *testing.T, db *DB)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, openTest(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, openPGTest(t)) })
+}
+
+// eachBackendURL runs fn with the address of a fresh database of each
+// backend (a SQLite file, a PostgreSQL URL), for tests that open it more
+// than once, as several processes would.
+func eachBackendURL(t *testing.T, fn func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "t.db")) })
+	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.NewDatabase(t)) })
+}
+
+// openURL opens dsn, closed when the test ends.
+func openURL(tb testing.TB, dsn string) *DB {
+	tb.Helper()
+	db, err := Open(context.Background(), dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
 }
 
 func TestPostgresOpenMigratesOnceAndConcurrently(t *testing.T) {
@@ -112,5 +134,85 @@ func TestRebind(t *testing.T) {
 		if got := rebind(c.in); got != c.want {
 			t.Errorf("rebind(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestPostgresGrants: the owner role (CREATE on the schema) migrates; an
+// application role with only SELECT, INSERT, UPDATE and DELETE on the
+// tables (and USAGE on the schema and its sequences) then opens the
+// database and works in it; a pending migration asks for the owner.
+func TestPostgresGrants(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	suffix := strings.TrimPrefix(dsn[strings.LastIndex(dsn, "/")+1:], "svcrecon_test_")
+	suffix = suffix[:strings.IndexAny(suffix+"?", "?")]
+	owner, app := "svc_owner_"+suffix, "svc_app_"+suffix
+	for _, q := range []string{
+		`CREATE ROLE ` + owner + ` LOGIN`, `CREATE ROLE ` + app + ` LOGIN`,
+		`REVOKE CREATE ON SCHEMA public FROM PUBLIC`,
+		`CREATE SCHEMA svcrecon AUTHORIZATION ` + owner,
+		`GRANT USAGE ON SCHEMA svcrecon TO ` + app,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE ` + owner + ` IN SCHEMA svcrecon GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ` + app,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE ` + owner + ` IN SCHEMA svcrecon GRANT USAGE, SELECT ON SEQUENCES TO ` + app,
+	} {
+		if _, err := admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		// The roles own objects in the database and default privileges:
+		// those go first, one role at a time.
+		if db, err := sql.Open("pgx", dsn); err == nil {
+			for _, role := range []string{app, owner} {
+				if _, err := db.Exec(`DROP OWNED BY ` + role); err != nil {
+					t.Log(err)
+				}
+			}
+			db.Close()
+		}
+		if db, err := sql.Open("pgx", pgtest.URL(t)); err == nil {
+			for _, role := range []string{app, owner} {
+				if _, err := db.Exec(`DROP ROLE ` + role); err != nil {
+					t.Log(err)
+				}
+			}
+			db.Close()
+		}
+	})
+	as := func(role string) string {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.User(role)
+		q := u.Query()
+		q.Set("search_path", "svcrecon")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	if _, err := Open(ctx, as(app)); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("Open(app role, not migrated) = %v, want permission denied (the owner migrates)", err)
+	}
+	db, err := Open(ctx, as(owner))
+	if err != nil {
+		t.Fatalf("Open(owner) = %v", err)
+	}
+	db.Close()
+	db, err = Open(ctx, as(app))
+	if err != nil {
+		t.Fatalf("Open(app role, migrated) = %v", err)
+	}
+	defer db.Close()
+	if err := db.CreateBulkRun(ctx, BulkRun{ID: "GRANT", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+		TotalRows: 1, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+		t.Errorf("CreateBulkRun as the app role = %v", err)
+	}
+	if _, err := db.SkipJobRun(ctx, recon.JobStart{Job: "j", Trigger: "manual", Now: t0}, "test"); err != nil {
+		t.Errorf("a job run (identity column) as the app role = %v", err)
 	}
 }

@@ -231,6 +231,25 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 func (db *DB) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	// A database migrated already needs no DDL, so that a role with only
+	// SELECT, INSERT, UPDATE and DELETE (PostgreSQL) can open it.
+	if applied, err := db.Migrations(ctx); err == nil && len(applied) >= len(names) {
+		have := map[string]bool{}
+		for _, n := range applied {
+			have[n] = true
+		}
+		all := true
+		for _, n := range names {
+			all = all && have[path.Base(n)]
+		}
+		if all {
+			return nil
+		}
+	}
 	if err := retryBusy(ctx, func() error {
 		return db.Write(ctx, func(tx *sql.Tx) error {
 			if db.pg {
@@ -243,10 +262,6 @@ func (db *DB) migrate(ctx context.Context) error {
 			return err
 		})
 	}); err != nil {
-		return err
-	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
 		return err
 	}
 	sort.Strings(names)

@@ -45,27 +45,24 @@ func TestOpenMigratesOnceAndSetsPragmas(t *testing.T) {
 }
 
 func TestWriteRollsBackOnError(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	boom := errors.New("boom")
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO leases(name, holder, acquired_at, expires_at) VALUES ('a','b','c','d')`); err != nil {
-			return err
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		boom := errors.New("boom")
+		err := db.Write(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO leases(name, holder, acquired_at, expires_at) VALUES ('a','b','c','d')`); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("Write() = %v, want boom", err)
 		}
-		return boom
+		var n int
+		db.QueryRowContext(ctx, `SELECT count(*) FROM leases`).Scan(&n)
+		if n != 0 {
+			t.Fatalf("rows after rollback = %d, want 0", n)
+		}
 	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("Write() = %v, want boom", err)
-	}
-	var n int
-	db.QueryRowContext(ctx, `SELECT count(*) FROM leases`).Scan(&n)
-	if n != 0 {
-		t.Fatalf("rows after rollback = %d, want 0", n)
-	}
 }
 
 // Two processes (here: two handles) opening and migrating one new file at

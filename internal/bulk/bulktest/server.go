@@ -41,6 +41,14 @@ type Options struct {
 	// request before it is executed (in the request's goroutine: it may
 	// block, to hold the request).
 	Before func(ref string, body map[string]any)
+	// Lost, when set, is asked after Before about each billable request:
+	// true drops it unexecuted and uncounted, as a request lost on its way
+	// to the service would be (the client sees its connection closed).
+	Lost func(ref string) bool
+	// After, when set, is called with the ref of each billable request
+	// when its handling ends: its outcome (executed, refused, lost) is
+	// recorded by then.
+	After func(ref string)
 }
 
 // Fault kinds, as returned by Server.Fault.
@@ -188,8 +196,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref, _ := body["externalRef"].(string)
+	if s.opts.After != nil {
+		defer s.opts.After(ref)
+	}
 	if s.opts.Before != nil {
 		s.opts.Before(ref, body)
+	}
+	if s.opts.Lost != nil && s.opts.Lost(ref) {
+		panic(http.ErrAbortHandler)
 	}
 	echo := ""
 	if s.opts.Echo {
