@@ -24,7 +24,7 @@ type CheckWindow struct {
 // notSkipped is an SQL condition on calls: the operation is not in Skip.
 func (w CheckWindow) notSkipped() string {
 	if len(w.Skip) == 0 {
-		return "1"
+		return "1 = 1"
 	}
 	q := make([]string, len(w.Skip))
 	for i, op := range w.Skip {
