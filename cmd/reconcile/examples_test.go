@@ -22,6 +22,8 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli/clitest"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 )
 
 // The examples run in one made-up world: "today" is 2026-12-02 (IST), so
@@ -71,6 +73,7 @@ var wantExit = map[string]int{
 	// --fail-on-breaks: last night holds the planted lost-keys call.
 	"reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks":     cli.ExitFindings,
 	"reconcile run --fail-on-breaks --notify \"$SVC_NOTIFY_URL\" --calls 'logs/calls-*.jsonl'": cli.ExitFindings,
+	"reconcile run --fail-on-breaks --db-pool 8":                                               cli.ExitFindings,
 	// The nightly job of schedules.yaml is run … --fail-on-breaks.
 	"reconcile schedule run nightly": cli.ExitFindings,
 	// November has every kind of finding.
@@ -347,6 +350,24 @@ func readmeBlocks(t *testing.T) []clitest.Block {
 	return out
 }
 
+// toTestServer points an example's PostgreSQL URLs (in its arguments and
+// settings) at a database of its own on the test server; without one, the
+// example is skipped (pgtest.NewDatabase).
+func toTestServer(t *testing.T, c *clitest.Command) {
+	t.Helper()
+	for _, list := range [][]string{c.Args, c.Env} {
+		for i, a := range list {
+			k, v, isSetting := strings.Cut(a, "=")
+			switch {
+			case store.IsPostgres(a):
+				list[i] = pgtest.NewDatabase(t)
+			case isSetting && store.IsPostgres(strings.Trim(v, "'")):
+				list[i] = k + "=" + pgtest.NewDatabase(t)
+			}
+		}
+	}
+}
+
 // TestEveryExampleRuns runs every example of reconcile's help texts, each in
 // a fresh directory holding the database template and the files it names,
 // and every shell session of the README (outside the bulkrun section), each
@@ -406,7 +427,7 @@ func TestEveryExampleRuns(t *testing.T) {
 			return nil, false
 		}
 		switch {
-		case c.Prog == "reconcile" || c.Prog == "billersync":
+		case c.Prog == "reconcile" || c.Prog == "billersync" || c.Prog == "export":
 			return c, true
 		case elsewhere[c.Prog] != "":
 			t.Logf("%s: %s: run by %s", source, line, elsewhere[c.Prog])
@@ -430,6 +451,7 @@ func TestEveryExampleRuns(t *testing.T) {
 			if !ok {
 				return
 			}
+			toTestServer(t, c)
 			c.Rebase(dir)
 			w.prepare(t, dir, []*clitest.Command{c}, true)
 			notices := len(must(w.hook.got()))
@@ -444,9 +466,23 @@ func TestEveryExampleRuns(t *testing.T) {
 		t.Run(fmt.Sprintf("README.md:%d", s.Line), func(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
-			var cmds []*clitest.Command
-			for _, line := range s.Commands() {
+			var parsed []*clitest.Command
+			for _, line := range s.Commands() { // every line seen before any is skipped
 				if c, ok := parse(t, fmt.Sprintf("README.md:%d (%s)", s.Line, s.Section), line); ok {
+					parsed = append(parsed, c)
+				}
+			}
+			var cmds []*clitest.Command
+			for _, c := range parsed {
+				toTestServer(t, c)
+				switch {
+				case c.Prog == "export":
+					for _, kv := range c.Args { // the session's settings, placeholders (…) left out
+						if k, v, _ := strings.Cut(kv, "="); v != "…" {
+							t.Setenv(k, v)
+						}
+					}
+				default:
 					c.Rebase(dir)
 					cmds = append(cmds, c)
 				}
