@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/export"
@@ -13,6 +14,13 @@ import (
 )
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := exportJob(ctx, args, stdout, stderr)
+	return err
+}
+
+// exportJob is reconcile export; its summary (what the scheduler records)
+// says what was written where, in one line.
+func exportJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
 	fs := cli.NewFlagSet("export", "reconcile export --from YYYY-MM-DD --to YYYY-MM-DD [--out DIR] [--format xlsx|csv|both] [--csv-bom] [--csv-raw] [flags]\n\n"+
 		"Writes the current reconciliation of the period (the last run of reconcile check for exactly\n"+
 		"that period) as reconciliation-FROM_TO.xlsx with the sheets Summary (the verdict and the\n"+
@@ -36,44 +44,45 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bom := fs.Bool("csv-bom", false, "start CSV files with a UTF-8 byte-order mark (Excel opens them as UTF-8)")
 	raw := fs.Bool("csv-raw", false, "write CSV text cells as they are: no leading ' before =, +, -, @, TAB or CR (for programs)")
 	if err := cli.Parse(fs, args); err != nil {
-		return err
+		return "", err
 	}
 	c.MarkExplicit(fs)
 	if fs.NArg() > 0 {
-		return cli.Usagef("export: unexpected argument %q (see reconcile export -h)", fs.Arg(0))
+		return "", cli.Usagef("export: unexpected argument %q (see reconcile export -h)", fs.Arg(0))
 	}
 	f, err := export.ParseFormat(*format)
 	if err != nil {
-		return cli.Usagef("export: --format %q: want xlsx, csv or both", *format)
+		return "", cli.Usagef("export: --format %q: want xlsx, csv or both", *format)
 	}
 	if *out == "" {
-		return cli.Usagef("export: --out is empty: give a directory")
+		return "", cli.Usagef("export: --out is empty: give a directory")
 	}
 	pFrom, pTo, err := cli.ParsePeriod(*from, *to)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
 		// Opening would create an empty database and blame the period.
-		return cli.Usagef("export: no database %s (give --db or SVC_DB)", c.DB)
+		return "", cli.Usagef("export: no database %s (give --db or SVC_DB)", c.DB)
 	}
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	env, err := c.Open(ctx, log, cli.Options{})
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
 	files, err := export.Reconciliation(ctx, env.DB, export.Options{
 		From: pFrom, To: pTo, Dir: *out, Format: f, BOM: *bom, CSVRaw: *raw, Log: log, Progress: stderr,
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	for _, p := range files.Paths() {
 		fmt.Fprintln(stdout, p)
 	}
-	return nil
+	return fmt.Sprintf("export %s..%s: %d files in %s (workbook %s)", pFrom.Format(time.DateOnly), pTo.Format(time.DateOnly),
+		len(files.Paths()), *out, files.Workbook), nil
 }

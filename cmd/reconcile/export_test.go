@@ -153,3 +153,30 @@ func TestExportHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestExportJobSummary: the scheduler records what an export job wrote, in
+// one line of its own, not the tail of its output.
+func TestExportJobSummary(t *testing.T) {
+	needSandbox(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	if _, stderr, err := runCmd(t, "run", "--sandbox", "--sandbox-days", "9", "--out", filepath.Join(dir, "night"), "--db", db); err != nil {
+		t.Fatalf("run --sandbox: %v\n%s", err, stderr)
+	}
+	// The sandbox's period, as the workbook's name says.
+	books, _ := filepath.Glob(filepath.Join(dir, "night", "reconciliation-*.xlsx"))
+	if len(books) != 1 {
+		t.Fatalf("workbooks: %v", books)
+	}
+	period := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(books[0]), "reconciliation-"), ".xlsx")
+	from, to, _ := strings.Cut(period, "_")
+	var out, errb bytes.Buffer
+	sum, err := jobs()["export"](context.Background(), []string{"--db", db, "--from", from, "--to", to, "--out", filepath.Join(dir, "x"), "--format", "csv"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("export job: %v\n%s", err, errb.String())
+	}
+	want := "export " + from + ".." + to + ": 9 files in " + filepath.Join(dir, "x")
+	if !strings.HasPrefix(sum, want) {
+		t.Errorf("summary = %q, want it to start %q", sum, want)
+	}
+}

@@ -79,12 +79,10 @@ func bindCommon(fs *flag.FlagSet, c *cli.Common, names ...string) {
 type jobFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) (summary string, err error)
 
 // jobs is the scheduler's table, built from commands(): every subcommand
-// but schedule itself, by name. The subcommands that return their own
-// summary give it; the others (export) are recorded with the tail of what
-// they printed.
+// but schedule itself, by name, each returning its own summary.
 func jobs() map[string]jobFunc {
 	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob,
-		"check": checkJob, "import-calls": importCallsJob}
+		"check": checkJob, "import-calls": importCallsJob, "export": exportJob}
 	out := map[string]jobFunc{}
 	for _, c := range commands() {
 		switch {
@@ -92,7 +90,7 @@ func jobs() map[string]jobFunc {
 		case own[c.Name] != nil:
 			out[c.Name] = own[c.Name]
 		default:
-			out[c.Name] = printed(c.Run)
+			panic("reconcile: subcommand " + c.Name + " has no job function")
 		}
 	}
 	maps.Copy(out, testJobs)
@@ -101,16 +99,6 @@ func jobs() map[string]jobFunc {
 
 // testJobs are extra jobs a test adds (nil otherwise).
 var testJobs map[string]jobFunc
-
-// printed makes a jobFunc of a subcommand that returns no summary of its
-// own: the summary is the tail of what it printed on stdout.
-func printed(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) jobFunc {
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-		tail := &tailBuffer{max: 4096}
-		err := run(ctx, args, io.MultiWriter(stdout, tail), stderr)
-		return tail.String(), err
-	}
-}
 
 // jobNames lists the jobs' names, sorted.
 func jobNames() []string {
@@ -379,32 +367,6 @@ func shellJoin(args []string) string {
 		out[i] = a
 	}
 	return strings.Join(out, " ")
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = t.b[over:]
-		if i := bytes.IndexByte(t.b, '\n'); i >= 0 && i < len(t.b)-1 {
-			t.b = t.b[i+1:] // start at a whole line
-		}
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }
 
 // lockedWriter serializes writes of jobs running at the same time.

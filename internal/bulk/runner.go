@@ -36,7 +36,7 @@ const (
 
 // Log attribute keys.
 const (
-	LogRun  = "run"
+	LogRun  = recon.LogBulkRun
 	LogLine = "line"
 )
 
