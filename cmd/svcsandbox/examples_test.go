@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -217,7 +216,7 @@ func buildBulkrun(t *testing.T, root, dir string) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Skipf("no go command on PATH to build cmd/bulkrun with: %v", err)
 	}
 	bin := filepath.Join(dir, "bulkrun")
 	cmd := exec.Command(goTool, "build", "-o", bin, "./cmd/bulkrun")
