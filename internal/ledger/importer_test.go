@@ -100,7 +100,7 @@ func TestImportBareEnvelope(t *testing.T) {
 		t.Fatalf("Import = %+v, %v", sum, err)
 	}
 	var op, ref, outcome, shape, amount, source, orderID string
-	db.QueryRow(`SELECT operation, external_ref, outcome, pool_shape, pool_amount, source, orderid FROM calls WHERE svc_uuid = 'U1'`).
+	db.QueryRow(`SELECT operation, external_ref, outcome, pool_shape, pool_amount, source, orderid FROM calls WHERE orderid = 'OA'`).
 		Scan(&op, &ref, &outcome, &shape, &amount, &source, &orderID)
 	if op != "" || ref != "REF-A" || outcome != recon.CallSuccess || shape != "A" || amount != "2.50" || source != "-" || orderID != "OA" {
 		t.Errorf("bare envelope row = op %q ref %q outcome %q shape %q amount %q source %q orderid %q", op, ref, outcome, shape, amount, source, orderID)
@@ -261,6 +261,33 @@ func TestImportTruncatedGzip(t *testing.T) {
 	}
 }
 
+// storedLines returns the line kept for each call (ShowCalls).
+func storedLines(tb testing.TB, db *store.DB) []string {
+	tb.Helper()
+	rows, err := db.Query(`SELECT id FROM calls ORDER BY id`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	var out []string
+	for _, id := range ids {
+		shown, err := ShowCalls(context.Background(), db, id, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, s := range shown {
+			out = append(out, string(s.Line))
+		}
+	}
+	return out
+}
+
 func TestImportRedacts(t *testing.T) {
 	db := openDB(t)
 	secrets := []string{"ENC-AADHAAR-SECRET", "PID-DATA-SECRET", "SESSION-KEY-SECRET", "HMAC-SECRET", "4321PIN", "123456789012", "4111111111111111"}
@@ -276,24 +303,19 @@ func TestImportRedacts(t *testing.T) {
 	if err != nil || sum.Imported != 2 {
 		t.Fatalf("Import = %+v, %v", sum, err)
 	}
-	rows, _ := db.Query(`SELECT coalesce(request, ''), coalesce(response, '') FROM calls`)
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var rq, rs string
-		rows.Scan(&rq, &rs)
+	kept := storedLines(t, db)
+	for _, l := range kept {
 		for _, s := range secrets {
-			if strings.Contains(rq+rs, s) {
-				t.Errorf("stored call holds %q: %s %s", s, rq, rs)
+			if strings.Contains(l, s) {
+				t.Errorf("stored line holds %q: %s", s, l)
 			}
 		}
-		if !strings.Contains(rs, "XXXXXXXXXXXX1111") {
-			t.Errorf("card number not masked to its last four: %s", rs)
+		if !strings.Contains(l, "XXXXXXXXXXXX1111") {
+			t.Errorf("card number not masked to its last four: %s", l)
 		}
-		n++
 	}
-	if n != 2 {
-		t.Errorf("%d rows", n)
+	if len(kept) != 2 {
+		t.Errorf("%d lines kept", len(kept))
 	}
 }
 
@@ -347,6 +369,7 @@ func TestImportScrubsClientSecret(t *testing.T) {
 		texts = append(texts, s)
 	}
 	rows.Close()
+	texts = append(texts, storedLines(t, db)...)
 	var reasons string
 	db.QueryRow(`SELECT group_concat(reason) FROM import_errors`).Scan(&reasons)
 	for _, s := range append(texts, reasons) {
@@ -408,7 +431,11 @@ func TestRecorderMatchesJSONLImport(t *testing.T) {
 	if source != SourceSvcrecon || outcome != recon.CallSuccess || shape != "A" {
 		t.Errorf("recorded call: source %q outcome %q shape %q", source, outcome, shape)
 	}
-	db.QueryRow(`SELECT response FROM calls WHERE external_ref = 'S-1'`).Scan(&resp)
+	if shown, err := ShowCalls(ctx, db, "S-1", nil); err != nil || len(shown) != 1 {
+		t.Fatalf("ShowCalls(S-1) = %+v, %v", shown, err)
+	} else {
+		resp = string(shown[0].Line)
+	}
 	if strings.Contains(resp, "records") || !strings.Contains(resp, `"statuscode":"TXN"`) {
 		t.Errorf("statement page stored with its data: %s", resp)
 	}
