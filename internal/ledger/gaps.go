@@ -87,8 +87,10 @@ func (g *gapLog) trim() {
 	for n < len(g.entries) && g.entries[n].ts < keep {
 		n++
 	}
-	if n > 0 {
-		g.entries = append(g.entries[:0], g.entries[n:]...)
+	if n > 0 && (n >= len(g.entries)/2 || n >= 1024) {
+		k := copy(g.entries, g.entries[n:])
+		clear(g.entries[k:])
+		g.entries = g.entries[:k]
 	}
 }
 

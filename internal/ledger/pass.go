@@ -58,6 +58,7 @@ type kcall struct {
 	orderID string
 	op      string
 	amount  decimal.Decimal // pool amount; zero for pending calls
+	money   string          // amount as recon.Money writes it
 	rec     *wrec           // linked record, nil
 	acct    uint16
 	pending bool
@@ -87,6 +88,8 @@ type pass struct {
 	group   []kcall // the calls of the current second
 	groupTS int64
 	tsText  string // the current call's ts
+	lastTS  int64  // the second last formatted by fmtTS, and its text
+	lastTxt string
 	gaps    *gapLog
 	dups    *dupFinder
 	// products are the productCodes the rows linking a call to its record
@@ -210,12 +213,20 @@ func (p *pass) call(c recon.Call) error {
 		if brk != nil {
 			p.addBreak(*brk)
 		}
-		k.amount = amount
+		k.amount, k.money = amount, moneyText(c.Pool.Amount, amount)
 		p.chain.add(chainItem{call: int32(len(p.group)), id: c.ID, ts: t, ref: k.ref, orderID: k.orderID,
 			acct: k.acct, opening: opening, amount: amount, closing: closing})
 	}
 	p.group = append(p.group, k)
 	return nil
+}
+
+// fmtTS formats a time of the pass (the same second, over and over).
+func (p *pass) fmtTS(v int64) string {
+	if v != p.lastTS || p.lastTxt == "" {
+		p.lastTS, p.lastTxt = v, fmtTS(v)
+	}
+	return p.lastTxt
 }
 
 // flush ends the current second: its debits are chained (a debit logged

@@ -17,6 +17,15 @@ import (
 // holds; the database holds them all and the summary counts them all.
 const maxReportRows = 10_000
 
+// moneyText is recon.Money of an amount read from text: the text padded
+// when it is a plain decimal, else the decimal formatted.
+func moneyText(text string, d decimal.Decimal) string {
+	if m, ok := money(text); ok {
+		return m
+	}
+	return recon.Money(d)
+}
+
 // amountDelta returns call − statement, or "" when they are equal.
 func amountDelta(call, stmt decimal.Decimal) string {
 	if call.Equal(stmt) {
@@ -31,13 +40,13 @@ func amountDelta(call, stmt decimal.Decimal) string {
 // record is kept as an orphan for the end (callOnly, maybe paired).
 func (p *pass) callRow(k *kcall) {
 	r := k.rec
-	m := store.CheckMatch{TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op}
+	m := store.CheckMatch{TS: p.fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op}
 	amount := k.amount
 	if !k.pending {
-		m.CallAmount = recon.Money(k.amount)
+		m.CallAmount = k.money
 	}
 	if r != nil {
-		m.SvcOrderID, m.StatementAmount = r.svc, recon.Money(r.amount)
+		m.SvcOrderID, m.StatementAmount = r.svc, r.money
 		if m.ExternalRef == "" {
 			m.ExternalRef = r.client
 		}
@@ -66,7 +75,12 @@ func (p *pass) callRow(k *kcall) {
 		m.Outcome = recon.Reversed
 		m.Note = "reversed by " + r.reversal
 	default:
-		if d := amountDelta(k.amount, r.amount); d != "" {
+		// Equal texts of recon.Money are equal amounts: no decimal needed.
+		d := ""
+		if k.money != r.money {
+			d = amountDelta(k.amount, r.amount)
+		}
+		if d != "" {
 			m.Outcome, m.Delta = recon.AmountMismatch, d
 			m.Note = "call amount ≠ txnChargedValue"
 		} else {
@@ -110,7 +124,7 @@ func (p *pass) orphans() {
 	for _, k := range p.orphanCalls {
 		if p.dups.isDup(k.ref) {
 			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
-				Operation: k.op, CallAmount: recon.Money(k.amount), Note: "externalRef debited more than once"}
+				Operation: k.op, CallAmount: k.money, Note: "externalRef debited more than once"}
 			p.emit(m, k.amount, k.ts, nil)
 			continue
 		}
@@ -120,7 +134,7 @@ func (p *pass) orphans() {
 	for _, r := range p.orphanRecs {
 		if p.dups.isDup(r.client) {
 			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
-				StatementAmount: recon.Money(r.amount), Note: "externalRef debited more than once; no call logged for this debit"}
+				StatementAmount: r.money, Note: "externalRef debited more than once; no call logged for this debit"}
 			p.emit(m, r.amount, r.ts, r)
 			continue
 		}
@@ -141,13 +155,13 @@ func (p *pass) orphans() {
 	}
 	for i, k := range callKs {
 		m := store.CheckMatch{Outcome: recon.CallOnly, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op,
-			CallAmount: recon.Money(k.amount), Note: "no statement record for this debit"}
+			CallAmount: k.money, Note: "no statement record for this debit"}
 		note(&m, callNotes[i])
 		p.emit(m, k.amount, k.ts, nil)
 	}
 	for i, r := range recWs {
 		m := store.CheckMatch{Outcome: recon.StatementOnly, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
-			StatementAmount: recon.Money(r.amount), Note: "no call logged for this debit"}
+			StatementAmount: r.money, Note: "no call logged for this debit"}
 		note(&m, recNotes[i])
 		p.emit(m, r.amount, r.ts, r)
 	}
@@ -169,9 +183,9 @@ func (p *pass) addBreak(b Break) {
 // stores the row; a reversal found nowhere is flagged.
 func (p *pass) reversal(r *wrec) error {
 	row := store.CheckReversal{SvcOrderID: r.svc, ReversalSvcOrderID: r.reversal, TxnDateTime: fmtTS(r.ts),
-		Amount: recon.Money(r.amount), Note: "reversal record not synced"}
+		Amount: r.money, Note: "reversal record not synced"}
 	if j, ok := p.win.bySvc[r.reversal]; ok {
-		row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, fmtTS(j.ts), recon.Money(j.amount), ""
+		row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, fmtTS(j.ts), j.money, ""
 	} else {
 		rec, ok, err := p.find.Record(p.ctx, r.reversal)
 		if err != nil {

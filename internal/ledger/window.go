@@ -36,6 +36,7 @@ type wrec struct {
 	reversal string
 	product  string // productCode ("" when the statement gives none)
 	amount   decimal.Decimal
+	money    string // amount as recon.Money writes it
 	ts       int64
 	flags    uint8
 	far      uint8
@@ -71,7 +72,8 @@ type recWindow struct {
 	done     bool  // the stream is exhausted
 	loadedTo int64 // every record up to this time is loaded
 
-	buf      []*wrec // loaded, in time order
+	buf      []*wrec // loaded, in time order, from first on
+	first    int
 	bySvc    map[string]*wrec
 	byClient map[string][]*wrec // debit records, in time order
 	deferred []*wrec
@@ -94,6 +96,7 @@ func compact(r *store.CheckRecord) (*wrec, error) {
 	if w.amount, err = svcapi.ParseAmount(r.Amount); err != nil {
 		return nil, fmt.Errorf("record %s: txnChargedValue: %w", w.svc, err)
 	}
+	w.money = moneyText(r.Amount, w.amount)
 	if isCR(r.TxnMode) {
 		w.flags |= recCR
 	}
@@ -172,6 +175,11 @@ func (w *recWindow) load(r *wrec) error {
 		}
 	}
 	w.bySvc[r.svc] = r
+	if w.first > 0 && w.first >= len(w.buf)/2 {
+		n := copy(w.buf, w.buf[w.first:])
+		clear(w.buf[n:])
+		w.buf, w.first = w.buf[:n], 0
+	}
 	w.buf = append(w.buf, r)
 	return nil
 }
@@ -179,10 +187,10 @@ func (w *recWindow) load(r *wrec) error {
 // evict lets the records before lo leave the window (all of them when
 // all): each is finished, or deferred when a later call may still link it.
 func (w *recWindow) evict(lo int64, all bool) error {
-	n := 0
-	for n < len(w.buf) && (all || w.buf[n].ts < lo) {
-		r := w.buf[n]
-		n++
+	for w.first < len(w.buf) && (all || w.buf[w.first].ts < lo) {
+		r := w.buf[w.first]
+		w.buf[w.first] = nil
+		w.first++
 		later, until, err := w.laterLink(r, all)
 		if err != nil {
 			return err
@@ -196,9 +204,6 @@ func (w *recWindow) evict(lo int64, all bool) error {
 		if err := w.p.finish(r); err != nil {
 			return err
 		}
-	}
-	if n > 0 {
-		w.buf = append(w.buf[:0], w.buf[n:]...)
 	}
 	return nil
 }
@@ -292,8 +297,8 @@ func (w *recWindow) deferredIn(from, to int64) bool {
 
 // frontier is the time before which every record is finished or deferred.
 func (w *recWindow) frontier() int64 {
-	if len(w.buf) > 0 {
-		return w.buf[0].ts
+	if w.first < len(w.buf) {
+		return w.buf[w.first].ts
 	}
 	if w.head != nil {
 		return w.head.ts

@@ -169,10 +169,12 @@ func (db *DB) CheckRecordAccounts(ctx context.Context, w CheckWindow) ([]string,
 
 // CheckResentPending lists the window's pending calls whose externalRef was
 // debited by a later (or same-second) successful call: re-sent and executed.
+// (The redundant outcome <> 'success' lets SQLite read the pending calls
+// through the calls_open index.)
 func (db *DB) CheckResentPending(ctx context.Context, w CheckWindow) ([]int64, error) {
 	var out []int64
 	for id, err := range checkSeq(ctx, db, scanCheckID, `SELECT p.id FROM calls p
-		WHERE p.outcome = 'pending' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
+		WHERE p.outcome = 'pending' AND p.outcome <> 'success' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
 		AND EXISTS (SELECT 1 FROM calls s WHERE s.external_ref = p.external_ref AND s.id <> p.id
 			AND s.outcome = 'success' AND s.pool_shape <> '' AND s.ts >= p.ts)`, w.From, w.To) {
 		if err != nil {
@@ -200,7 +202,7 @@ func (db *DB) CheckLookups(ctx context.Context, w CheckWindow, op string) iter.S
 		return l, err
 	}, `SELECT p.id, t.response FROM calls p
 		JOIN calls t ON t.external_ref = p.external_ref AND t.operation = ? AND t.outcome = 'success' AND t.ts >= p.ts
-		WHERE p.outcome = 'pending' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
+		WHERE p.outcome = 'pending' AND p.outcome <> 'success' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
 		ORDER BY p.id, t.ts, t.id`, op, w.From, w.To)
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -137,7 +138,7 @@ type CheckRunWriter struct {
 	closed  bool
 	err     error
 
-	breaks, matches, reversals, unsettled []any // pending row values
+	pending [len(checkTables)][]any // row values not handed over yet, per table
 }
 
 // checkOp is one unit of the writer goroutine's work.
@@ -165,26 +166,32 @@ type dupReply struct {
 	err  error
 }
 
-// The check tables.
+// The check tables (and the matched rows of recon_matches, which need
+// fewer values: they are most of a run's rows).
 const (
 	tBreaks = iota
 	tMatches
+	tMatched
 	tReversals
 	tUnsettled
 )
 
+// checkTables are the INSERTs of the check tables: the columns, then each
+// row's values, where RUN stands for the run's id and ? for a value.
 var checkTables = [...]struct {
-	prefix string
-	cols   int
+	prefix, row string
+	cols        int
 }{
 	{`INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id, ts, external_ref, expected,
-		actual, delta, explained_by, note) VALUES `, 12},
+		actual, delta, explained_by, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
 	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
-		call_amount, statement_amount, delta, note, suggested_pair) VALUES `, 12},
+		call_amount, statement_amount, delta, note, suggested_pair) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
+	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
+		call_amount, statement_amount) VALUES `, `(RUN,'matched',?,?,?,?,?,?,?)`, 7},
 	{`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount,
-		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, 9},
+		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
 	{`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days,
-		age_bucket) VALUES `, 7},
+		age_bucket) VALUES `, `(RUN,?,?,?,?,?,?)`, 6},
 }
 
 // checkBatchRows is how many rows one INSERT statement of the writer
@@ -224,16 +231,19 @@ func (w *CheckRunWriter) Err() error { return w.err }
 
 // Break adds a break.
 func (w *CheckRunWriter) Break(b CheckBreak) {
-	w.breaks = append(w.breaks, w.id, b.PoolAccount, b.Kind, checkNullID(b.CallID), checkNullID(b.PrevCallID), b.TS,
+	w.add(tBreaks, b.PoolAccount, b.Kind, checkNullID(b.CallID), checkNullID(b.PrevCallID), b.TS,
 		b.ExternalRef, b.Expected, b.Actual, b.Delta, strings.Join(b.ExplainedBy, ","), b.Note)
-	w.flush(tBreaks, &w.breaks, false)
 }
 
 // Match adds a matching result.
 func (w *CheckRunWriter) Match(m CheckMatch) {
-	w.matches = append(w.matches, w.id, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation,
-		m.TS, m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
-	w.flush(tMatches, &w.matches, false)
+	if m.Outcome == "matched" && m.Delta == "" && m.Note == "" && m.SuggestedPair == "" {
+		w.add(tMatched, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
+			m.StatementAmount)
+		return
+	}
+	w.add(tMatches, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
+		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
 }
 
 // Reversal adds a reversed record.
@@ -242,26 +252,30 @@ func (w *CheckRunWriter) Reversal(r CheckReversal) {
 	if r.Found {
 		found = 1
 	}
-	w.reversals = append(w.reversals, w.id, r.SvcOrderID, r.ReversalSvcOrderID, r.TxnDateTime, r.Amount, found,
+	w.add(tReversals, r.SvcOrderID, r.ReversalSvcOrderID, r.TxnDateTime, r.Amount, found,
 		r.ReversalTxnDateTime, r.ReversalAmount, r.Note)
-	w.flush(tReversals, &w.reversals, false)
 }
 
 // Unsettled adds an unsettled order.
 func (w *CheckRunWriter) Unsettled(u CheckUnsettled) {
-	w.unsettled = append(w.unsettled, w.id, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
-	w.flush(tUnsettled, &w.unsettled, false)
+	w.add(tUnsettled, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
+}
+
+// add adds a row of table t, handing a full batch to the goroutine.
+func (w *CheckRunWriter) add(t int, vals ...any) {
+	w.pending[t] = append(w.pending[t], vals...)
+	w.flush(t, false)
 }
 
 // flush hands the pending rows of table t to the goroutine when a batch is
 // full, or when all.
-func (w *CheckRunWriter) flush(t int, pending *[]any, all bool) {
-	n := len(*pending) / checkTables[t].cols
+func (w *CheckRunWriter) flush(t int, all bool) {
+	n := len(w.pending[t]) / checkTables[t].cols
 	if n == 0 || (!all && n < checkBatchRows) {
 		return
 	}
-	w.send(checkOp{table: t, args: *pending})
-	*pending = make([]any, 0, checkBatchRows*checkTables[t].cols)
+	w.send(checkOp{table: t, args: w.pending[t]})
+	w.pending[t] = make([]any, 0, checkBatchRows*checkTables[t].cols)
 }
 
 // send hands op to the goroutine; false when it has stopped (Err says why).
@@ -316,10 +330,9 @@ func (w *CheckRunWriter) Duplicates(refs []string, note func(m *CheckMatch)) ([]
 }
 
 func (w *CheckRunWriter) flushAll() {
-	w.flush(tBreaks, &w.breaks, true)
-	w.flush(tMatches, &w.matches, true)
-	w.flush(tReversals, &w.reversals, true)
-	w.flush(tUnsettled, &w.unsettled, true)
+	for t := range checkTables {
+		w.flush(t, true)
+	}
 }
 
 // Commit stores the rows left and the run's summary, deletes the rows of
@@ -347,8 +360,9 @@ var errAborted = errors.New("check run aborted")
 // apply runs the writer's operations in tx until the end.
 func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (err error) {
 	batches := make([]*checkBatch, len(checkTables))
+	runID := strconv.FormatInt(w.id, 10)
 	for i, t := range checkTables {
-		batches[i] = &checkBatch{tx: tx, prefix: t.prefix, cols: t.cols}
+		batches[i] = &checkBatch{tx: tx, prefix: t.prefix, row: strings.ReplaceAll(t.row, "RUN", runID), cols: t.cols}
 	}
 	defer func() {
 		for _, b := range batches {
@@ -444,13 +458,13 @@ func checkNullID(id int64) any {
 type checkBatch struct {
 	tx     *sql.Tx
 	prefix string // INSERT INTO t (cols) VALUES
-	cols   int
+	row    string // one row's values: (1,?,?)
+	cols   int    // values a row takes
 	full   *sql.Stmt
 }
 
 func (b *checkBatch) query(rows int) string {
-	one := "(" + strings.Repeat("?,", b.cols-1) + "?)"
-	return b.prefix + strings.Repeat(one+",", rows-1) + one
+	return b.prefix + strings.Repeat(b.row+",", rows-1) + b.row
 }
 
 // insert inserts the rows of args (whole rows of b.cols values).
