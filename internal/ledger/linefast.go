@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/jsonscan"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -26,9 +27,9 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 	if len(line) == 0 || line[0] != '{' {
 		return r, false
 	}
-	var top [nLineKeys]span
-	end, ok := scanObject(line, 0, lineKeys[:], top[:])
-	if !ok || end != len(line) || top[kStatusCode].set() {
+	var top [nLineKeys]jsonscan.Span
+	end, ok := jsonscan.ScanObject(line, 0, lineKeys[:], top[:])
+	if !ok || end != len(line) || top[kStatusCode].Set() {
 		return r, false // not JSON, or a bare envelope
 	}
 	// Only the fields a calls row keeps, or that decide them, are read
@@ -38,26 +39,26 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 		k   int
 		dst *string
 	}{{kAt, &r.At}, {kOperation, &r.Operation}, {kExternalRef, &r.ExternalRef}, {kError, &r.Error}} {
-		v, ok := textOf(line, top[f.k])
+		v, ok := jsonscan.Text(line, top[f.k])
 		if !ok {
 			return recon.Call{}, false
 		}
 		*f.dst = v
 	}
-	_, ok1 := intOf(line, top[kHTTPStatus])
-	_, ok2 := intOf(line, top[kLatencyMs])
+	_, ok1 := jsonscan.Int(line, top[kHTTPStatus])
+	_, ok2 := jsonscan.Int(line, top[kLatencyMs])
 	if !ok1 || !ok2 || r.Operation == svcapi.OpTxnStatus {
 		return recon.Call{}, false
 	}
 	resp := top[kResponse]
-	if r.Operation == "" && r.At == "" && !resp.set() && r.Error == "" {
+	if r.Operation == "" && r.At == "" && !resp.Set() && r.Error == "" {
 		return recon.Call{}, false
 	}
 	op, _ := svcapi.Lookup(r.Operation)
 	var env fastEnv
 	hasEnv := false
-	if resp.set() && line[resp.from] == '{' {
-		if !env.read(line[resp.from:resp.to]) {
+	if resp.Set() && line[resp.From] == '{' {
+		if !env.read(line[resp.From:resp.To]) {
 			return recon.Call{}, false
 		}
 		hasEnv = true
@@ -154,12 +155,6 @@ func canonicalTS(s string) bool {
 	return true
 }
 
-// span is a value's place in the line: [from, to); from == 0 means absent
-// (no value starts at 0: the line's own object does).
-type span struct{ from, to int }
-
-func (s span) set() bool { return s.from > 0 }
-
 // The keys of a call-log record the lean decoder reads.
 const (
 	kAt = iota
@@ -209,15 +204,15 @@ type fastEnv struct {
 }
 
 func (e *fastEnv) read(doc []byte) bool {
-	var v [nEnvKeys]span
-	if _, ok := scanObject(doc, 0, envKeys[:], v[:]); !ok {
+	var v [nEnvKeys]jsonscan.Span
+	if _, ok := jsonscan.ScanObject(doc, 0, envKeys[:], v[:]); !ok {
 		return false
 	}
 	for _, f := range [...]struct {
 		k   int
 		dst *string
 	}{{eStatusCode, &e.statusCode}, {eTimestamp, &e.timestamp}, {eOrderID, &e.orderID}} {
-		s, ok := textOf(doc, v[f.k])
+		s, ok := jsonscan.Text(doc, v[f.k])
 		if !ok {
 			return false
 		}
@@ -229,8 +224,8 @@ func (e *fastEnv) read(doc []byte) bool {
 	if strings.EqualFold(e.orderID, "null") {
 		e.orderID = ""
 	}
-	if d := v[eData]; d.set() && string(doc[d.from:d.to]) != "null" {
-		e.data = doc[d.from:d.to]
+	if d := v[eData]; d.Set() && string(doc[d.From:d.To]) != "null" {
+		e.data = doc[d.From:d.To]
 	}
 	return true
 }
@@ -240,11 +235,11 @@ func (e *fastEnv) dataExternalRef() (string, bool) {
 	if len(e.data) == 0 || e.data[0] != '{' || !bytes.Contains(e.data, []byte(`"externalRef"`)) {
 		return "", true
 	}
-	var v [len(dataKeys)]span
-	if _, ok := scanObject(e.data, 0, dataKeys[:], v[:]); !ok {
+	var v [len(dataKeys)]jsonscan.Span
+	if _, ok := jsonscan.ScanObject(e.data, 0, dataKeys[:], v[:]); !ok {
 		return "", false
 	}
-	return textOf(e.data, v[4])
+	return jsonscan.Text(e.data, v[4])
 }
 
 // pool reads the pool debit of a successful answer (svcapi.ExtractPool):
@@ -253,26 +248,26 @@ func (e *fastEnv) pool() (p recon.PoolEntry, found, ok bool) {
 	if len(e.data) == 0 || e.data[0] != '{' {
 		return p, false, true
 	}
-	var d [len(dataKeys)]span
-	if _, ok := scanObject(e.data, 0, dataKeys[:], d[:]); !ok {
+	var d [len(dataKeys)]jsonscan.Span
+	if _, ok := jsonscan.ScanObject(e.data, 0, dataKeys[:], d[:]); !ok {
 		return p, false, false
 	}
-	if pl := d[0]; pl.set() && string(e.data[pl.from:pl.to]) != "null" {
-		doc := e.data[pl.from:pl.to]
+	if pl := d[0]; pl.Set() && string(e.data[pl.From:pl.To]) != "null" {
+		doc := e.data[pl.From:pl.To]
 		if doc[0] != '{' {
 			return p, false, false
 		}
-		var v [len(poolKeys)]span
-		if _, ok := scanObject(doc, 0, poolKeys[:], v[:]); !ok {
+		var v [len(poolKeys)]jsonscan.Span
+		if _, ok := jsonscan.ScanObject(doc, 0, poolKeys[:], v[:]); !ok {
 			return p, false, false
 		}
 		var a [len(poolKeys)]string
 		for i := range poolKeys {
 			var ok bool
 			if i < 3 {
-				a[i], ok = textOf(doc, v[i])
+				a[i], ok = jsonscan.Text(doc, v[i])
 			} else {
-				a[i], ok = amountOf(doc, v[i])
+				a[i], ok = jsonscan.Amount(doc, v[i])
 			}
 			if !ok {
 				return p, false, false
@@ -297,7 +292,7 @@ func (e *fastEnv) pool() (p recon.PoolEntry, found, ok bool) {
 	var a [3]string
 	for i := range a {
 		var ok bool
-		if a[i], ok = amountOf(e.data, d[i+1]); !ok {
+		if a[i], ok = jsonscan.Amount(e.data, d[i+1]); !ok {
 			return p, false, false
 		}
 	}

@@ -1,4 +1,11 @@
-package ledger
+// Package jsonscan is a minimal JSON scanner for the lean decoders of the
+// call-log import and the statement sync: one pass over a document that
+// validates it as encoding/json does and finds the values of named keys,
+// with no map and no struct of the whole document. What it cannot read
+// exactly as encoding/json (and svcapi's String, Int and Amount types)
+// would, it refuses (ok false): the caller then decodes the document the
+// ordinary way. It imports no project package.
+package jsonscan
 
 import (
 	"bytes"
@@ -8,18 +15,22 @@ import (
 	"unicode/utf8"
 )
 
-// A minimal JSON scanner for the lean decoder (linefast.go): it validates
-// as encoding/json does and finds the values of named keys; every value it
-// cannot read exactly as encoding/json and svcapi's types would makes the
-// caller give up.
-
 // maxDepth bounds the nesting the scanner follows (encoding/json's own
 // limit is far higher; a deeper line goes to the full decoder).
 const maxDepth = 200
 
+// Span is a value's place in a document: [From, To). From 0 means absent
+// (no value of a key starts at 0: its object does).
+type Span struct{ From, To int }
+
+// Set reports whether the value is present.
+func (s Span) Set() bool { return s.From > 0 }
+
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func skipWS(b []byte, i int) int {
+// SkipWS returns the index of the first byte at or after i that is not
+// white space.
+func SkipWS(b []byte, i int) int {
 	for i < len(b) && isWS(b[i]) {
 		i++
 	}
@@ -104,8 +115,8 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// skipValue scans the value at b[i]; it returns the index after it.
-func skipValue(b []byte, i, depth int) (int, bool) {
+// SkipValue scans the value at b[i]; it returns the index after it.
+func SkipValue(b []byte, i, depth int) (int, bool) {
 	if i >= len(b) {
 		return 0, false
 	}
@@ -116,19 +127,19 @@ func skipValue(b []byte, i, depth int) (int, bool) {
 		if depth >= maxDepth {
 			return 0, false
 		}
-		i = skipWS(b, i+1)
+		i = SkipWS(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return i + 1, true
 		}
 		for {
 			var ok bool
-			if i, ok = skipValue(b, i, depth+1); !ok {
+			if i, ok = SkipValue(b, i, depth+1); !ok {
 				return 0, false
 			}
-			i = skipWS(b, i)
+			i = SkipWS(b, i)
 			switch {
 			case i < len(b) && b[i] == ',':
-				i = skipWS(b, i+1)
+				i = SkipWS(b, i+1)
 			case i < len(b) && b[i] == ']':
 				return i + 1, true
 			default:
@@ -156,19 +167,19 @@ func literal(b []byte, i int, lit string) (int, bool) {
 	return 0, false
 }
 
-// scanObject scans the object at b[i] == '{', putting the place of the
+// ScanObject scans the object at b[i] == '{', putting the place of the
 // value of each of keys in out (same index). A key of keys given twice, a
 // key that matches one of keys only without regard to case (encoding/json
 // would take it), or an escaped key, makes it fail.
-func scanObject(b []byte, i int, keys []string, out []span) (int, bool) {
+func ScanObject(b []byte, i int, keys []string, out []Span) (int, bool) {
 	return scanObjectDepth(b, i, keys, out, 0)
 }
 
-func scanObjectDepth(b []byte, i int, keys []string, out []span, depth int) (int, bool) {
+func scanObjectDepth(b []byte, i int, keys []string, out []Span, depth int) (int, bool) {
 	if depth >= maxDepth || i >= len(b) || b[i] != '{' {
 		return 0, false
 	}
-	i = skipWS(b, i+1)
+	i = SkipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
@@ -181,11 +192,11 @@ func scanObjectDepth(b []byte, i int, keys []string, out []span, depth int) (int
 			return 0, false
 		}
 		key := b[i+1 : kend-1]
-		i = skipWS(b, kend)
+		i = SkipWS(b, kend)
 		if i >= len(b) || b[i] != ':' {
 			return 0, false
 		}
-		i = skipWS(b, i+1)
+		i = SkipWS(b, i+1)
 		want := -1
 		if keys != nil {
 			if esc || !ascii(key) {
@@ -202,19 +213,19 @@ func scanObjectDepth(b []byte, i int, keys []string, out []span, depth int) (int
 			}
 		}
 		vstart := i
-		if i, ok = skipValue(b, i, depth); !ok {
+		if i, ok = SkipValue(b, i, depth); !ok {
 			return 0, false
 		}
 		if want >= 0 {
-			if out[want].set() {
+			if out[want].Set() {
 				return 0, false
 			}
-			out[want] = span{vstart, i}
+			out[want] = Span{vstart, i}
 		}
-		i = skipWS(b, i)
+		i = SkipWS(b, i)
 		switch {
 		case i < len(b) && b[i] == ',':
-			i = skipWS(b, i+1)
+			i = SkipWS(b, i+1)
 		case i < len(b) && b[i] == '}':
 			return i + 1, true
 		default:
@@ -232,14 +243,14 @@ func ascii(b []byte) bool {
 	return true
 }
 
-// textOf reads a value as svcapi.String does: a string's text, a number's
+// Text reads a value as svcapi.String does: a string's text, a number's
 // or boolean's literal, "" for null or absent; false for an object or an
 // array.
-func textOf(b []byte, s span) (string, bool) {
-	if !s.set() {
+func Text(b []byte, s Span) (string, bool) {
+	if !s.Set() {
 		return "", true
 	}
-	v := b[s.from:s.to]
+	v := b[s.From:s.To]
 	switch v[0] {
 	case '"':
 		if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
@@ -258,13 +269,13 @@ func textOf(b []byte, s span) (string, bool) {
 	return string(v), true
 }
 
-// intOf reads a whole number as svcapi.Int does (a number or a numeric
+// Int reads a whole number as svcapi.Int does (a number or a numeric
 // string; 0 when absent or null); false for anything else.
-func intOf(b []byte, s span) (int64, bool) {
-	if !s.set() {
+func Int(b []byte, s Span) (int64, bool) {
+	if !s.Set() {
 		return 0, true
 	}
-	v := b[s.from:s.to]
+	v := b[s.From:s.To]
 	if v[0] == '"' {
 		v = v[1 : len(v)-1]
 	}
@@ -275,13 +286,13 @@ func intOf(b []byte, s span) (int64, bool) {
 	return n, err == nil
 }
 
-// amountOf reads an amount's text as svcapi.Amount does (a decimal string
+// Amount reads an amount's text as svcapi.Amount does (a decimal string
 // or number, trimmed; "" when absent or null); false for any other value.
-func amountOf(b []byte, s span) (string, bool) {
-	if !s.set() {
+func Amount(b []byte, s Span) (string, bool) {
+	if !s.Set() {
 		return "", true
 	}
-	v := b[s.from:s.to]
+	v := b[s.From:s.To]
 	switch v[0] {
 	case '"':
 		if bytes.IndexByte(v, '\\') >= 0 {
@@ -294,4 +305,31 @@ func amountOf(b []byte, s span) (string, bool) {
 		return "", false
 	}
 	return string(v), true
+}
+
+// Elements scans the array at b[i] == '[' and calls fn with the place of
+// each element, in order; fn returning false stops it (ok false).
+func Elements(b []byte, i int, fn func(s Span) bool) (end int, ok bool) {
+	if i >= len(b) || b[i] != '[' {
+		return 0, false
+	}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		start := i
+		if i, ok = SkipValue(b, i, 1); !ok || !fn(Span{start, i}) {
+			return 0, false
+		}
+		i = SkipWS(b, i)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = SkipWS(b, i+1)
+		case i < len(b) && b[i] == ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
 }
