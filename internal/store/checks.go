@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"iter"
 	"strings"
 
@@ -543,7 +542,7 @@ func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, 
 			}
 			if b.err != nil {
 				var zero T
-				yield(zero, fmt.Errorf("read: %w", b.err))
+				yield(zero, b.err)
 				return
 			}
 		}
