@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,6 +240,44 @@ func TestImportLongLine(t *testing.T) {
 		t.Fatalf("Import = %+v, %v", sum, err)
 	}
 }
+
+// TestImportTooLongLine: a line longer than MaxLineBytes is a bad line,
+// skipped without being held whole; the lines around it are imported, and
+// numbered right.
+func TestImportTooLongLine(t *testing.T) {
+	db := openDB(t)
+	huge := `{"operation":"litigation","note":"` + strings.Repeat("x", MaxLineBytes+1<<20) + `"}`
+	p := writeFile(t, "huge.jsonl", lines(goodLine("A", "OA", ts1), huge, "", goodLine("B", "OB", ts1)))
+	sum, err := ImportFiles(context.Background(), db, []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Imported != 2 || sum.Bad != 1 || len(sum.Errors) != 1 || sum.Errors[0].Line != 2 ||
+		!strings.Contains(sum.Errors[0].Reason, "longer than 16 MiB") {
+		t.Fatalf("Import = %+v (errors %+v), want 2 imported and line 2 bad (too long)", sum, sum.Errors)
+	}
+	var line int
+	db.QueryRow(`SELECT source_line FROM calls WHERE external_ref = 'B'`).Scan(&line)
+	if line != 4 {
+		t.Errorf("the line after the long one is stored as line %d, want 4", line)
+	}
+	if shown, err := ShowCalls(context.Background(), db, "B", nil); err != nil || len(shown) != 1 ||
+		!strings.Contains(string(shown[0].Line), `"externalRef":"B"`) {
+		t.Errorf("ShowCalls(B) after the long line = %+v, %v; want its line, read back at the right offset", shown, err)
+	}
+	// From a stream read a little at a time (a pipe), the long line is
+	// skipped as it comes, never held whole.
+	content := lines(goodLine("C", "OC", ts1), huge, goodLine("D", "OD", ts1))
+	sum, err = Import(context.Background(), db, "-", smallReads{strings.NewReader(content)})
+	if err != nil || sum.Imported != 2 || sum.Bad != 1 || sum.Errors[0].Line != 2 {
+		t.Fatalf("Import from a stream = %+v (%v), want 2 imported and line 2 bad", sum, err)
+	}
+}
+
+// smallReads returns at most 32 KiB a Read, as a pipe does.
+type smallReads struct{ r io.Reader }
+
+func (s smallReads) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), 32<<10)]) }
 
 func TestImportTruncatedGzip(t *testing.T) {
 	db := openDB(t)

@@ -67,6 +67,10 @@ func (c *chunk) decode(name string, src int64, secrets []string) {
 		raw := data[pos:end]
 		from := pos
 		pos = end + 1
+		if len(raw) > MaxLineBytes { // read whole in a large read: still a bad line
+			c.lines = append(c.lines, lineResult{n: n, reason: fmt.Sprintf("line longer than %d MiB", MaxLineBytes>>20)})
+			continue
+		}
 		start, stop, blank := trimLine(raw)
 		if blank {
 			continue
