@@ -14,8 +14,13 @@ import (
 )
 
 // maxReportRows bounds the breaks and the matching exceptions a Report
-// holds; the database holds them all and the summary counts them all.
-const maxReportRows = 10_000
+// holds, and maxExplained the explained gaps among the breaks (routine:
+// every reversal credit makes one); the database holds them all and the
+// summary counts them all.
+const (
+	maxReportRows = 10_000
+	maxExplained  = 1_000
+)
 
 // moneyText is recon.Money of an amount read from text: the text padded
 // when it is a plain decimal, else the decimal formatted.
@@ -239,11 +244,11 @@ type listedMatch struct {
 	svc, account string
 }
 
-// addBreak lists a break: up to maxReportRows explained gaps, and as many
-// other breaks.
+// addBreak lists a break: up to maxExplained explained gaps, and
+// maxReportRows other breaks.
 func (l *reportLists) addBreak(b Break) {
 	explained := b.Kind == recon.BreakExplainedGap
-	if explained && l.explained >= maxReportRows || !explained && len(l.breaks)-l.explained >= maxReportRows {
+	if explained && l.explained >= maxExplained || !explained && len(l.breaks)-l.explained >= maxReportRows {
 		return
 	}
 	if explained {
