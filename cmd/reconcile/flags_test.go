@@ -46,6 +46,8 @@ func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 		"schedule":      {"db", "file", "log-format", "log-level", "stop-grace", "version"},
 		"schedule run":  {"db", "file", "log-format", "log-level", "stop-grace", "version"},
 		"schedule list": {"file", "n", "version"},
+		"calls show":    {"db", "version"},
+		"calls":         nil, // only the action: calls show
 		// TestHelpListsOnlyUsedFlags:
 		"check": nil, "import-calls": nil, "export": nil,
 	}

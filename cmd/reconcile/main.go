@@ -26,6 +26,7 @@ func commands() []cli.Command {
 		{Name: "run", Summary: "the nightly job: sync, import call logs, check, export (--sandbox: try it with no account)", Run: runRun},
 		{Name: "sync", Summary: "walk the statement and collect orders of a period into the database", Run: runSync},
 		{Name: "import-calls", Summary: "import call logs (JSONL or bare envelopes, gzip ok) into the ledger", Run: runImportCalls},
+		{Name: "calls", Summary: "calls show REF: print the line a call was logged as (redacted), by call id or externalRef", Run: runCalls},
 		{Name: "check", Summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders", Run: runCheck},
 		{Name: "export", Summary: "write the reconciliation workbook and CSV files of a period", Run: runExport},
 		{Name: "billersync", Summary: "sync the biller list (same as the billersync command)", Run: billercmd.Run},

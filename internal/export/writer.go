@@ -2,6 +2,7 @@ package export
 
 import (
 	"archive/zip"
+	"compress/flate"
 	"context"
 	"fmt"
 	"io"
@@ -51,7 +52,8 @@ type Writer struct {
 	book   string         // workbook file name
 	sheets int            // sheets created so far
 	styles map[styleKey]int
-	outs   []*output // CSV files written, committed by Finish
+	cells  [Prose + 1][MarkGood + 1]int // cell styles by kind and mark (0: not made yet)
+	outs   []*output                    // CSV files written, committed by Finish
 	done   bool
 }
 
@@ -304,7 +306,16 @@ func (w *Writer) Finish() (Files, error) {
 		// (excelize then skips its ZIP64 header fix-up, needed only for a
 		// sheet over 4 GB uncompressed: far beyond Excel's row limit
 		// times our row width.)
-		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zip.NewWriter(out.f) })
+		// Deflated at BestSpeed: about 3 times faster than the default
+		// level, for a file about a fifth larger (the XML of a million rows
+		// compresses well either way).
+		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
+			zw := zip.NewWriter(out.f)
+			zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+				return flate.NewWriter(out, flate.BestSpeed)
+			})
+			return zw
+		})
 		if err := w.f.Write(io.Discard); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}

@@ -98,7 +98,7 @@ func (x *xlsxSheet) add(r Row) error {
 			cell.Value = nil
 			cell.StyleID = 0
 			if r.Mark != MarkNone {
-				cell.StyleID = x.w.style(Text, r.Mark, 0)
+				cell.StyleID = x.w.cellStyle(Text, r.Mark)
 			}
 			continue
 		}
@@ -108,9 +108,22 @@ func (x *xlsxSheet) add(r Row) error {
 			k = Text // did not parse: keep the text as it is
 		}
 		cell.Value = val
-		cell.StyleID = x.w.style(k, r.Mark, 0)
+		cell.StyleID = x.w.cellStyle(k, r.Mark)
 	}
 	return x.sw.SetRow("A"+strconv.Itoa(x.row), x.ptrs)
+}
+
+// cellStyle is style(k, m, roleCell), kept in an array: a lookup per
+// cell of a million rows.
+func (w *Writer) cellStyle(k CellKind, m Mark) int {
+	if int(k) < len(w.cells) && int(m) < len(w.cells[k]) {
+		if id := w.cells[k][m]; id != 0 {
+			return id
+		}
+		w.cells[k][m] = w.style(k, m, roleCell)
+		return w.cells[k][m]
+	}
+	return w.style(k, m, roleCell)
 }
 
 // close adds the table (filter buttons on the header) and flushes the part.

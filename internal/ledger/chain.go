@@ -1,17 +1,12 @@
 package ledger
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/shopspring/decimal"
-	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // chainItem is one pool debit as the chain sees it.
 type chainItem struct {
-	call                     int32 // index of the call in the check's calls
+	call                     int32 // index of the call in its second's calls
 	id                       int64 // calls.id
 	ts                       int64
 	ref, orderID             string
@@ -160,86 +155,4 @@ func (c *chain) link(a uint16, st *chainState, it chainItem) {
 	st.prev, st.closing = it, it.closing
 	st.calls++
 	st.debited = st.debited.Add(it.amount)
-}
-
-// explainGaps turns each chain gap into a break: explainedGap when the
-// period's statement records of its interval not linked to a debit (of its
-// pool account, when the records name it) sum to its delta, a debit adding
-// and a CR record subtracting. The note of an explained gap names each
-// record and what it is (explanation).
-func explainGaps(gaps []gapCand, recs []srec, accts *accounts) []Break {
-	hasAcct := map[uint16]bool{}
-	for i := range recs {
-		hasAcct[recs[i].acct] = true
-	}
-	out := make([]Break, 0, len(gaps))
-	for _, g := range gaps {
-		lo := sort.Search(len(recs), func(i int) bool { return recs[i].ts >= g.from })
-		name := accts.names[g.acct]
-		restrict := hasAcct[g.acct] && name != ""
-		sum := decimal.Zero
-		var ids []string
-		var used []*srec
-		for i := lo; i < len(recs) && recs[i].ts <= g.to; i++ {
-			r := &recs[i]
-			if r.flags&recLinkedDebit != 0 || (restrict && r.acct != g.acct) {
-				continue
-			}
-			if r.flags&recCR != 0 {
-				sum = sum.Sub(r.amount)
-			} else {
-				sum = sum.Add(r.amount)
-			}
-			ids = append(ids, r.svc)
-			used = append(used, r)
-		}
-		b := Break{PoolAccount: name, Kind: recon.BreakGap, CallID: g.curID, PrevCallID: g.prevID, TS: fmtTS(g.to),
-			ExternalRef: g.ref, Expected: g.expected, Actual: g.actual, Delta: g.delta}
-		switch {
-		case len(ids) > 0 && sum.Equal(g.delta):
-			b.Kind, b.ExplainedBy = recon.BreakExplainedGap, ids
-			b.Note = explanation(used)
-		case len(ids) > 0:
-			b.Note = fmt.Sprintf("statement records with no logged debit in the interval sum to %s, not %s",
-				recon.Money(sum), recon.Money(g.delta))
-		default:
-			b.Note = "no statement record explains it"
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
-// maxNamed is how many records an explained gap's note names; ExplainedBy
-// lists them all.
-const maxNamed = 5
-
-// explanation says what explains a gap, record by record: "explained by
-// reversal credit X (25.00), unlogged debit Y (1.50), a pending call's
-// debit Z (2.95)".
-func explanation(recs []*srec) string {
-	var b strings.Builder
-	b.WriteString("explained by ")
-	for i, r := range recs {
-		if i == maxNamed {
-			fmt.Fprintf(&b, " and %d more records", len(recs)-i)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		var what string
-		switch {
-		case r.flags&recCR != 0:
-			what = "reversal credit"
-		case r.flags&recLinkedPending != 0:
-			what = "a pending call's debit"
-		case r.flags&recLinked == 0:
-			what = "unlogged debit"
-		default:
-			what = "debit of a call logged without one" // a failed call, or one outside the period
-		}
-		fmt.Fprintf(&b, "%s %s (%s)", what, r.svc, recon.Money(r.amount))
-	}
-	return b.String()
 }

@@ -1,14 +1,12 @@
 package ledger
 
 import (
-	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -28,55 +26,74 @@ type CheckOptions struct {
 	Log            *slog.Logger
 }
 
-// CallSource feeds Check the calls of a period; *store.DB implements it.
-type CallSource interface {
-	// CheckPoolAccounts lists the pool accounts the window's calls name.
+// CheckStore is everything Check reads and writes; *store.DB implements it.
+type CheckStore interface {
+	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
 	CheckPoolAccounts(ctx context.Context, w store.CheckWindow) ([]string, error)
-	// CheckCalls yields the window's calls in (ts, id) order.
-	CheckCalls(ctx context.Context, w store.CheckWindow) iter.Seq2[recon.Call, error]
+	// CheckRecordAccounts lists the accounts the window's statement records name.
+	CheckRecordAccounts(ctx context.Context, w store.CheckWindow) ([]string, error)
 	// CheckResentPending lists the window's pending calls re-sent and executed.
 	CheckResentPending(ctx context.Context, w store.CheckWindow) ([]int64, error)
 	// CheckLookups yields the look-ups (operation op) of the window's pending calls.
 	CheckLookups(ctx context.Context, w store.CheckWindow, op string) iter.Seq2[store.CheckLookup, error]
-}
-
-// RecordSource feeds Check the statement and collect-order records;
-// *store.DB implements it.
-type RecordSource interface {
+	// CheckOpenRefs lists the externalRefs of unsuccessful calls that some record carries.
+	CheckOpenRefs(ctx context.Context, w store.CheckWindow) ([]string, error)
+	// CheckCalls yields the window's calls in (ts, id) order.
+	CheckCalls(ctx context.Context, w store.CheckWindow) iter.Seq2[recon.Call, error]
 	// CheckStatement yields the window's statement records in time order.
-	CheckStatement(ctx context.Context, w store.CheckWindow) iter.Seq2[recon.Record, error]
+	CheckStatement(ctx context.Context, w store.CheckWindow) iter.Seq2[store.CheckRecord, error]
 	// CheckUnsettled yields the unsettled collect orders up to a day, in time order.
 	CheckUnsettled(ctx context.Context, to string) iter.Seq2[recon.Record, error]
-	// CheckRecord finds a statement record by svcOrderId, of any date.
-	CheckRecord(ctx context.Context, svcOrderID string) (recon.Record, bool, error)
-}
-
-// RunWriter stores the results of a check; *store.DB implements it.
-type RunWriter interface {
-	// SaveCheckRun stores a run and its results, superseding earlier runs of its period.
-	SaveCheckRun(ctx context.Context, run store.CheckRun, res store.CheckResults) (int64, error)
+	// CheckFinder prepares the point look-ups of a check.
+	CheckFinder(ctx context.Context, w store.CheckWindow) (*store.CheckFinder, error)
+	// BeginCheckRun starts storing a run's results, in one transaction.
+	BeginCheckRun(ctx context.Context, run store.CheckRun) (*store.CheckRunWriter, error)
 	// FailCheckRun records a run that failed.
 	FailCheckRun(ctx context.Context, run store.CheckRun, finished time.Time) error
 }
 
-// CheckStore is everything Check reads and writes; *store.DB implements it.
-type CheckStore interface {
-	CallSource
-	RecordSource
-	OutsideFinder
-	RunWriter
+var _ CheckStore = (*store.DB)(nil)
+
+// finder is the pass's point look-ups (*store.CheckFinder).
+type finder interface {
+	PeriodRecord(ctx context.Context, svcOrderID string) (store.CheckRecord, bool, error)
+	PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]store.CheckRecord, error)
+	LaterCalls(ctx context.Context, svcOrderID, clientOrderID, from string) (string, bool, error)
+	OutsideCall(ctx context.Context, svcOrderID, clientOrderID string) (found, debit bool, err error)
+	DebitBySvc(ctx context.Context, svcOrderID string) (store.CheckRecord, bool, error)
+	DebitByClient(ctx context.Context, clientOrderID string) (store.CheckRecord, bool, error)
+	Record(ctx context.Context, svcOrderID string) (store.CheckRecord, bool, error)
+	RefCalls(ctx context.Context, ref string) ([]store.CheckRefCall, error)
 }
 
-var _ CheckStore = (*store.DB)(nil)
+var _ finder = (*store.CheckFinder)(nil)
+
+// sink is where the pass puts what it finds (*store.CheckRunWriter).
+type sink interface {
+	Break(store.CheckBreak)
+	Match(store.CheckMatch)
+	Reversal(store.CheckReversal)
+	Unsettled(store.CheckUnsettled)
+	Duplicates(refs []string, note func(m *store.CheckMatch)) ([]store.CheckMatch, error)
+	Err() error
+}
+
+var _ sink = (*store.CheckRunWriter)(nil)
 
 // Check reconciles a period (design: reconciliation; recon-contract.md):
 // the arithmetic of every pool object, the chain of balances per pool
 // account, calls matched to statement records, reversals and unsettled
 // orders. Calls of read-only operations (svcrecon's own statement and list
 // pages, transaction-status look-ups) are no transactions of the pool and
-// are left out. It stores the results as a new run in one transaction,
-// replacing the results of earlier runs of the same period, and returns
-// its report.
+// are left out.
+//
+// It reads the period's calls and statement records once each, as two
+// streams in time order, and keeps in memory only the records within
+// recordSpan of the call at hand (and the few whose counterpart is further
+// away, found by key); what it finds is written as it is found, in one
+// transaction that stores the results as a new run and replaces the
+// results of earlier runs of the same period. Its memory does not grow
+// with the period but with its findings. It returns the run's report.
 // The error is for a bad period or a database failure; findings are in the
 // report.
 func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) {
@@ -105,18 +122,13 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 		return nil, fmt.Errorf("check: to %s is before from %s", to, from)
 	}
 	c.window = store.CheckWindow{From: from + " 00:00:00", To: to + " 23:59:59", Skip: readOnlyOps}
-	f, err := c.compute(ctx)
+	rep, err := c.check(ctx)
 	if err != nil {
 		c.recordFailure(ctx)
 		return nil, fmt.Errorf("check %s..%s: %w", from, to, err)
 	}
-	rep, err := c.save(ctx, f)
-	if err != nil {
-		c.recordFailure(ctx)
-		return nil, fmt.Errorf("check %s..%s: store results: %w", from, to, err)
-	}
 	o.Log.Info("reconciliation checked", recon.LogCheckRun, rep.RunID, "from", from, "to", to,
-		"calls", rep.Summary.Calls, "breaks", len(rep.Breaks), "suggestedPairs", rep.Summary.SuggestedPairs,
+		"calls", rep.Summary.Calls, "records", rep.Records, "suggestedPairs", rep.Summary.SuggestedPairs,
 		"findings", rep.HasFindings(), "seconds", time.Since(c.t0).Seconds())
 	return rep, nil
 }
@@ -142,8 +154,8 @@ var readOnlyOps = func() []string {
 	return names
 }()
 
-// checkRun is one run of Check: the store feeds the passes their ordered
-// streams, the passes find, the store keeps what they found.
+// checkRun is one run of Check: the store feeds the pass its ordered
+// streams, the pass finds, the store keeps what it found.
 type checkRun struct {
 	db         CheckStore
 	log        *slog.Logger
@@ -153,119 +165,103 @@ type checkRun struct {
 	t0         time.Time
 }
 
-// findings are what the passes found.
-type findings struct {
-	accts     *accounts
-	book      *book
-	calls     *callPass
-	breaks    []Break
-	matches   []matchRow
-	reversals []reversalRow
-	unsettled []unsettledRow
-	pairs     int // suggested pairs
-}
-
-func (c *checkRun) compute(ctx context.Context) (*findings, error) {
-	f := &findings{accts: newAccounts()}
-	f.book = newBook(f.accts)
-	steps := []struct {
-		name string
-		fn   func(context.Context, *findings) error
-	}{
-		{"load statement records", c.loadRecords},
-		{"read calls", c.readCalls},
-		{"link records outside the period", func(ctx context.Context, f *findings) error {
-			return linkOutside(ctx, f.calls.calls, f.book, c.db, c.window)
-		}},
-		{"explain gaps", func(context.Context, *findings) error {
-			f.breaks = append(f.calls.arith, explainGaps(f.calls.chain.gaps, f.book.period(), f.accts)...)
-			slices.SortStableFunc(f.breaks, func(a, b Break) int {
-				return cmp.Or(strings.Compare(a.TS, b.TS), cmp.Compare(a.CallID, b.CallID))
-			})
-			return nil
-		}},
-		{"match", func(context.Context, *findings) error {
-			f.matches = match(f.calls.calls, f.book)
-			return nil
-		}},
-		{"suggest pairs", func(context.Context, *findings) error {
-			f.suggestPairs(c.pairWindow)
-			return nil
-		}},
-		{"reversals", func(ctx context.Context, f *findings) (err error) {
-			f.reversals, err = reversals(ctx, f.book, c.db.CheckRecord)
-			return err
-		}},
-		{"unsettled orders", c.loadUnsettled},
-	}
-	for _, s := range steps {
-		t := time.Now()
-		if err := s.fn(ctx, f); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
+// setup reads what the pass must know before the first call: the pool
+// accounts, the records' accounts, what became of pending calls and the
+// externalRefs of unsuccessful calls that records carry.
+func (c *checkRun) setup(ctx context.Context) (passConfig, error) {
+	cfg := passConfig{span: recordSpan, from: c.window.From, to: c.window.To, pairWindow: c.pairWindow}
+	var err error
+	step := func(name string, fn func() error) {
+		if err == nil {
+			t := time.Now()
+			if err = fn(); err != nil {
+				err = fmt.Errorf("%s: %w", name, err)
+			}
+			c.log.Debug("check step done", "step", name, "seconds", time.Since(t).Seconds())
 		}
-		c.log.Debug("check step done", "step", s.name, "seconds", time.Since(t).Seconds())
 	}
-	return f, nil
-}
-
-// loadRecords reads the period's statement records into the book.
-func (c *checkRun) loadRecords(ctx context.Context, f *findings) error {
-	for r, err := range c.db.CheckStatement(ctx, c.window) {
+	step("read pool accounts", func() (err error) {
+		cfg.named, err = c.db.CheckPoolAccounts(ctx, c.window)
+		return err
+	})
+	step("read record accounts", func() (err error) {
+		cfg.recAccts, err = c.db.CheckRecordAccounts(ctx, c.window)
+		return err
+	})
+	step("resolve pending calls", func() error {
+		resent, err := c.db.CheckResentPending(ctx, c.window)
 		if err != nil {
 			return err
 		}
-		if err := f.book.addPeriod(&r); err != nil {
-			return err
-		}
-	}
-	return nil
+		cfg.resolved, err = resolvePending(resent, c.db.CheckLookups(ctx, c.window, svcapi.OpTxnStatus))
+		return err
+	})
+	step("read open externalRefs", func() (err error) {
+		cfg.openRefs, err = c.db.CheckOpenRefs(ctx, c.window)
+		return err
+	})
+	return cfg, err
 }
 
-// readCalls streams the period's calls in time order through the call pass.
-func (c *checkRun) readCalls(ctx context.Context, f *findings) error {
-	named, err := c.db.CheckPoolAccounts(ctx, c.window)
+// check runs the pass and stores its results.
+func (c *checkRun) check(ctx context.Context) (*Report, error) {
+	cfg, err := c.setup(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	resent, err := c.db.CheckResentPending(ctx, c.window)
+	find, err := c.db.CheckFinder(ctx, c.window)
 	if err != nil {
-		return fmt.Errorf("resolve pending calls: %w", err)
+		return nil, err
 	}
-	resolved, err := resolvePending(resent, c.db.CheckLookups(ctx, c.window, svcapi.OpTxnStatus))
+	defer find.Close()
+	out, err := c.db.BeginCheckRun(ctx, c.run)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("store results: %w", err)
 	}
-	f.calls = newCallPass(f.book, named, resolved)
-	for call, err := range c.db.CheckCalls(ctx, c.window) {
-		if err != nil {
-			return err
-		}
-		if err := f.calls.add(call); err != nil {
-			return err
-		}
+	p := newPass(ctx, cfg, find, out)
+	t := time.Now()
+	err = p.run(c.db.CheckCalls(ctx, c.window), c.db.CheckStatement(ctx, c.window))
+	c.log.Debug("check step done", "step", "calls and records", "seconds", time.Since(t).Seconds())
+	if err == nil {
+		err = c.unsettled(ctx, p)
 	}
-	f.calls.close()
-	return nil
+	var rep *Report
+	if err == nil {
+		rep, err = p.report(c.run)
+	}
+	var summary []byte
+	if err == nil {
+		summary, err = json.Marshal(rep.Summary)
+	}
+	if err != nil {
+		out.Abort()
+		return nil, err
+	}
+	if err := out.Commit(summary, c.finished); err != nil {
+		return nil, fmt.Errorf("store results: %w", err)
+	}
+	rep.RunID = out.ID()
+	return rep, nil
 }
 
-// loadUnsettled ages the collect orders up to the period's end that have
-// no settlement against the as-of date.
-func (c *checkRun) loadUnsettled(ctx context.Context, f *findings) error {
+// unsettled ages the collect orders up to the period's end that have no
+// settlement against the as-of date, and stores them.
+func (c *checkRun) unsettled(ctx context.Context, p *pass) error {
 	asOf, err := time.Parse(time.DateOnly, c.run.AsOf)
 	if err != nil {
 		return err
 	}
 	for r, err := range c.db.CheckUnsettled(ctx, c.run.To) {
 		if err != nil {
-			return err
+			return fmt.Errorf("unsettled orders: %w", err)
 		}
 		u, err := age(asOf, &r)
 		if err != nil {
-			return err
+			return fmt.Errorf("unsettled orders: %w", err)
 		}
-		f.unsettled = append(f.unsettled, u)
+		p.addUnsettled(u)
 	}
-	return nil
+	return p.out.Err()
 }
 
 // recordFailure leaves a failed run behind (best effort), so that the

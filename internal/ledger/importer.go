@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
@@ -20,11 +22,14 @@ import (
 )
 
 // BatchLines is how many lines an import commits per transaction.
-const BatchLines = 5000
+const BatchLines = 20000
 
 // MaxLineBytes is the longest line an import reads; a longer one is a bad
-// line (and the rest of the file is still read).
-const MaxLineBytes = 64 << 20
+// line (and the rest of the file is still read, without holding it).
+const MaxLineBytes = 16 << 20
+
+// chunkBytes is how much of the input a worker decodes at once.
+const chunkBytes = 1 << 20
 
 // ImportSummary counts what an import did. Lines counts the non-blank lines
 // read: each was imported, a duplicate of a line imported before, or bad.
@@ -67,10 +72,11 @@ type ImportOptions struct {
 	Progress *progress.Bar
 	Now      func() time.Time
 	// Secrets (the configured client secret) are replaced by
-	// redact.Marker wherever they appear in what is stored: request,
-	// response, error, status and every other text of a call, and the
-	// reasons of bad lines.
+	// redact.Marker wherever they appear in what is stored: every text of
+	// a call, the lines kept in the database, and the reasons of bad lines.
 	Secrets []string
+	// Workers decode lines at once (default: one per CPU).
+	Workers int
 }
 
 func (o *ImportOptions) defaults() {
@@ -82,20 +88,38 @@ func (o *ImportOptions) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
 }
+
+// CallWriter stores calls and the lines that could not be read as calls;
+// *store.DB implements it.
+type CallWriter interface {
+	// InsertCalls stores a batch in one transaction and returns how many
+	// calls were new (a call whose line hash is stored already is not).
+	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
+	// CallSource returns the id of a call-log file, recording it when new.
+	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
+}
+
+var _ CallWriter = (*store.DB)(nil)
 
 // Import reads one call log (JSONL, plain or gzip, detected by its magic
 // bytes) from r and stores its calls; name is the file name or "-" for
-// standard input. Lines are streamed and committed every BatchLines lines,
-// so a failure loses nothing already committed. Bad lines are recorded in
-// import_errors and returned in the summary; they are not an error. The
-// error is for reading r or writing the database.
+// standard input. The redacted lines are kept in the database (there is no
+// file to point at). Lines are decoded in parallel and committed every
+// BatchLines lines, so a failure loses nothing already committed. Bad lines
+// are recorded in import_errors and returned in the summary; they are not
+// an error. The error is for reading r or writing the database.
 func Import(ctx context.Context, db CallWriter, name string, r io.Reader) (ImportSummary, error) {
 	return ImportWith(ctx, db, name, r, ImportOptions{})
 }
 
 // ImportFiles imports each file (a pattern with * ? [ is expanded when no
-// file has that exact name). It stops at the first file that cannot be read.
+// file has that exact name). It stops at the first file that cannot be
+// read. Each line is kept as a reference into its file (byte offset and
+// length, checked by the line's SHA-256), not copied.
 func ImportFiles(ctx context.Context, db CallWriter, paths []string) (ImportSummary, error) {
 	return ImportFilesWith(ctx, db, paths, ImportOptions{})
 }
@@ -154,7 +178,24 @@ func importFile(ctx context.Context, db CallWriter, path string, o ImportOptions
 		return ImportSummary{}, fmt.Errorf("import %w", err)
 	}
 	defer f.Close()
-	return ImportWith(ctx, db, path, f, o)
+	st, err := f.Stat()
+	if err != nil {
+		return ImportSummary{}, fmt.Errorf("import %w", err)
+	}
+	var magic [2]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return ImportSummary{}, fmt.Errorf("import %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	src, err := db.CallSource(ctx, abs, st.Size(), st.ModTime(), n == 2 && magic == [2]byte{0x1f, 0x8b})
+	if err != nil {
+		return ImportSummary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
+	}
+	return importStream(ctx, db, path, f, o, src)
 }
 
 type countingReader struct {
@@ -171,49 +212,91 @@ func (c countingReader) Read(p []byte) (int, error) {
 // ImportWith is Import with options.
 func ImportWith(ctx context.Context, db CallWriter, name string, r io.Reader, o ImportOptions) (ImportSummary, error) {
 	o.defaults()
+	return importStream(ctx, db, name, r, o, 0)
+}
+
+// importStream imports one call log: the input is cut into chunks of whole
+// lines, decoded by o.Workers workers, and written in input order, BatchLines
+// lines a transaction. src is the call_sources id of a file (its lines are
+// kept by reference), 0 for a stream (its lines are kept redacted).
+func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, o ImportOptions, src int64) (ImportSummary, error) {
 	sum := ImportSummary{Files: 1}
 	if o.Progress != nil {
 		r = countingReader{r, o.Progress}
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var in io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return sum, fmt.Errorf("import %s: gzip: %w", name, err)
 		}
 		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 1<<20)
+		in = zr
 	}
-	imp := &importer{db: db, name: name, now: o.Now().UTC(), log: o.Log}
-	batches := make(chan []parsed, 2)
-	readErr := make(chan error, 1)
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	chunks := make(chan *chunk, 2*o.Workers)
+	results := make(chan *chunk, 2*o.Workers)
+	readErr := make(chan error, 1)
 	go func() {
-		defer close(batches)
-		readErr <- readLines(pctx, br, batches, o.Secrets, o.Progress)
+		defer close(chunks)
+		readErr <- readChunks(pctx, in, chunks)
 	}()
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range chunks {
+				c.decode(name, src, o.Secrets)
+				select {
+				case results <- c:
+				case <-pctx.Done():
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress}
+	pending := map[int]*chunk{}
+	next := 0
 	var werr error
-	for b := range batches {
+	for c := range results {
 		if werr != nil {
 			continue // drain
 		}
-		if werr = imp.write(ctx, b, &sum); werr != nil {
+		pending[c.seq] = c
+		for c := pending[next]; c != nil && werr == nil; c = pending[next] {
+			delete(pending, next)
+			next++
+			werr = w.add(c)
+		}
+		if werr != nil {
 			cancel()
 		}
+	}
+	if werr == nil {
+		werr = w.flush()
 	}
 	rerr := <-readErr
 	if werr != nil {
 		return sum, fmt.Errorf("import %s: %w", name, werr)
 	}
-	if rerr != nil {
+	if rerr != nil && !errors.Is(rerr, context.Canceled) {
 		return sum, fmt.Errorf("import %s: %w", name, rerr)
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, fmt.Errorf("import %s: %w", name, err)
 	}
 	if sum.Lines == 0 {
 		le := LineError{File: name, Line: 0, Reason: "empty file: no call records"}
 		sum.Bad++
 		sum.Errors = append(sum.Errors, le)
-		if err := imp.write(ctx, []parsed{{line: 0, err: errors.New(le.Reason)}}, &ImportSummary{}); err != nil {
+		if _, err := db.InsertCalls(ctx, w.now, nil, []store.ImportError{{Source: name, Reason: le.Reason}}); err != nil {
 			return sum, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
@@ -222,129 +305,152 @@ func ImportWith(ctx context.Context, db CallWriter, name string, r io.Reader, o 
 	return sum, nil
 }
 
-// parsed is one line after parsing: a row, or the reason it is bad.
-type parsed struct {
-	line int
-	row  recon.Call
-	err  error
+// importWriter gathers decoded lines into batches of BatchLines lines and
+// stores each batch in one transaction.
+type importWriter struct {
+	db    CallWriter
+	ctx   context.Context
+	name  string
+	now   time.Time
+	sum   *ImportSummary
+	bar   *progress.Bar
+	calls []recon.Call
+	bad   []store.ImportError
+	errs  []LineError
+	lines int
 }
 
-// readLines reads and parses lines, sending them in batches; bar counts them.
-func readLines(ctx context.Context, br *bufio.Reader, out chan<- []parsed, secrets []string, bar *progress.Bar) error {
-	batch := make([]parsed, 0, BatchLines)
-	send := func() error {
-		if len(batch) == 0 {
-			return nil
+// add takes a decoded chunk's lines, in order.
+func (w *importWriter) add(c *chunk) error {
+	w.bar.AddItems(int64(len(c.lines)))
+	for i := range c.lines {
+		l := &c.lines[i]
+		if l.reason != "" {
+			w.bad = append(w.bad, store.ImportError{Source: w.name, Line: l.n, Reason: l.reason})
+			w.errs = append(w.errs, LineError{File: w.name, Line: l.n, Reason: l.reason})
+		} else {
+			w.calls = append(w.calls, l.call)
 		}
-		select {
-		case out <- batch:
-		case <-ctx.Done():
-			return ctx.Err()
+		if w.lines++; w.lines == BatchLines {
+			if err := w.flush(); err != nil {
+				return err
+			}
 		}
-		batch = make([]parsed, 0, BatchLines)
+	}
+	return nil
+}
+
+// flush stores the batch.
+func (w *importWriter) flush() error {
+	if w.lines == 0 {
 		return nil
 	}
-	var buf []byte
-	for n := 1; ; n++ {
-		line, tooLong, err := readLine(br, &buf)
-		if err != nil && !errors.Is(err, io.EOF) {
-			if serr := send(); serr != nil {
-				return serr
-			}
-			return fmt.Errorf("read line %d: %w", n, err)
-		}
-		switch {
-		case tooLong:
-			batch = append(batch, parsed{line: n, err: fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20)})
-		case len(bytes.TrimSpace(line)) > 0:
-			p := parsed{line: n}
-			p.row, p.err = parseLine(line, secrets...)
-			batch = append(batch, p)
-		}
-		if tooLong || len(line) > 0 {
-			bar.AddItems(1)
-		}
-		if len(batch) == BatchLines {
-			if serr := send(); serr != nil {
-				return serr
-			}
-		}
-		if err != nil { // io.EOF
-			return send()
-		}
-	}
-}
-
-// readLine reads one line of any length up to MaxLineBytes. The line is
-// valid until the next call.
-func readLine(br *bufio.Reader, buf *[]byte) (line []byte, tooLong bool, err error) {
-	*buf = (*buf)[:0]
-	for {
-		chunk, err := br.ReadSlice('\n')
-		full := errors.Is(err, bufio.ErrBufferFull)
-		if !tooLong {
-			switch {
-			case len(*buf)+len(chunk) > MaxLineBytes:
-				tooLong = true
-				*buf = (*buf)[:0]
-			case full || len(*buf) > 0:
-				*buf = append(*buf, chunk...)
-			}
-		}
-		if full {
-			continue
-		}
-		switch {
-		case tooLong:
-			return nil, true, err
-		case len(*buf) > 0:
-			return *buf, false, err
-		}
-		return chunk, false, err
-	}
-}
-
-// CallWriter stores calls and the lines that could not be read as calls;
-// *store.DB implements it.
-type CallWriter interface {
-	// InsertCalls stores a batch in one transaction and returns how many
-	// calls were new (a call whose line hash is stored already is not).
-	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
-}
-
-var _ CallWriter = (*store.DB)(nil)
-
-type importer struct {
-	db   CallWriter
-	name string
-	now  time.Time
-	log  *slog.Logger
-}
-
-// write stores one batch in one transaction.
-func (im *importer) write(ctx context.Context, batch []parsed, sum *ImportSummary) error {
-	calls := make([]recon.Call, 0, len(batch))
-	var bad []store.ImportError
-	var errs []LineError
-	for i := range batch {
-		p := &batch[i]
-		if p.err != nil {
-			bad = append(bad, store.ImportError{Source: im.name, Line: p.line, Reason: p.err.Error()})
-			errs = append(errs, LineError{File: im.name, Line: p.line, Reason: p.err.Error()})
-			continue
-		}
-		c := p.row
-		c.Source, c.Line = im.name, p.line
-		calls = append(calls, c)
-	}
-	imported, err := im.db.InsertCalls(ctx, im.now, calls, bad)
+	imported, err := w.db.InsertCalls(w.ctx, w.now, w.calls, w.bad)
 	if err != nil {
 		return err
 	}
-	sum.Lines += len(batch)
-	sum.Imported += imported
-	sum.Duplicates += len(calls) - imported
-	sum.Bad += len(bad)
-	sum.Errors = append(sum.Errors, errs...)
+	w.sum.Lines += w.lines
+	w.sum.Imported += imported
+	w.sum.Duplicates += len(w.calls) - imported
+	w.sum.Bad += len(w.bad)
+	w.sum.Errors = append(w.sum.Errors, w.errs...)
+	w.calls, w.bad, w.errs, w.lines = w.calls[:0], w.bad[:0], nil, 0
+	return nil
+}
+
+// chunk is a run of whole lines of the input, and once decoded, what they
+// hold.
+type chunk struct {
+	seq    int
+	data   []byte // the lines, each ending in '\n' (the last one may not)
+	first  int    // the number of the first line
+	offset int64  // where data starts in the (decompressed) input
+	long   bool   // data is empty: line first was longer than MaxLineBytes
+	lines  []lineResult
+}
+
+// lineResult is a non-blank line: its call, or the reason it is bad.
+type lineResult struct {
+	n      int
+	call   recon.Call
+	reason string
+}
+
+// readChunks cuts the input into chunks of whole lines, about chunkBytes
+// each. A line longer than MaxLineBytes is skipped without being held
+// whole and reported as a chunk of its own.
+func readChunks(ctx context.Context, r io.Reader, out chan<- *chunk) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	seq, line := 0, 1
+	var offset int64
+	send := func(c *chunk) error {
+		c.seq = seq
+		seq++
+		select {
+		case out <- c:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	buf := make([]byte, 0, chunkBytes)
+	eof := false
+	for !eof || len(buf) > 0 {
+		// Fill up to a chunk, and on while no line ends in it.
+		newline := bytes.IndexByte(buf, '\n') >= 0
+		for !eof && (len(buf) < chunkBytes || !newline) && len(buf) <= MaxLineBytes {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := br.Read(buf[len(buf):cap(buf)])
+			newline = newline || bytes.IndexByte(buf[len(buf):len(buf)+n], '\n') >= 0
+			buf = buf[:len(buf)+n]
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+					_ = send(&chunk{data: buf[:i+1], first: line, offset: offset})
+					line += bytes.Count(buf[:i+1], []byte{'\n'})
+				}
+				return fmt.Errorf("read line %d: %w", line, err)
+			}
+		}
+		end := bytes.LastIndexByte(buf, '\n') + 1
+		if end == 0 && !eof { // one line longer than MaxLineBytes: skip to its end
+			skipped := int64(len(buf))
+			for {
+				part, err := br.ReadSlice('\n')
+				skipped += int64(len(part))
+				if errors.Is(err, bufio.ErrBufferFull) {
+					continue
+				}
+				if errors.Is(err, io.EOF) {
+					eof = true
+				} else if err != nil {
+					return fmt.Errorf("read line %d: %w", line, err)
+				}
+				break
+			}
+			if err := send(&chunk{first: line, long: true}); err != nil {
+				return err
+			}
+			offset += skipped
+			line++
+			buf = buf[:0]
+			continue
+		}
+		if end == 0 {
+			end = len(buf) // the last line, without its newline
+		}
+		c := &chunk{data: buf[:end], first: line, offset: offset}
+		line += bytes.Count(c.data, []byte{'\n'})
+		offset += int64(end)
+		rest := buf[end:]
+		buf = make([]byte, len(rest), max(chunkBytes, len(rest)+chunkBytes/2))
+		copy(buf, rest)
+		if err := send(c); err != nil {
+			return err
+		}
+	}
 	return nil
 }

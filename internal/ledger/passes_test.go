@@ -1,9 +1,9 @@
 package ledger
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"testing"
@@ -115,73 +115,68 @@ func TestChainPass(t *testing.T) {
 }
 
 // rec is a statement record for the passes.
-func rec(svc, client, ts, mode, amount, reversal string) recon.Record {
-	r := recon.Record{Kind: recon.Statement, Account: "0409000123456", SvcOrderID: svc}
-	r.Values[recon.FClientOrderID], r.Values[recon.FTxnDateTime], r.Values[recon.FTxnDate] = client, ts, ts[:10]
-	r.Values[recon.FTxnMode], r.Values[recon.FTxnChargedValue], r.Values[recon.FReversalSvcOrderID] = mode, amount, reversal
-	return r
-}
-
-func bookOf(tb testing.TB, recs ...recon.Record) *book {
-	tb.Helper()
-	b := newBook(newAccounts())
-	for i := range recs {
-		if err := b.addPeriod(&recs[i]); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return b
+func rec(svc, client, ts, mode, amount, reversal string) store.CheckRecord {
+	return store.CheckRecord{Account: "0409000123456", SvcOrderID: svc, ClientOrderID: client, TxnDateTime: ts,
+		TxnMode: mode, Amount: amount, ReversalSvcOrderID: reversal}
 }
 
 func TestExplainGaps(t *testing.T) {
 	const day = "2026-11-21 "
-	ts := func(s string) int64 {
-		v, err := parseTS(day + s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+	// Two debits of pool account A, 10:00:00 and 10:05:00, the second
+	// opening delta below the first one's closing.
+	chainCalls := func(delta string) []recon.Call {
+		c1 := recon.Call{ID: 1, TS: day + "10:00:00", ExternalRef: "C1", OrderID: "SC1", Outcome: recon.CallSuccess,
+			Pool: pool("100", "10", "90")}
+		c2 := recon.Call{ID: 2, TS: day + "10:05:00", ExternalRef: "C2", OrderID: "SC2", Outcome: recon.CallSuccess,
+			Pool: pool(dec("90").Sub(dec(delta)).String(), "1", dec("89").Sub(dec(delta)).String())}
+		c1.Pool.Account, c2.Pool.Account = "A", "A"
+		return []recon.Call{c1, c2}
 	}
+	// A debit of another pool account links record OX.
+	linkOX := recon.Call{ID: 3, TS: day + "10:02:00", OrderID: "OX", Outcome: recon.CallSuccess,
+		Pool: recon.PoolEntry{Account: "B", Shape: "A", Opening: "50", Amount: "3", Closing: "47"}}
+	pendingP := recon.Call{ID: 4, TS: day + "10:01:00", ExternalRef: "P", Outcome: recon.CallPending}
 	for _, tt := range []struct {
 		name     string
-		recs     []recon.Record
-		linked   []int32 // records linked to a debit
-		pending  []int32 // records linked to a pending call
+		recs     []store.CheckRecord
+		calls    []recon.Call // besides the two debits
 		delta    string
 		kind     string
 		explains []string
 		note     string
 	}{
-		{"an unlogged debit explains it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil, nil,
+		{"an unlogged debit explains it", []store.CheckRecord{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil,
 			"4.50", recon.BreakExplainedGap, []string{"OX"}, "explained by unlogged debit OX (4.50)"},
-		{"a credit explains a negative gap", []recon.Record{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil, nil,
+		{"a credit explains a negative gap", []store.CheckRecord{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil,
 			"-10", recon.BreakExplainedGap, []string{"RV"}, "explained by reversal credit RV (10.00)"},
-		{"a pending call's debit explains it", []recon.Record{rec("OP", "P", day+"10:01:00", "DR", "2.95", "")}, nil, []int32{0},
-			"2.95", recon.BreakExplainedGap, []string{"OP"}, "explained by a pending call's debit OP (2.95)"},
-		{"each record named for what it is", []recon.Record{rec("OP", "P", day+"10:01:00", "DR", "2.95", ""),
-			rec("OX", "X", day+"10:02:00", "DR", "1.50", ""), rec("RV", "A", day+"10:03:00", "CR", "25", "")}, nil, []int32{0},
-			"-20.55", recon.BreakExplainedGap, []string{"OP", "OX", "RV"},
+		{"a pending call's debit explains it", []store.CheckRecord{rec("OP", "P", day+"10:01:00", "DR", "2.95", "")},
+			[]recon.Call{pendingP}, "2.95", recon.BreakExplainedGap, []string{"OP"}, "explained by a pending call's debit OP (2.95)"},
+		{"each record named for what it is", []store.CheckRecord{rec("OP", "P", day+"10:01:00", "DR", "2.95", ""),
+			rec("OX", "X", day+"10:02:00", "DR", "1.50", ""), rec("RV", "A", day+"10:03:00", "CR", "25", "")},
+			[]recon.Call{pendingP}, "-20.55", recon.BreakExplainedGap, []string{"OP", "OX", "RV"},
 			"explained by a pending call's debit OP (2.95), unlogged debit OX (1.50), reversal credit RV (25.00)"},
-		{"records that do not sum to it", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil, nil,
+		{"records that do not sum to it", []store.CheckRecord{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil,
 			"3", recon.BreakGap, nil, "statement records with no logged debit in the interval sum to 2.00, not 3.00"},
-		{"a logged debit's record does not count", []recon.Record{rec("OX", "X", day+"10:02:00", "DR", "3", "")}, []int32{0}, nil,
-			"3", recon.BreakGap, nil, "no statement record explains it"},
-		{"a record outside the interval does not count", []recon.Record{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil, nil,
+		{"a logged debit's record does not count", []store.CheckRecord{rec("OX", "X", day+"10:02:00", "DR", "3", "")},
+			[]recon.Call{linkOX}, "3", recon.BreakGap, nil, "no statement record explains it"},
+		{"a record outside the interval does not count", []store.CheckRecord{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil,
 			"3", recon.BreakGap, nil, "no statement record explains it"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := bookOf(t, tt.recs...)
-			for _, i := range tt.linked {
-				b.mark(i, true, false)
+			calls := append(chainCalls(tt.delta), tt.calls...)
+			res := runPass(t, calls, tt.recs, nil)
+			var got []store.CheckBreak
+			for _, b := range res.breaks {
+				if b.PoolAccount == "A" {
+					got = append(got, b)
+				}
 			}
-			for _, i := range tt.pending {
-				b.mark(i, false, true)
+			var ids []string
+			if len(got) == 1 && got[0].ExplainedBy != nil {
+				ids = got[0].ExplainedBy
 			}
-			g := gapCand{acct: b.accts.id(""), prevID: 1, curID: 2, from: ts("10:00:00"), to: ts("10:05:00"),
-				expected: dec("90"), actual: dec("90").Sub(dec(tt.delta)), delta: dec(tt.delta)}
-			got := explainGaps([]gapCand{g}, b.period(), b.accts)
-			if len(got) != 1 || got[0].Kind != tt.kind || !slices.Equal(got[0].ExplainedBy, tt.explains) || got[0].Note != tt.note {
-				t.Errorf("explainGaps = %+v, want %s by %v, note %q", got, tt.kind, tt.explains, tt.note)
+			if len(got) != 1 || got[0].Kind != tt.kind || !slices.Equal(ids, tt.explains) || got[0].Note != tt.note {
+				t.Errorf("breaks = %+v, want %s by %v, note %q", got, tt.kind, tt.explains, tt.note)
 			}
 		})
 	}
@@ -191,47 +186,39 @@ func TestMatchPass(t *testing.T) {
 	const day = "2026-11-21 10:00:0"
 	for _, tt := range []struct {
 		name  string
-		recs  []recon.Record
+		recs  []store.CheckRecord
 		calls []recon.Call
 		want  []string // outcomes in time order
 	}{
-		{"matched by orderid", []recon.Record{rec("OA", "other", day+"0", "DR", "10", "")},
+		{"matched by orderid", []store.CheckRecord{rec("OA", "other", day+"0", "DR", "10", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.Matched}},
-		{"matched by externalRef", []recon.Record{rec("OA", "A", day+"1", "DR", "10", "")},
+		{"matched by externalRef", []store.CheckRecord{rec("OA", "A", day+"1", "DR", "10", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.Matched}},
-		{"amount mismatch", []recon.Record{rec("OA", "A", day+"0", "DR", "9.50", "")},
+		{"amount mismatch", []store.CheckRecord{rec("OA", "A", day+"0", "DR", "9.50", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.AmountMismatch}},
-		{"call only and statement only", []recon.Record{rec("OX", "X", day+"1", "DR", "3", "")},
+		{"call only and statement only", []store.CheckRecord{rec("OX", "X", day+"1", "DR", "3", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.CallOnly, recon.StatementOnly}},
-		{"a CR record is never statement only", []recon.Record{rec("RV", "X", day+"0", "CR", "3", "")}, nil, nil},
-		{"duplicate debit", []recon.Record{rec("OA1", "A", day+"0", "DR", "10", ""), rec("OA2", "A", day+"5", "DR", "10", "")},
+		{"a CR record is never statement only", []store.CheckRecord{rec("RV", "X", day+"0", "CR", "3", "")}, nil, nil},
+		{"duplicate debit", []store.CheckRecord{rec("OA1", "A", day+"0", "DR", "10", ""), rec("OA2", "A", day+"5", "DR", "10", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA1", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.DuplicateDebit, recon.DuplicateDebit}},
-		{"pending", []recon.Record{rec("OP", "P", day+"0", "DR", "7", "")},
+		{"pending", []store.CheckRecord{rec("OP", "P", day+"0", "DR", "7", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "P", Outcome: recon.CallPending}},
 			[]string{recon.Pending}},
-		{"reversed", []recon.Record{rec("OA", "A", day+"0", "DR", "10", "RV")},
+		{"reversed", []store.CheckRecord{rec("OA", "A", day+"0", "DR", "10", "RV")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.Reversed}},
-		{"a failed call's record is no statement only", []recon.Record{rec("OX", "X", day+"0", "DR", "3", "")},
+		{"a failed call's record is no statement only", []store.CheckRecord{rec("OX", "X", day+"0", "DR", "3", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "X", Outcome: recon.CallFailed}}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := bookOf(t, tt.recs...)
-			p := newCallPass(b, nil, nil)
-			for _, c := range tt.calls {
-				if err := p.add(c); err != nil {
-					t.Fatal(err)
-				}
-			}
-			p.close()
 			var got []string
-			for _, m := range match(p.calls, b) {
-				got = append(got, m.outcome)
+			for _, m := range runPass(t, tt.calls, tt.recs, nil).inOrder() {
+				got = append(got, m.Outcome)
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("match = %v, want %v", got, tt.want)
@@ -241,32 +228,24 @@ func TestMatchPass(t *testing.T) {
 }
 
 func TestReversalsPass(t *testing.T) {
-	b := bookOf(t,
+	recs := []store.CheckRecord{
 		rec("OA", "A", "2026-11-21 10:00:00", "DR", "10", "RVA"),
 		rec("OB", "B", "2026-11-21 10:00:10", "DR", "20", "RVB"),
 		rec("OC", "C", "2026-11-21 10:00:20", "DR", "30", "RVC"),
-		rec("RVC", "C", "2026-11-21 11:00:00", "CR", "30", ""))
-	synced := map[string]recon.Record{"RVA": rec("RVA", "A", "2026-11-23 09:00:00", "CR", "10", "")}
-	find := func(_ context.Context, svc string) (recon.Record, bool, error) {
-		r, ok := synced[svc]
-		return r, ok, nil
-	}
-	rows, err := reversals(context.Background(), b, find)
-	if err != nil {
-		t.Fatal(err)
-	}
+		rec("RVC", "C", "2026-11-21 11:00:00", "CR", "30", "")}
+	synced := []store.CheckRecord{rec("RVA", "A", "2026-11-23 09:00:00", "CR", "10", "")}
 	var got []string
-	for _, r := range rows {
-		got = append(got, b.recs[r.rec].svc+"|"+r.revTS+"|"+recon.Money(r.revAmt))
+	for _, r := range runPass(t, nil, recs, synced).reversals {
+		got = append(got, r.SvcOrderID+"|"+r.ReversalTxnDateTime+"|"+r.ReversalAmount+"|"+fmt.Sprint(r.Found))
 	}
-	want := []string{"OA|2026-11-23 09:00:00|10.00", "OB||0.00", "OC|2026-11-21 11:00:00|30.00"}
-	if !slices.Equal(got, want) || rows[1].found {
-		t.Errorf("reversals = %v, want %v (OB not found)", got, want)
+	want := []string{"OA|2026-11-23 09:00:00|10.00|true", "OB|||false", "OC|2026-11-21 11:00:00|30.00|true"}
+	if !slices.Equal(got, want) {
+		t.Errorf("reversals = %v, want %v", got, want)
 	}
 	boom := errors.New("boom")
-	if _, err := reversals(context.Background(), b, func(context.Context, string) (recon.Record, bool, error) {
-		return recon.Record{}, false, boom
-	}); !errors.Is(err, boom) {
+	m := newMemStore(nil, recs, nil)
+	m.fail = boom
+	if _, err := m.run(); !errors.Is(err, boom) {
 		t.Errorf("reversals with a failing look-up: %v, want %v", err, boom)
 	}
 }

@@ -19,7 +19,8 @@ const SourceSvcrecon = "svcrecon"
 // (source "svcrecon"), exactly as importing their call-log line would: the
 // dedup key is the hash of the line svcapi.JSONLRecorder writes for the same
 // record, so importing svcrecon's own call-log file afterwards adds nothing.
-// It is safe for concurrent use.
+// The line itself is kept redacted in the database (calls show). It is safe
+// for concurrent use.
 type Recorder struct {
 	db  CallWriter
 	log *slog.Logger
@@ -68,6 +69,8 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 		bad = []store.ImportError{{Source: SourceSvcrecon, Reason: rec.Operation + " " + rec.ExternalRef + ": " + perr.Error()}}
 	} else {
 		call.Source = SourceSvcrecon
+		keepDocuments(&call)
+		oneBlock(&call, redactedLine(line, call.Operation, nil))
 		calls = []recon.Call{call}
 	}
 	now := r.Now

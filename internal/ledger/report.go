@@ -29,12 +29,16 @@ type Break struct {
 // recon_matches holds every result: CallID 0 for statementOnly.
 type Match = store.CheckMatch
 
-// Report is the result of Check.
+// Report is the result of Check. Its lists are bounded, so that a month
+// of findings stays small: Breaks holds the first 10,000 arithmetic and
+// gap breaks and the first 1,000 explained gaps, Exceptions the first
+// 10,000 exceptions, each by time; the run's rows in the database hold
+// them all, and the Summary counts them all.
 type Report struct {
 	RunID      int64
 	Summary    recon.Summary
-	Breaks     []Break // every arithmetic, gap and explainedGap break
-	Exceptions []Match // every match row that is not matched or reversed
+	Breaks     []Break // arithmetic, gap and explainedGap breaks (bounded)
+	Exceptions []Match // match rows that are not matched or reversed (bounded)
 	Records    int     // the period's statement records (DR and CR)
 }
 

@@ -33,6 +33,22 @@ type Call struct {
 	Pool        PoolEntry
 	Request     []byte
 	Response    []byte
+
+	// Where the line itself is kept for audit: in its file (SourceID, a
+	// calls_sources row), Length bytes at Offset (of the decompressed
+	// stream, for a gzip file), its SHA-256 being Hash; or, for a line
+	// read from no file (standard input, svcrecon's own calls), redacted
+	// in Block, at Offset of its decompressed text.
+	SourceID       int64
+	Block          *LineBlock
+	Offset, Length int64
+}
+
+// LineBlock is a run of redacted call-log lines kept in the database,
+// deflate-compressed (calls.line_block); ID is set once it is stored.
+type LineBlock struct {
+	ID   int64
+	Data []byte
 }
 
 // Debit reports whether the call debited the pool: it succeeded and carries

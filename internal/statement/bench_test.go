@@ -2,7 +2,6 @@ package statement
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,36 +205,15 @@ func loadRows(b *testing.B, db *store.DB) []floorRow {
 	return out
 }
 
-// insertFloor inserts rows with a plain prepared INSERT, maxBatchRows a
-// transaction.
+// insertFloor inserts rows as the sync's writer does (store.WriteRecords:
+// multi-row prepared INSERTs, maxBatchRows a transaction) with no HTTP, no
+// JSON and no checkpoints: the insert floor of the same table.
 func insertFloor(b *testing.B, db *store.DB, rows []floorRow) {
-	q := fmt.Sprintf(`INSERT INTO records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at) VALUES (?, ?, ?%s, ?, ?)`,
-		recordColumns(), strings.Repeat(", ?", recon.NumFields))
-	now := store.FormatTime(time.Now())
-	args := make([]any, 0, recon.NumFields+5)
+	at := time.Now()
 	for len(rows) > 0 {
 		batch := rows[:min(maxBatchRows, len(rows))]
 		rows = rows[len(batch):]
-		err := db.Write(context.Background(), func(tx *sql.Tx) error {
-			st, err := tx.Prepare(q)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			for i := range batch {
-				r := &batch[i]
-				args = append(args[:0], r.Kind, r.Account, r.SvcOrderID)
-				for _, v := range r.Values {
-					args = append(args, v)
-				}
-				args = append(args, now, now)
-				if _, err := st.Exec(args...); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if _, _, err := db.WriteRecords(context.Background(), at, []store.RecordPage{{Records: batch}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -410,21 +410,15 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		req.ExternalRef = s.ref(w, "P", p)
 		req.Pagination.PageNumber = strconv.Itoa(p)
 		s.calls.Add(1)
-		pg, err := o.Client.Statement(ctx, req)
+		meta, recs, err := fetchPage(ctx, o.Client, req, w.kind, o.Account, w.day, p)
 		if err != nil {
-			return finishResult{}, p, fmt.Errorf("fetch %s window %s page %d: %w", w.kind, w.day, p, err)
-		}
-		if pg == nil {
-			pg = &svcapi.StatementPage{}
-		}
-		recs := make([]recon.Record, len(pg.Records))
-		for i := range pg.Records {
-			if recs[i], err = toRecord(&pg.Records[i], w.kind, o.Account, w.day, p, i+1); err != nil {
+			var re *RecordError
+			if errors.As(err, &re) {
 				return finishResult{}, p, err
 			}
+			return finishResult{}, p, fmt.Errorf("fetch %s window %s page %d: %w", w.kind, w.day, p, err)
 		}
 		s.pages.Add(1)
-		meta := pg.Meta
 		total := int64(meta.TotalRecords)
 		n := len(recs)
 		last := lastPage(p, n, o.PageSize, normal, meta)

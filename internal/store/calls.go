@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -18,23 +21,75 @@ type ImportError struct {
 	Reason string
 }
 
-const insertCallSQL = `INSERT INTO calls (line_hash, source, source_line, at, ts, operation, method, path,
-	external_ref, http_status, latency_ms, error, statuscode, actcode, status, svc_uuid, orderid, outcome,
-	pool_account, pool_shape, pool_mode, pool_opening, pool_amount, pool_closing, request, response, imported_at)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-	ON CONFLICT (line_hash) DO NOTHING`
+// callCols are the calls columns InsertCalls writes, in appendCallArgs'
+// order: what the checks and the reports read, and where the line is kept.
+// The line's other fields (at, method, path, httpStatus, latencyMs, error,
+// actcode, status, svc_uuid, the pool's mode, the request) stay in the line
+// (calls show); their columns hold what calls stored before kept.
+var callCols = []string{"line_hash", "source", "source_line", "ts", "operation", "external_ref", "statuscode",
+	"orderid", "outcome", "pool_account", "pool_shape", "pool_opening", "pool_amount", "pool_closing", "response",
+	"imported_at", "line_source", "line_block", "line_offset", "line_length"}
+
+// callsPerInsert is how many calls one INSERT statement of InsertCalls
+// carries.
+const callsPerInsert = 32
+
+// insertCallsSQL is the INSERT of rows calls, stamped imported at stamp. A
+// call stored before is skipped: SQLite's OR IGNORE (which, unlike ON
+// CONFLICT, needs no statement journal: the rows' NOT NULL values are
+// never NULL), PostgreSQL's ON CONFLICT DO NOTHING.
+func (db *DB) insertCallsSQL(rows int, stamp string) string {
+	var one strings.Builder
+	one.WriteByte('(')
+	for i, c := range callCols {
+		if i > 0 {
+			one.WriteByte(',')
+		}
+		if c == "imported_at" {
+			one.WriteString("'" + sqlText(stamp) + "'")
+		} else {
+			one.WriteByte('?')
+		}
+	}
+	one.WriteByte(')')
+	verb, tail := `INSERT OR IGNORE INTO`, ``
+	if db.pg {
+		verb, tail = `INSERT INTO`, ` ON CONFLICT (ts, line_hash) DO NOTHING`
+	}
+	return verb + ` calls (` + strings.Join(callCols, ", ") + `) VALUES ` +
+		strings.Repeat(one.String()+",", rows-1) + one.String() + tail
+}
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
 	SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS
 	(SELECT 1 FROM import_errors WHERE source = ?1 AND line = ?2 AND reason = ?3)`
 
+// appendCallArgs appends the values of c in callCols' order (but
+// imported_at, a literal of the statement).
+func appendCallArgs(a []any, c *recon.Call) []any {
+	var source, block any
+	if c.SourceID != 0 {
+		source = c.SourceID
+	}
+	if c.Block != nil {
+		block = c.Block.ID
+	}
+	return append(a, c.Hash, c.Source, c.Line, c.TS, c.Operation, c.ExternalRef, c.StatusCode, c.OrderID,
+		string(c.Outcome), c.Pool.Account, c.Pool.Shape, c.Pool.Opening, c.Pool.Amount, c.Pool.Closing,
+		callText(c.Response), source, block, c.Offset, c.Length)
+}
+
 // InsertCalls stores a batch of calls and bad lines in one transaction,
-// stamped imported at at. A call whose line (Hash) was stored before is
-// skipped; a bad line already recorded with the same reason is not
-// recorded again. It returns how many calls were new.
+// stamped imported at at, through a prepared multi-row INSERT. A call whose
+// line (Hash) was stored before is skipped; a bad line already recorded
+// with the same reason is not recorded again. The line blocks the calls
+// point into (Call.Block) are stored first, those not stored yet; a block
+// none of whose calls is new is not kept. It returns how many calls were
+// new.
 func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
 	stamp := FormatTime(at)
 	var inserted int
+	var stored []*recon.LineBlock // blocks given an id in this transaction
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		inserted = 0
 		if len(bad) > 0 {
@@ -49,33 +104,77 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 				}
 			}
 		}
-		if len(calls) == 0 {
-			return nil
+		for i := range calls {
+			b := calls[i].Block
+			if b == nil || b.ID != 0 {
+				continue
+			}
+			if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
+				return fmt.Errorf("store lines: %w", err)
+			}
+			stored = append(stored, b)
 		}
-		st, err := tx.PrepareContext(ctx, insertCallSQL)
+		n, err := db.insertCallRows(ctx, tx, calls, stamp)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		for i := range calls {
-			c := &calls[i]
-			res, err := st.ExecContext(ctx, c.Hash, c.Source, c.Line, c.At, c.TS, c.Operation, c.Method, c.Path,
-				c.ExternalRef, c.HTTPStatus, c.LatencyMs, c.Error, c.StatusCode, c.ActCode, c.Status, c.SvcUUID,
-				c.OrderID, c.Outcome, c.Pool.Account, c.Pool.Shape, c.Pool.Mode, c.Pool.Opening, c.Pool.Amount,
-				c.Pool.Closing, callText(c.Request), callText(c.Response), stamp)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", c.Line, err)
+		inserted = n
+		// A block whose lines were all imported before holds nothing new.
+		for _, b := range stored {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
+				AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
+				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return fmt.Errorf("line %d: %w", c.Line, err)
-			}
-			inserted += int(n)
 		}
 		return nil
 	})
 	if err != nil {
+		for _, b := range stored {
+			b.ID = 0 // rolled back
+		}
 		return 0, err
+	}
+	return inserted, nil
+}
+
+// insertCallRows inserts calls callsPerInsert at a time and returns how
+// many were new.
+func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
+	var full *sql.Stmt
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	args := make([]any, 0, callsPerInsert*len(callCols))
+	inserted := 0
+	for len(calls) > 0 {
+		n := min(len(calls), callsPerInsert)
+		args = args[:0]
+		for i := range calls[:n] {
+			args = appendCallArgs(args, &calls[i])
+		}
+		var res sql.Result
+		var err error
+		if n == callsPerInsert {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, stamp)); err != nil {
+					return 0, err
+				}
+			}
+			res, err = full.ExecContext(ctx, args...)
+		} else {
+			res, err = tx.ExecContext(ctx, db.insertCallsSQL(n, stamp), args...)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		inserted += int(k)
+		calls = calls[n:]
 	}
 	return inserted, nil
 }
@@ -86,4 +185,91 @@ func callText(b []byte) any {
 		return nil
 	}
 	return string(b)
+}
+
+// CallSource returns the id of the call-log file path (absolute) as it is
+// now (size, modification time, gzip or not), recording it when it is new.
+func (db *DB) CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error) {
+	mod := FormatTime(modTime)
+	var id int64
+	err := db.QueryRowContext(ctx, `SELECT id FROM call_sources WHERE path = ? AND size = ? AND mod_time = ? AND gzip = ?
+		ORDER BY id LIMIT 1`, path, size, mod, gzip).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO call_sources (path, size, mod_time, gzip, imported_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING id`, path, size, mod, gzip, FormatTime(time.Now())).Scan(&id)
+	})
+	return id, err
+}
+
+// StoredCall is a call as `reconcile calls show` prints it: where its line
+// is kept, and its stored documents (calls imported before lines were kept
+// have only those).
+type StoredCall struct {
+	ID             int64
+	Hash, Source   string
+	SourceLine     int
+	TS, Operation  string
+	ExternalRef    string
+	File           string // the file the line is in ("" none)
+	FileSize       int64  // its size and modification time (RFC 3339 UTC) when imported
+	FileModTime    string
+	Gzip           bool   // Offset counts the decompressed stream
+	Block          []byte // the compressed block holding the redacted line (nil none)
+	Offset, Length int64
+	// Request and Response are the documents stored with the call (nil
+	// none); Fields the rest of its row, for a call stored without its line.
+	Request, Response []byte
+	Fields            map[string]string
+}
+
+// StoredCalls returns the calls named by ref: a call id (a number) or an
+// externalRef, oldest first.
+func (db *DB) StoredCalls(ctx context.Context, ref string) ([]StoredCall, error) {
+	cond, arg := `c.external_ref = ?`, any(ref)
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		cond, arg = `(c.id = ? OR c.external_ref = ?)`, id
+	}
+	args := []any{arg}
+	if strings.HasPrefix(cond, "(") {
+		args = append(args, ref)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT c.id, c.line_hash, c.source, c.source_line, c.ts, c.operation, c.external_ref,
+		COALESCE(s.path, ''), COALESCE(s.size, 0), COALESCE(s.mod_time, ''), COALESCE(s.gzip, 0), b.data,
+		c.line_offset, c.line_length, c.request, c.response,
+		c.at, c.method, c.path, c.http_status, c.latency_ms, c.error, c.statuscode, c.status, c.orderid, c.outcome
+		FROM calls c LEFT JOIN call_sources s ON s.id = c.line_source LEFT JOIN call_blocks b ON b.id = c.line_block
+		WHERE `+cond+` ORDER BY c.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StoredCall
+	for rows.Next() {
+		var c StoredCall
+		var req, resp sql.NullString
+		var at, method, path, errText, code, status, orderID, outcome string
+		var httpStatus, latency int64
+		if err := rows.Scan(&c.ID, &c.Hash, &c.Source, &c.SourceLine, &c.TS, &c.Operation, &c.ExternalRef,
+			&c.File, &c.FileSize, &c.FileModTime, &c.Gzip, &c.Block, &c.Offset, &c.Length, &req, &resp,
+			&at, &method, &path, &httpStatus, &latency, &errText, &code, &status, &orderID, &outcome); err != nil {
+			return nil, err
+		}
+		if req.Valid {
+			c.Request = []byte(req.String)
+		}
+		if resp.Valid {
+			c.Response = []byte(resp.String)
+		}
+		c.Fields = map[string]string{"at": at, "method": method, "path": path, "httpStatus": strconv.FormatInt(httpStatus, 10),
+			"latencyMs": strconv.FormatInt(latency, 10), "error": errText, "statuscode": code, "status": status,
+			"orderid": orderID, "outcome": outcome}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }

@@ -6,10 +6,15 @@ import (
 	"errors"
 	"iter"
 	"strings"
-	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
+
+// This file is what a reconciliation check reads: the period's calls and
+// statement records as ordered streams (each through an index, one query
+// per pool account merged by time), a few small sets computed up front,
+// and point look-ups for the rare call or record whose counterpart lies
+// far away in time (CheckFinder). checks_run.go stores what it finds.
 
 // CheckWindow is the period a reconciliation check reads: calls and
 // statement records whose time (recon.TimestampLayout, IST) lies in
@@ -35,10 +40,10 @@ func (w CheckWindow) notSkipped() string {
 
 // checkSeq runs a query and yields each row scanned by scan; a failure is
 // yielded once, as the last pair.
-func checkSeq[T any](ctx context.Context, db *DB, scan func(*sql.Rows) (T, error), query string, args ...any) iter.Seq2[T, error] {
+func checkSeq[T any](ctx context.Context, q querier, scan func(*sql.Rows) (T, error), query string, args ...any) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		rows, err := db.QueryContext(ctx, query, args...)
+		rows, err := q.QueryContext(ctx, query, args...)
 		if err != nil {
 			yield(zero, err)
 			return
@@ -60,18 +65,9 @@ func checkSeq[T any](ctx context.Context, db *DB, scan func(*sql.Rows) (T, error
 	}
 }
 
-// CheckPoolAccounts lists the distinct pool accounts the window's calls
-// name (of any operation).
-func (db *DB) CheckPoolAccounts(ctx context.Context, w CheckWindow) ([]string, error) {
-	var out []string
-	for a, err := range checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT pool_account FROM calls
-		WHERE ts >= ? AND ts <= ? AND pool_shape <> '' AND pool_account <> ''`, w.From, w.To) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
+// querier is what checkSeq queries: the DB or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 func scanCheckString(rows *sql.Rows) (string, error) {
@@ -80,27 +76,104 @@ func scanCheckString(rows *sql.Rows) (string, error) {
 	return s, err
 }
 
-// CheckCalls yields the window's calls (but Skip's) in (ts, id) order, with
-// the fields the check reads: ID, TS, Operation, ExternalRef, OrderID,
-// Outcome and the pool entry but its mode.
-func (db *DB) CheckCalls(ctx context.Context, w CheckWindow) iter.Seq2[recon.Call, error] {
-	return checkSeq(ctx, db, func(rows *sql.Rows) (recon.Call, error) {
-		var c recon.Call
-		p := &c.Pool
-		err := rows.Scan(&c.ID, &c.TS, &c.Operation, &c.ExternalRef, &c.OrderID, &c.Outcome,
-			&p.Account, &p.Shape, &p.Opening, &p.Amount, &p.Closing)
-		return c, err
-	}, `SELECT id, ts, operation, external_ref, orderid, outcome,
-		pool_account, pool_shape, pool_opening, pool_amount, pool_closing
-		FROM calls WHERE ts >= ? AND ts <= ? AND `+w.notSkipped()+` ORDER BY ts, id`, w.From, w.To)
+func scanCheckID(rows *sql.Rows) (int64, error) {
+	var id int64
+	err := rows.Scan(&id)
+	return id, err
+}
+
+// distinctLeading lists the distinct values of the leading column col of an
+// index of table, one index seek each (after the constant conditions of
+// where, which must name the index's columns before col): a handful of
+// accounts costs a handful of seeks, whatever the table's size.
+func (db *DB) distinctLeading(ctx context.Context, table, col, where string, args ...any) ([]string, error) {
+	if where != "" {
+		where += " AND "
+	}
+	var out []string
+	q := `SELECT min(` + col + `) FROM ` + table + ` WHERE ` + where + col + ` > ?`
+	first := `SELECT 1 FROM ` + table + ` WHERE ` + where + col + ` = '' LIMIT 1`
+	var one int
+	switch err := db.QueryRowContext(ctx, first, args...).Scan(&one); {
+	case err == nil:
+		out = append(out, "")
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, err
+	}
+	last := ""
+	for {
+		var v sql.NullString
+		if err := db.QueryRowContext(ctx, q, append(append([]any{}, args...), last)...).Scan(&v); err != nil {
+			return nil, err
+		}
+		if !v.Valid {
+			return out, nil
+		}
+		out = append(out, v.String)
+		last = v.String
+	}
+}
+
+// CheckPoolAccounts lists the distinct pool accounts the window's calls
+// name (of any operation), at most two: the check only needs to know
+// whether there is exactly one.
+func (db *DB) CheckPoolAccounts(ctx context.Context, w CheckWindow) ([]string, error) {
+	accts, err := db.distinctLeading(ctx, "calls", "pool_account", "")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range accts {
+		if a == "" {
+			continue
+		}
+		var one int
+		err := db.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE pool_account = ? AND ts >= ? AND ts <= ?
+			AND pool_shape <> '' LIMIT 1`, a, w.From, w.To).Scan(&one)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if out = append(out, a); len(out) == 2 {
+			break
+		}
+	}
+	return out, nil
+}
+
+// CheckRecordAccounts lists the accounts the window's statement records
+// name.
+func (db *DB) CheckRecordAccounts(ctx context.Context, w CheckWindow) ([]string, error) {
+	accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(recon.Statement))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range accts {
+		var one int
+		err := db.QueryRowContext(ctx, `SELECT 1 FROM records WHERE kind = ? AND account = ?
+			AND txn_date_time >= ? AND txn_date_time <= ? LIMIT 1`, string(recon.Statement), a, w.From, w.To).Scan(&one)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, err
+		default:
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // CheckResentPending lists the window's pending calls whose externalRef was
 // debited by a later (or same-second) successful call: re-sent and executed.
+// (The redundant outcome <> 'success' lets SQLite read the pending calls
+// through the calls_open index.)
 func (db *DB) CheckResentPending(ctx context.Context, w CheckWindow) ([]int64, error) {
 	var out []int64
 	for id, err := range checkSeq(ctx, db, scanCheckID, `SELECT p.id FROM calls p
-		WHERE p.outcome = 'pending' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
+		WHERE p.outcome = 'pending' AND p.outcome <> 'success' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
 		AND EXISTS (SELECT 1 FROM calls s WHERE s.external_ref = p.external_ref AND s.id <> p.id
 			AND s.outcome = 'success' AND s.pool_shape <> '' AND s.ts >= p.ts)`, w.From, w.To) {
 		if err != nil {
@@ -109,12 +182,6 @@ func (db *DB) CheckResentPending(ctx context.Context, w CheckWindow) ([]int64, e
 		out = append(out, id)
 	}
 	return out, nil
-}
-
-func scanCheckID(rows *sql.Rows) (int64, error) {
-	var id int64
-	err := rows.Scan(&id)
-	return id, err
 }
 
 // CheckLookup is a successful look-up call (operation op of CheckLookups)
@@ -134,322 +201,350 @@ func (db *DB) CheckLookups(ctx context.Context, w CheckWindow, op string) iter.S
 		return l, err
 	}, `SELECT p.id, t.response FROM calls p
 		JOIN calls t ON t.external_ref = p.external_ref AND t.operation = ? AND t.outcome = 'success' AND t.ts >= p.ts
-		WHERE p.outcome = 'pending' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
+		WHERE p.outcome = 'pending' AND p.outcome <> 'success' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
 		ORDER BY p.id, t.ts, t.id`, op, w.From, w.To)
 }
 
-// checkRecordCols are the record columns the check reads, in scanCheckRecord's
-// order.
-const checkRecordCols = `kind, account, svc_order_id, client_order_id, txn_date_time, txn_date, txn_mode,
-	txn_charged_value, reversal_svc_order_id, settlement_svc_order_id, product_code`
-
-// scanCheckRecord reads checkRecordCols into a Record; its other fields stay empty.
-func scanCheckRecord(sc interface{ Scan(...any) error }) (recon.Record, error) {
-	var r recon.Record
-	var kind string
-	v := &r.Values
-	err := sc.Scan(&kind, &r.Account, &r.SvcOrderID, &v[recon.FClientOrderID], &v[recon.FTxnDateTime],
-		&v[recon.FTxnDate], &v[recon.FTxnMode], &v[recon.FTxnChargedValue], &v[recon.FReversalSvcOrderID],
-		&v[recon.FSettlementSvcOrderID], &v[recon.FProductCode])
-	r.Kind = recon.Kind(kind)
-	return r, err
+// CheckOpenRefs lists the externalRefs of the window's calls that did not
+// succeed (as stored: failed or pending) for which some statement record of
+// the window carries that clientOrderId. Only those calls can be linked to
+// a record by externalRef alone; the check looks up no other.
+func (db *DB) CheckOpenRefs(ctx context.Context, w CheckWindow) ([]string, error) {
+	var out []string
+	for ref, err := range checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT c.external_ref FROM calls c
+		WHERE c.outcome <> 'success' AND c.ts >= ? AND c.ts <= ? AND c.external_ref <> ''
+		AND EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = c.external_ref AND r.kind = ?
+			AND r.txn_date_time >= ? AND r.txn_date_time <= ?)`,
+		w.From, w.To, string(recon.Statement), w.From, w.To) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ref)
+	}
+	return out, nil
 }
 
-func scanCheckRecordRows(rows *sql.Rows) (recon.Record, error) { return scanCheckRecord(rows) }
+// CheckCalls yields the window's calls (but Skip's) in (ts, id) order, with
+// the fields the check reads: ID, TS, Operation, ExternalRef, OrderID,
+// Outcome and the pool entry but its mode. It reads one index range per
+// pool account and merges them.
+func (db *DB) CheckCalls(ctx context.Context, w CheckWindow) iter.Seq2[recon.Call, error] {
+	return func(yield func(recon.Call, error) bool) {
+		accts, err := db.distinctLeading(ctx, "calls", "pool_account", "")
+		if err != nil {
+			yield(recon.Call{}, err)
+			return
+		}
+		cols := `SELECT id, ` + callCheckText + ` FROM calls WHERE `
+		cond := `ts >= ? AND ts <= ? AND ` + w.notSkipped()
+		var streams []iter.Seq2[recon.Call, error]
+		if len(accts) > maxMerged {
+			streams = append(streams, db.checkCallRows(ctx, cols+cond+` ORDER BY ts, id`, w.From, w.To))
+		} else {
+			for _, a := range accts {
+				streams = append(streams, db.checkCallRows(ctx, cols+`pool_account = ? AND `+cond+` ORDER BY ts, id`, a, w.From, w.To))
+			}
+		}
+		for c, err := range mergeBy(streams, func(a, b *recon.Call) bool {
+			return a.TS < b.TS || (a.TS == b.TS && a.ID < b.ID)
+		}) {
+			if !yield(c, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// maxMerged bounds the per-account streams a check merges (each holds a
+// connection); beyond it, one query sorts them all.
+const maxMerged = 4
+
+// unitSep separates the fields of a row read as one text (callCheckText,
+// recordCheckText): a row costs the driver one column instead of ten. A
+// value holding the separator itself is detected (the row splits into the
+// wrong number of fields) and its row read again column by column.
+const unitSep = "\x1f"
+
+// concatCols is the SQL that joins the text columns cols with unitSep.
+func concatCols(cols ...string) string {
+	return strings.Join(cols, " || '"+unitSep+"' || ")
+}
+
+var callCheckCols = []string{"ts", "operation", "external_ref", "orderid", "outcome", "pool_account", "pool_shape",
+	"pool_opening", "pool_amount", "pool_closing"}
+
+var callCheckText = concatCols(callCheckCols...)
+
+// checkCallRows runs one calls query of CheckCalls.
+func (db *DB) checkCallRows(ctx context.Context, query string, args ...any) iter.Seq2[recon.Call, error] {
+	var f [10]string
+	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (recon.Call, error) {
+		var c recon.Call
+		var text string
+		if err := rows.Scan(&c.ID, &text); err != nil {
+			return c, err
+		}
+		if !splitInto(text, f[:]) {
+			return db.checkCallByID(ctx, c.ID)
+		}
+		c.TS, c.Operation, c.ExternalRef, c.OrderID, c.Outcome = f[0], f[1], f[2], f[3], recon.CallOutcome(f[4])
+		c.Pool = recon.PoolEntry{Account: f[5], Shape: f[6], Opening: f[7], Amount: f[8], Closing: f[9]}
+		return c, nil
+	}, query, args...))
+}
+
+// checkCallByID reads one call column by column (a value held unitSep).
+func (db *DB) checkCallByID(ctx context.Context, id int64) (recon.Call, error) {
+	c := recon.Call{ID: id}
+	p := &c.Pool
+	var outcome string
+	err := db.QueryRowContext(ctx, `SELECT `+strings.Join(callCheckCols, ", ")+` FROM calls WHERE id = ?`, id).
+		Scan(&c.TS, &c.Operation, &c.ExternalRef, &c.OrderID, &outcome, &p.Account, &p.Shape, &p.Opening, &p.Amount, &p.Closing)
+	c.Outcome = recon.CallOutcome(outcome)
+	return c, err
+}
+
+// splitInto splits s at unitSep into exactly len(f) fields; false when the
+// count differs (a field held the separator).
+func splitInto(s string, f []string) bool {
+	for i := range f {
+		if i == len(f)-1 {
+			if strings.Contains(s, unitSep) {
+				return false
+			}
+			f[i] = s
+			return true
+		}
+		j := strings.Index(s, unitSep)
+		if j < 0 {
+			return false
+		}
+		f[i], s = s[:j], s[j+1:]
+	}
+	return true
+}
+
+// CheckRecord is a statement record as the check reads it.
+type CheckRecord struct {
+	ID                                 int64
+	Account, SvcOrderID, ClientOrderID string
+	TxnDateTime, TxnMode, Amount       string // Amount: txnChargedValue
+	ReversalSvcOrderID, ProductCode    string
+}
+
+var recordCheckCols = []string{"account", "svc_order_id", "client_order_id", "txn_date_time", "txn_mode",
+	"txn_charged_value", "reversal_svc_order_id", "product_code"}
+
+var recordCheckText = concatCols(recordCheckCols...)
+
+func (r *CheckRecord) ptrs() []any {
+	return []any{&r.Account, &r.SvcOrderID, &r.ClientOrderID, &r.TxnDateTime, &r.TxnMode, &r.Amount,
+		&r.ReversalSvcOrderID, &r.ProductCode}
+}
 
 // CheckStatement yields the window's statement records in (txnDateTime,
-// svcOrderId) order, with the fields the check reads (kind, account,
-// svcOrderId, clientOrderId, txnDateTime, txnDate, txnMode,
-// txnChargedValue, reversalSvcOrderId, productCode).
-func (db *DB) CheckStatement(ctx context.Context, w CheckWindow) iter.Seq2[recon.Record, error] {
-	return checkSeq(ctx, db, scanCheckRecordRows, `SELECT `+checkRecordCols+` FROM records
-		WHERE kind = ? AND txn_date_time >= ? AND txn_date_time <= ?
-		ORDER BY txn_date_time, svc_order_id`, string(recon.Statement), w.From, w.To)
+// svcOrderId, account) order, with the fields the check reads. It reads
+// one index range per account and merges them.
+func (db *DB) CheckStatement(ctx context.Context, w CheckWindow) iter.Seq2[CheckRecord, error] {
+	return func(yield func(CheckRecord, error) bool) {
+		accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(recon.Statement))
+		if err != nil {
+			yield(CheckRecord{}, err)
+			return
+		}
+		cols := `SELECT id, ` + recordCheckText + ` FROM records WHERE kind = ? AND `
+		const cond = `txn_date_time >= ? AND txn_date_time <= ? ORDER BY txn_date_time, svc_order_id, account`
+		var streams []iter.Seq2[CheckRecord, error]
+		if len(accts) > maxMerged {
+			streams = append(streams, db.checkRecordRows(ctx, cols+cond, string(recon.Statement), w.From, w.To))
+		} else {
+			for _, a := range accts {
+				streams = append(streams, db.checkRecordRows(ctx, cols+`account = ? AND `+cond, string(recon.Statement), a, w.From, w.To))
+			}
+		}
+		for r, err := range mergeBy(streams, func(a, b *CheckRecord) bool {
+			if a.TxnDateTime != b.TxnDateTime {
+				return a.TxnDateTime < b.TxnDateTime
+			}
+			if a.SvcOrderID != b.SvcOrderID {
+				return a.SvcOrderID < b.SvcOrderID
+			}
+			return a.Account < b.Account
+		}) {
+			if !yield(r, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// checkRecordRows runs one records query of CheckStatement.
+func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) iter.Seq2[CheckRecord, error] {
+	var f [8]string
+	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (CheckRecord, error) {
+		var r CheckRecord
+		var text string
+		if err := rows.Scan(&r.ID, &text); err != nil {
+			return r, err
+		}
+		if !splitInto(text, f[:]) {
+			rec, _, err := db.checkRecordWhere(ctx, `id = ?`, r.ID)
+			return rec, err
+		}
+		r.Account, r.SvcOrderID, r.ClientOrderID, r.TxnDateTime = f[0], f[1], f[2], f[3]
+		r.TxnMode, r.Amount, r.ReversalSvcOrderID, r.ProductCode = f[4], f[5], f[6], f[7]
+		return r, nil
+	}, query, args...))
+}
+
+// checkRecordWhere returns the first statement record matching cond, and
+// false when there is none.
+func (db *DB) checkRecordWhere(ctx context.Context, cond string, args ...any) (CheckRecord, bool, error) {
+	var r CheckRecord
+	err := db.QueryRowContext(ctx, `SELECT id, `+strings.Join(recordCheckCols, ", ")+` FROM records WHERE `+cond,
+		args...).Scan(append([]any{&r.ID}, r.ptrs()...)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return CheckRecord{}, false, nil
+	}
+	return r, err == nil, err
 }
 
 // CheckUnsettled yields the collect orders of days up to to (YYYY-MM-DD)
-// with no settlement, in (txnDateTime, svcOrderId) order.
+// with no settlement, in (txnDateTime, svcOrderId) order: svcOrderId,
+// clientOrderId, txnDateTime, txnDate and txnChargedValue.
 func (db *DB) CheckUnsettled(ctx context.Context, to string) iter.Seq2[recon.Record, error] {
-	return checkSeq(ctx, db, scanCheckRecordRows, `SELECT `+checkRecordCols+` FROM records
+	return checkSeq(ctx, db, func(rows *sql.Rows) (recon.Record, error) {
+		r := recon.Record{Kind: recon.Orders}
+		v := &r.Values
+		err := rows.Scan(&r.Account, &r.SvcOrderID, &v[recon.FClientOrderID], &v[recon.FTxnDateTime], &v[recon.FTxnDate],
+			&v[recon.FTxnChargedValue])
+		return r, err
+	}, `SELECT account, svc_order_id, client_order_id, txn_date_time, txn_date, txn_charged_value FROM records
 		WHERE kind = ? AND txn_date <= ? AND settlement_svc_order_id = ''
 		ORDER BY txn_date_time, svc_order_id`, string(recon.Orders), to)
 }
 
-// queryCheckRecord returns the first record of query, and false when there is none.
-func (db *DB) queryCheckRecord(ctx context.Context, query string, args ...any) (recon.Record, bool, error) {
-	r, err := scanCheckRecord(db.QueryRowContext(ctx, `SELECT `+checkRecordCols+` FROM records WHERE `+query, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return recon.Record{}, false, nil
-	}
-	if err != nil {
-		return recon.Record{}, false, err
-	}
-	return r, true, nil
-}
-
-// CheckDebitBySvc returns the debit (not CR) statement record with this
-// svcOrderId, of any date.
-func (db *DB) CheckDebitBySvc(ctx context.Context, svcOrderID string) (recon.Record, bool, error) {
-	return db.queryCheckRecord(ctx, `svc_order_id = ? AND kind = ? AND upper(txn_mode) <> 'CR' LIMIT 1`,
-		svcOrderID, string(recon.Statement))
-}
-
-// CheckDebitByClient returns the earliest debit (not CR) statement record
-// with this clientOrderId, of any date.
-func (db *DB) CheckDebitByClient(ctx context.Context, clientOrderID string) (recon.Record, bool, error) {
-	return db.queryCheckRecord(ctx, `client_order_id = ? AND kind = ? AND upper(txn_mode) <> 'CR'
-		ORDER BY txn_date_time LIMIT 1`, clientOrderID, string(recon.Statement))
-}
-
-// CheckRecord returns the statement record with this svcOrderId (any mode,
-// any date).
-func (db *DB) CheckRecord(ctx context.Context, svcOrderID string) (recon.Record, bool, error) {
-	return db.queryCheckRecord(ctx, `svc_order_id = ? AND kind = ? LIMIT 1`, svcOrderID, string(recon.Statement))
-}
-
-// CheckOutsideCall looks for calls outside the window (but Skip's) with
-// orderid svcOrderID, or externalRef clientOrderID when that is not empty:
-// found says there is one, debit that one of them debited the pool.
-func (db *DB) CheckOutsideCall(ctx context.Context, w CheckWindow, svcOrderID, clientOrderID string) (found, debit bool, err error) {
-	var d sql.NullInt64
-	err = db.QueryRowContext(ctx, `SELECT max(CASE WHEN pool_shape <> '' AND outcome = 'success' THEN 1 ELSE 0 END) FROM calls
-		WHERE (orderid = ?1 OR (?2 <> '' AND external_ref = ?2)) AND (ts < ?3 OR ts > ?4) AND `+w.notSkipped(),
-		svcOrderID, clientOrderID, w.From, w.To).Scan(&d)
-	if err != nil {
-		return false, false, err
-	}
-	return d.Valid, d.Valid && d.Int64 == 1, nil
-}
-
-// CheckRun identifies a reconciliation run: its period and as-of date
-// (YYYY-MM-DD) and its start.
-type CheckRun struct {
-	From, To, AsOf string
-	Started        time.Time
-}
-
-// CheckBreak is one row of recon_breaks. Amounts are exact decimal text;
-// a zero call id is stored as NULL.
-type CheckBreak struct {
-	PoolAccount, Kind       string
-	CallID, PrevCallID      int64
-	TS, ExternalRef         string
-	Expected, Actual, Delta string
-	ExplainedBy             []string
-	Note                    string
-}
-
-// CheckMatch is one row of recon_matches; a zero call id is stored as NULL.
-type CheckMatch struct {
-	Outcome         string
-	CallID          int64
-	SvcOrderID      string
-	ExternalRef     string
-	Operation       string
-	TS              string
-	CallAmount      string
-	StatementAmount string
-	Delta           string
-	Note            string
-	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
-}
-
-// CheckReversal is one row of recon_reversals.
-type CheckReversal struct {
-	SvcOrderID, ReversalSvcOrderID, TxnDateTime, Amount string
-	Found                                               bool
-	ReversalTxnDateTime, ReversalAmount, Note           string
-}
-
-// CheckUnsettled is one row of recon_unsettled.
-type CheckUnsettled struct {
-	SvcOrderID, ClientOrderID, TxnDateTime, Amount string
-	AgeDays                                        int
-	AgeBucket                                      string
-}
-
-// CheckResults are what a run found, yielded in the order they are stored,
-// and its JSON summary. Finished is called when the rows are written.
-type CheckResults struct {
-	Breaks    iter.Seq[CheckBreak]
-	Matches   iter.Seq[CheckMatch]
-	Reversals iter.Seq[CheckReversal]
-	Unsettled iter.Seq[CheckUnsettled]
-	Summary   []byte
-	Finished  func() time.Time
-}
-
-// SaveCheckRun stores a run and its rows in one transaction, deletes the
-// rows of earlier runs of the same period and marks those superseded by it
-// (their summaries stay). It returns the new run's id.
-func (db *DB) SaveCheckRun(ctx context.Context, run CheckRun, res CheckResults) (int64, error) {
-	var id int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, state)
-			VALUES (?, ?, ?, ?, 'running') RETURNING id`, run.From, run.To, run.AsOf, FormatTime(run.Started)).Scan(&id); err != nil {
-			return err
+// mergeBy merges streams each ordered by less into one ordered stream. An
+// error of any stream ends it.
+func mergeBy[T any](streams []iter.Seq2[T, error], less func(a, b *T) bool) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		if len(streams) == 1 {
+			for v, err := range streams[0] {
+				if !yield(v, err) || err != nil {
+					return
+				}
+			}
+			return
 		}
-		if err := insertCheckRows(ctx, tx, id, res); err != nil {
-			return err
+		type head struct {
+			next func() (T, error, bool)
+			stop func()
+			v    T
+			ok   bool
 		}
-		for _, t := range []string{"recon_breaks", "recon_matches", "recon_reversals", "recon_unsettled"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
-				WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, id); err != nil {
-				return err
+		heads := make([]*head, len(streams))
+		defer func() {
+			for _, h := range heads {
+				if h != nil {
+					h.stop()
+				}
+			}
+		}()
+		var zero T
+		for i, s := range streams {
+			next, stop := iter.Pull2(s)
+			h := &head{next: next, stop: stop}
+			heads[i] = h
+			var err error
+			if h.v, err, h.ok = next(); err != nil {
+				yield(zero, err)
+				return
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE recon_runs SET superseded_by = ?1
-			WHERE period_from = ?2 AND period_to = ?3 AND id <> ?1 AND superseded_by IS NULL`,
-			id, run.From, run.To); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE recon_runs SET state = 'ok', finished_at = ?, summary = ? WHERE id = ?`,
-			FormatTime(res.Finished()), string(res.Summary), id)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return id, nil
-}
-
-// FailCheckRun records a run that failed, finished at finished, so that
-// the history shows the attempt.
-func (db *DB) FailCheckRun(ctx context.Context, run CheckRun, finished time.Time) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, finished_at, state)
-			VALUES (?, ?, ?, ?, ?, 'failed')`, run.From, run.To, run.AsOf, FormatTime(run.Started), FormatTime(finished))
-		return err
-	})
-}
-
-// checkNullID stores a zero id as NULL.
-func checkNullID(id int64) any {
-	if id == 0 {
-		return nil
-	}
-	return id
-}
-
-func insertCheckRows(ctx context.Context, tx *sql.Tx, run int64, res CheckResults) (err error) {
-	br := newCheckBatch(tx, `INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id,
-		ts, external_ref, expected, actual, delta, explained_by, note) VALUES `, 12)
-	mt := newCheckBatch(tx, `INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id,
-		external_ref, operation, ts, call_amount, statement_amount, delta, note, suggested_pair) VALUES `, 12)
-	rv := newCheckBatch(tx, `INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id,
-		txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, 9)
-	un := newCheckBatch(tx, `INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id,
-		txn_date_time, amount, age_days, age_bucket) VALUES `, 7)
-	batches := []*checkBatch{br, mt, rv, un}
-	defer func() {
-		for _, b := range batches {
-			err = errors.Join(err, b.release())
-		}
-	}()
-	err = eachCheckRow(res.Breaks, func(b CheckBreak) error {
-		return br.add(ctx, run, b.PoolAccount, b.Kind, checkNullID(b.CallID), checkNullID(b.PrevCallID), b.TS,
-			b.ExternalRef, b.Expected, b.Actual, b.Delta, strings.Join(b.ExplainedBy, ","), b.Note)
-	})
-	if err == nil {
-		err = eachCheckRow(res.Matches, func(m CheckMatch) error {
-			return mt.add(ctx, run, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation,
-				m.TS, m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
-		})
-	}
-	if err == nil {
-		err = eachCheckRow(res.Reversals, func(r CheckReversal) error {
-			found := 0
-			if r.Found {
-				found = 1
+		for {
+			var min *head
+			for _, h := range heads {
+				if h.ok && (min == nil || less(&h.v, &min.v)) {
+					min = h
+				}
 			}
-			return rv.add(ctx, run, r.SvcOrderID, r.ReversalSvcOrderID, r.TxnDateTime, r.Amount, found,
-				r.ReversalTxnDateTime, r.ReversalAmount, r.Note)
-		})
-	}
-	if err == nil {
-		err = eachCheckRow(res.Unsettled, func(u CheckUnsettled) error {
-			return un.add(ctx, run, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
-		})
-	}
-	for _, b := range batches {
-		if err != nil {
-			break
-		}
-		err = b.flush(ctx)
-	}
-	return err
-}
-
-// eachCheckRow calls fn for each row of seq (none when seq is nil) and stops at
-// its first error.
-func eachCheckRow[T any](seq iter.Seq[T], fn func(T) error) error {
-	if seq == nil {
-		return nil
-	}
-	for v := range seq {
-		if err := fn(v); err != nil {
-			return err
+			if min == nil {
+				return
+			}
+			if !yield(min.v, nil) {
+				return
+			}
+			var err error
+			if min.v, err, min.ok = min.next(); err != nil {
+				yield(zero, err)
+				return
+			}
 		}
 	}
-	return nil
 }
 
-// checkBatchRows is how many rows one INSERT statement of a checkBatch carries.
-const checkBatchRows = 64
+// prefetchBatch is how many rows a prefetching stream reads ahead per
+// hand-over.
+const prefetchBatch = 512
 
-// checkBatch inserts rows checkBatchRows at a time with one multi-row
-// INSERT (prepared once), which spares most of the per-statement cost.
-type checkBatch struct {
-	tx     *sql.Tx
-	prefix string // INSERT INTO t (cols) VALUES
-	cols   int
-	full   *sql.Stmt
-	args   []any
-}
-
-func newCheckBatch(tx *sql.Tx, prefix string, cols int) *checkBatch {
-	return &checkBatch{tx: tx, prefix: prefix, cols: cols}
-}
-
-func (b *checkBatch) query(rows int) string {
-	one := "(" + strings.Repeat("?,", b.cols-1) + "?)"
-	return b.prefix + strings.Repeat(one+",", rows-1) + one
-}
-
-func (b *checkBatch) add(ctx context.Context, vals ...any) error {
-	b.args = append(b.args, vals...)
-	if len(b.args) < checkBatchRows*b.cols {
-		return nil
-	}
-	if b.full == nil {
-		st, err := b.tx.PrepareContext(ctx, b.query(checkBatchRows))
-		if err != nil {
-			return err
+// prefetch runs seq in a goroutine of its own, handing its values over in
+// batches, so that reading the database overlaps with what the consumer
+// does with them (the check reads two streams and writes a third at once).
+// It stops, and waits for the goroutine, when the consumer stops.
+func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		type batch struct {
+			vals []T
+			err  error
 		}
-		b.full = st
+		ctx, cancel := context.WithCancel(ctx)
+		out := make(chan batch, 4)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer close(out)
+			b := make([]T, 0, prefetchBatch)
+			send := func(x batch) bool {
+				select {
+				case out <- x:
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
+			for v, err := range seq {
+				if err != nil {
+					send(batch{vals: b, err: err})
+					return
+				}
+				if b = append(b, v); len(b) == prefetchBatch {
+					if !send(batch{vals: b}) {
+						return
+					}
+					b = make([]T, 0, prefetchBatch)
+				}
+			}
+			if len(b) > 0 {
+				send(batch{vals: b})
+			}
+		}()
+		defer func() {
+			cancel()
+			for range out {
+			}
+			<-done
+		}()
+		for b := range out {
+			for _, v := range b.vals {
+				if !yield(v, nil) {
+					return
+				}
+			}
+			if b.err != nil {
+				var zero T
+				yield(zero, b.err)
+				return
+			}
+		}
 	}
-	_, err := b.full.ExecContext(ctx, b.args...)
-	b.args = b.args[:0]
-	return err
-}
-
-// flush inserts the rows left.
-func (b *checkBatch) flush(ctx context.Context) error {
-	n := len(b.args) / b.cols
-	if n == 0 {
-		return nil
-	}
-	_, err := b.tx.ExecContext(ctx, b.query(n), b.args...)
-	b.args = b.args[:0]
-	return err
-}
-
-// release closes the prepared statement.
-func (b *checkBatch) release() error {
-	if b.full == nil {
-		return nil
-	}
-	err := b.full.Close()
-	b.full = nil
-	return err
 }

@@ -19,18 +19,23 @@ func TestCheckStatementFields(t *testing.T) {
 		if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: []recon.Record{r}}}); err != nil {
 			t.Fatal(err)
 		}
-		var got []recon.Record
+		var got []CheckRecord
 		for rec, err := range db.CheckStatement(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, rec)
 		}
-		if len(got) != 1 || got[0].SvcOrderID != "S1" || got[0].Get(recon.FProductCode) != "IDV" || got[0].Get(recon.FClientOrderID) != "R1" ||
-			got[0].Get(recon.FTxnChargedValue) != "1.50" {
+		if len(got) != 1 || got[0].SvcOrderID != "S1" || got[0].ProductCode != "IDV" || got[0].ClientOrderID != "R1" ||
+			got[0].Amount != "1.50" {
 			t.Fatalf("CheckStatement = %+v, want S1 of R1, 1.50, productCode IDV", got)
 		}
-		if rec, ok, err := db.CheckRecord(ctx, "S1"); err != nil || !ok || rec.Get(recon.FProductCode) != "IDV" {
+		f, err := db.CheckFinder(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if rec, ok, err := f.Record(ctx, "S1"); err != nil || !ok || rec.ProductCode != "IDV" {
 			t.Errorf("CheckRecord(S1) = %+v, %v, %v; want its productCode", rec, ok, err)
 		}
 

@@ -194,6 +194,10 @@ var pgDDL = []struct {
 	{regexp.MustCompile(`(?i)\bBLOB\b`), `BYTEA`},
 	// Byte order, like SQLite: ORDER BY and indexes agree across backends.
 	{regexp.MustCompile(`(?i)\bTEXT\b`), `TEXT COLLATE "C"`},
+	// A table rebuilt with its ids copied: its identity goes on after them
+	// (a no-op SELECT in SQLite, whose rowids do by themselves).
+	{regexp.MustCompile(`SELECT 'restart identity (\w+) (\w+)';`),
+		`SELECT setval(pg_get_serial_sequence('$1', '$2'), COALESCE((SELECT max($2) FROM $1), 0) + 1, false);`},
 }
 
 // pgMigration returns a migration in PostgreSQL's dialect.

@@ -63,9 +63,6 @@ var recordColumns = func() []string {
 
 // The record statements, generated from recon.RecordFields.
 var (
-	insertRecordSQL = fmt.Sprintf(`INSERT INTO records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at)
-		VALUES (?, ?, ?%s, ?, ?) ON CONFLICT (kind, account, svc_order_id) DO NOTHING`,
-		strings.Join(recordColumns, ", "), strings.Repeat(", ?", recon.NumFields))
 	touchRecordSQL = fmt.Sprintf(`UPDATE records SET last_synced_at = ? WHERE kind = ? AND account = ? AND svc_order_id = ? AND %s`,
 		strings.Join(recordColumns, " = ? AND ")+" = ?")
 	updateRecordSQL = fmt.Sprintf(`UPDATE records SET %s, last_synced_at = ? WHERE kind = ? AND account = ? AND svc_order_id = ?`,
@@ -82,22 +79,47 @@ var (
 // recordTx is a write transaction of records and checkpoints with its
 // prepared statements.
 type recordTx struct {
-	ctx                   context.Context
-	now                   string
-	insert, touch, update *sql.Stmt
-	window, count         *sql.Stmt
-	args                  []any
-	newN, updN            int
+	db            *DB
+	tx            *sql.Tx
+	ctx           context.Context
+	now           string
+	insert        *sql.Stmt // recordsPerInsert rows at once
+	touch, update *sql.Stmt
+	window, count *sql.Stmt
+	args          []any
+	newN, updN    int
+	pending       []*recon.Record // records waiting for a whole multi-row insert
+	inserted      map[string]bool
+}
+
+// recordsPerInsert is how many records one INSERT of WriteRecords carries.
+const recordsPerInsert = 32
+
+// insertRecordsSQL inserts rows records stamped now, skipping those already
+// stored (SQLite's OR IGNORE needs no statement journal; the values of
+// NOT NULL columns are never NULL), and returns the keys of those it
+// inserted.
+func (db *DB) insertRecordsSQL(rows int, now string) string {
+	one := "(?, ?, ?" + strings.Repeat(", ?", recon.NumFields) + ", '" + sqlText(now) + "', '" + sqlText(now) + "')"
+	verb, tail := `INSERT OR IGNORE INTO`, ``
+	if db.pg {
+		verb, tail = `INSERT INTO`, ` ON CONFLICT (kind, account, svc_order_id) DO NOTHING`
+	}
+	return fmt.Sprintf(`%s records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at) VALUES %s%s
+		RETURNING kind, account, svc_order_id`, verb, strings.Join(recordColumns, ", "),
+		strings.Repeat(one+", ", rows-1)+one, tail)
 }
 
 // WriteRecords stores pages in one transaction: each page's records are
 // upserted by (kind, account, svcOrderId), then its window checkpoint is
 // written. It returns how many records were inserted and how many had their
 // content changed (a record stored again unchanged only has its
-// last_synced_at moved to at). On error nothing is stored.
+// last_synced_at moved to at). Records are inserted recordsPerInsert at a
+// time; those already stored are then compared and updated one by one. On
+// error nothing is stored.
 func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage) (newN, updN int, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		w := &recordTx{ctx: ctx, now: FormatTime(at), args: make([]any, 0, recon.NumFields+6)}
+		w := &recordTx{db: db, tx: tx, ctx: ctx, now: FormatTime(at), args: make([]any, 0, recordsPerInsert*(recon.NumFields+3))}
 		var perr error
 		prep := func(q string) *sql.Stmt {
 			if perr != nil {
@@ -107,7 +129,7 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 			s, perr = tx.PrepareContext(ctx, q)
 			return s
 		}
-		w.insert, w.touch, w.update = prep(insertRecordSQL), prep(touchRecordSQL), prep(updateRecordSQL)
+		w.insert, w.touch, w.update = prep(db.insertRecordsSQL(recordsPerInsert, w.now)), prep(touchRecordSQL), prep(updateRecordSQL)
 		w.window, w.count = prep(windowSQL), prep(countDaySQL)
 		defer func() {
 			for _, s := range []*sql.Stmt{w.insert, w.touch, w.update, w.window, w.count} {
@@ -124,6 +146,9 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 				return err
 			}
 		}
+		if err := w.flush(); err != nil {
+			return err
+		}
 		newN, updN = w.newN, w.updN
 		return nil
 	})
@@ -135,12 +160,19 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 
 func (w *recordTx) page(p *RecordPage) error {
 	for i := range p.Records {
-		if err := w.upsert(&p.Records[i]); err != nil {
-			return err
+		w.pending = append(w.pending, &p.Records[i])
+		if len(w.pending) == recordsPerInsert {
+			if err := w.flush(); err != nil {
+				return err
+			}
 		}
 	}
 	if p.Window == nil {
 		return nil
+	}
+	// The checkpoint (and the day's count) comes after the page's records.
+	if err := w.flush(); err != nil {
+		return err
 	}
 	if p.Finish != nil {
 		n, err := w.stored(p.Window)
@@ -153,31 +185,74 @@ func (w *recordTx) page(p *RecordPage) error {
 	return w.checkpoint(p.Window)
 }
 
-// upsert stores one record and counts it as new, updated or unchanged:
-// an insert that conflicts is followed by an update of last_synced_at that
-// matches only identical content, and only then by a full update.
-func (w *recordTx) upsert(r *recon.Record) error {
-	a := append(w.args[:0], string(r.Kind), r.Account, r.SvcOrderID)
-	for i := range r.Values {
-		a = append(a, r.Values[i])
-	}
-	a = append(a, w.now, w.now)
-	res, err := w.insert.ExecContext(w.ctx, a...)
-	if err != nil {
-		return fmt.Errorf("insert record %s: %w", r.SvcOrderID, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("insert record %s: %w", r.SvcOrderID, err)
-	} else if n == 1 {
-		w.newN++
-		w.args = a
+// flush inserts the pending records; each one not inserted (stored
+// already, or twice in the batch) is then upserted alone.
+func (w *recordTx) flush() error {
+	recs := w.pending
+	if len(recs) == 0 {
 		return nil
 	}
-	a = append(a[:0], w.now, string(r.Kind), r.Account, r.SvcOrderID)
+	w.pending = w.pending[:0]
+	a := w.args[:0]
+	for _, r := range recs {
+		a = append(a, string(r.Kind), r.Account, r.SvcOrderID)
+		for i := range r.Values {
+			a = append(a, r.Values[i])
+		}
+	}
+	w.args = a
+	var rows *sql.Rows
+	var err error
+	if len(recs) == recordsPerInsert {
+		rows, err = w.insert.QueryContext(w.ctx, a...)
+	} else {
+		rows, err = w.tx.QueryContext(w.ctx, w.db.insertRecordsSQL(len(recs), w.now), a...)
+	}
+	if err != nil {
+		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
+	}
+	if w.inserted == nil {
+		w.inserted = map[string]bool{}
+	}
+	clear(w.inserted)
+	for rows.Next() {
+		var kind, account, svc string
+		if err := rows.Scan(&kind, &account, &svc); err != nil {
+			rows.Close()
+			return err
+		}
+		w.inserted[kind+"\x00"+account+"\x00"+svc] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
+	}
+	w.newN += len(w.inserted)
+	if len(w.inserted) == len(recs) {
+		return nil
+	}
+	for _, r := range recs {
+		k := string(r.Kind) + "\x00" + r.Account + "\x00" + r.SvcOrderID
+		if w.inserted[k] {
+			delete(w.inserted, k) // a second record of the key in the batch is upserted
+			continue
+		}
+		if err := w.upsert(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsert counts a record stored already as updated or unchanged: an
+// update of last_synced_at that matches only identical content, and only
+// then a full update.
+func (w *recordTx) upsert(r *recon.Record) error {
+	a := append(w.args[:0], w.now, string(r.Kind), r.Account, r.SvcOrderID)
 	for i := range r.Values {
 		a = append(a, r.Values[i])
 	}
-	res, err = w.touch.ExecContext(w.ctx, a...)
+	res, err := w.touch.ExecContext(w.ctx, a...)
 	if err != nil {
 		return fmt.Errorf("touch record %s: %w", r.SvcOrderID, err)
 	}

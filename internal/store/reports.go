@@ -21,9 +21,8 @@ import (
 // This file reads back what the reports (the reconciliation workbook, the
 // biller list) show: the current reconciliation run and its summary, its
 // result rows, the period's records and daily totals, and the billers.
-// Each reader returns its rows as an iterator over one ordered query; the
-// row it yields is reused for the next one, so a consumer copies what it
-// keeps.
+// Each reader returns its rows as an iterator over one ordered query, read
+// ahead; the consumer copies what it keeps of a row before the next.
 
 // ReportRun is a reconciliation run as the reports read it.
 type ReportRun struct {
@@ -128,29 +127,28 @@ func (db *DB) ReportDays(ctx context.Context, from, to string) ([]ReportDay, err
 	return days, nil
 }
 
-// reportRows runs one query and yields its rows, scanned into one reused
-// T. A query or scan error is yielded once, last.
+// reportRows runs one query and yields its rows, scanned into a T each.
+// The rows are read ahead in a goroutine of their own (prefetch), so that
+// the database's work overlaps the consumer's (a report's million rows
+// are written to a sheet as they are read). The consumer must copy what
+// it keeps of a row before it asks for the next. A query or scan error is
+// yielded once, last.
 func reportRows[T any](ctx context.Context, db *DB, what, query string, args []any,
 	scan func(rows *sql.Rows, v *T) error) iter.Seq2[*T, error] {
-	return func(yield func(*T, error) bool) {
-		rows, err := db.QueryContext(ctx, query, args...)
-		if err != nil {
-			yield(nil, fmt.Errorf("read %s: %w", what, err))
-			return
-		}
-		defer rows.Close()
+	vals := prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (T, error) {
 		var v T
-		for rows.Next() {
-			if err := scan(rows, &v); err != nil {
+		err := scan(rows, &v)
+		return v, err
+	}, query, args...))
+	return func(yield func(*T, error) bool) {
+		for v, err := range vals {
+			if err != nil {
 				yield(nil, fmt.Errorf("read %s: %w", what, err))
 				return
 			}
 			if !yield(&v, nil) {
 				return
 			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, fmt.Errorf("read %s: %w", what, err))
 		}
 	}
 }
@@ -256,15 +254,48 @@ type ReportMatch struct {
 	SuggestedPair                                                        string // "" = none
 }
 
-const matchSelect = `SELECT m.outcome, m.ts, m.operation, m.external_ref,
-	COALESCE(c.orderid, ''), COALESCE(c.statuscode, ''), m.svc_order_id,
-	m.call_amount, m.statement_amount, m.delta, m.note, COALESCE(m.call_id, 0), m.suggested_pair
-	FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id
-	WHERE m.run_id = ?`
+// matchCols are a match row's text columns, in scanMatch's order (the
+// call id aside).
+var matchCols = []string{"m.outcome", "m.ts", "m.operation", "m.external_ref", "COALESCE(c.orderid, '')",
+	"COALESCE(c.statuscode, '')", "m.svc_order_id", "m.call_amount", "m.statement_amount", "m.delta", "m.note",
+	"m.suggested_pair"}
 
-func scanMatch(rows *sql.Rows, m *ReportMatch) error {
-	return rows.Scan(&m.Outcome, &m.TS, &m.Operation, &m.ExternalRef, &m.OrderID, &m.StatusCode,
-		&m.SvcOrderID, &m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.CallID, &m.SuggestedPair)
+const matchFrom = ` FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id`
+
+// matchSelect reads a match row as its key (for a second look), its call
+// id and its text columns joined into one (concatCols): a million rows cost
+// the driver two columns a row instead of thirteen.
+func (db *DB) matchSelect() string {
+	key := "m.rowid"
+	if db.pg {
+		key = "m.ctid::text"
+	}
+	return `SELECT ` + key + `, COALESCE(m.call_id, 0), ` + concatCols(matchCols...) + matchFrom + ` WHERE m.run_id = ?`
+}
+
+// scanMatch reads a row of matchSelect; a row whose text does not split
+// (a value held the separator) is read again column by column.
+func (db *DB) scanMatch(ctx context.Context) func(rows *sql.Rows, m *ReportMatch) error {
+	f := make([]string, len(matchCols))
+	return func(rows *sql.Rows, m *ReportMatch) error {
+		var key, text string
+		if err := rows.Scan(&key, &m.CallID, &text); err != nil {
+			return err
+		}
+		if !splitInto(text, f) {
+			cond := `m.rowid = ?`
+			if db.pg {
+				cond = `m.ctid = ?::tid`
+			}
+			if err := db.QueryRowContext(ctx, `SELECT `+strings.Join(matchCols, ", ")+matchFrom+` WHERE `+cond, key).
+				Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11]); err != nil {
+				return err
+			}
+		}
+		m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode = f[0], f[1], f[2], f[3], f[4], f[5]
+		m.SvcOrderID, m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair = f[6], f[7], f[8], f[9], f[10], f[11]
+		return nil
+	}
 }
 
 // ReportMatches yields every matching outcome of a run: the exceptions
@@ -272,30 +303,30 @@ func scanMatch(rows *sql.Rows, m *ReportMatch) error {
 // reversed rows, each part by time.
 func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "matches",
-		matchSelect+` ORDER BY m.outcome IN (?, ?), m.ts, m.external_ref, m.svc_order_id, m.call_id`,
-		[]any{runID, recon.Matched, recon.Reversed}, scanMatch)
+		db.matchSelect()+` ORDER BY m.outcome IN (?, ?), m.ts, m.external_ref, m.svc_order_id, m.call_id`,
+		[]any{runID, recon.Matched, recon.Reversed}, db.scanMatch(ctx))
 }
 
 // ReportSuggestedPairs yields the callOnly rows of a run that carry a
 // suggested pair, by time.
 func (db *DB) ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "suggested pairs",
-		matchSelect+` AND m.outcome = ? AND m.suggested_pair <> '' ORDER BY m.ts, m.external_ref, m.call_id`,
-		[]any{runID, recon.CallOnly}, scanMatch)
+		db.matchSelect()+` AND m.outcome = ? AND m.suggested_pair <> '' ORDER BY m.ts, m.external_ref, m.call_id`,
+		[]any{runID, recon.CallOnly}, db.scanMatch(ctx))
 }
 
 // ReportDuplicates yields a run's duplicate debits grouped by externalRef.
 func (db *DB) ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "duplicates",
-		matchSelect+` AND m.outcome = ? ORDER BY m.external_ref, m.ts, m.svc_order_id, m.call_id`,
-		[]any{runID, recon.DuplicateDebit}, scanMatch)
+		db.matchSelect()+` AND m.outcome = ? ORDER BY m.external_ref, m.ts, m.svc_order_id, m.call_id`,
+		[]any{runID, recon.DuplicateDebit}, db.scanMatch(ctx))
 }
 
 // ReportPending yields a run's pending calls by time.
 func (db *DB) ReportPending(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "pending",
-		matchSelect+` AND m.outcome = ? ORDER BY m.ts, m.external_ref, m.call_id`,
-		[]any{runID, recon.Pending}, scanMatch)
+		db.matchSelect()+` AND m.outcome = ? ORDER BY m.ts, m.external_ref, m.call_id`,
+		[]any{runID, recon.Pending}, db.scanMatch(ctx))
 }
 
 // ReportReversal is one reversed statement record of a run
@@ -342,28 +373,40 @@ type ReportRecord struct {
 	FirstSyncedAt, LastSyncedAt string
 }
 
-// reportRecordSelect selects a record's key columns, every column of
+// reportRecordCols are a record's key columns, every column of
 // recon.RecordFields in order (recordColumns), and its sync times.
-var reportRecordSelect = "account, svc_order_id, " + strings.Join(recordColumns, ", ") + ", first_synced_at, last_synced_at"
+var reportRecordCols = append(append([]string{"account", "svc_order_id"}, recordColumns...), "first_synced_at", "last_synced_at")
 
 // ReportRecords yields the records of kind k whose txnDate is in from..to,
 // by account, time and svcOrderId. Every field is read for both kinds (a
-// field the kind does not carry is "").
+// field the kind does not carry is ""). A record's columns are read joined
+// into one text (concatCols), split here; a record whose text does not
+// split is read again column by column.
 func (db *DB) ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*ReportRecord, error] {
-	var ptrs []any
-	return reportRows(ctx, db, k.String()+" records", `SELECT `+reportRecordSelect+`
+	f := make([]string, len(reportRecordCols))
+	return reportRows(ctx, db, k.String()+" records", `SELECT id, `+concatCols(reportRecordCols...)+`
 		FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?
 		ORDER BY account, txn_date_time, svc_order_id`, []any{k, from, to},
 		func(rows *sql.Rows, r *ReportRecord) error {
-			if ptrs == nil { // r is the same row every time
-				ptrs = []any{&r.Account, &r.SvcOrderID}
-				for i := range r.Values {
-					ptrs = append(ptrs, &r.Values[i])
-				}
-				ptrs = append(ptrs, &r.FirstSyncedAt, &r.LastSyncedAt)
+			var id int64
+			var text string
+			if err := rows.Scan(&id, &text); err != nil {
+				return err
 			}
-			r.Kind = k
-			return rows.Scan(ptrs...)
+			if !splitInto(text, f) {
+				ptrs := make([]any, len(f))
+				for i := range f {
+					ptrs[i] = &f[i]
+				}
+				if err := db.QueryRowContext(ctx, `SELECT `+strings.Join(reportRecordCols, ", ")+` FROM records WHERE id = ?`, id).
+					Scan(ptrs...); err != nil {
+					return err
+				}
+			}
+			r.Kind, r.Account, r.SvcOrderID = k, f[0], f[1]
+			copy(r.Values[:], f[2:2+recon.NumFields])
+			r.FirstSyncedAt, r.LastSyncedAt = f[2+recon.NumFields], f[3+recon.NumFields]
+			return nil
 		})
 }
 

@@ -1,0 +1,335 @@
+// Package jsonscan is a minimal JSON scanner for the lean decoders of the
+// call-log import and the statement sync: one pass over a document that
+// validates it as encoding/json does and finds the values of named keys,
+// with no map and no struct of the whole document. What it cannot read
+// exactly as encoding/json (and svcapi's String, Int and Amount types)
+// would, it refuses (ok false): the caller then decodes the document the
+// ordinary way. It imports no project package.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDepth bounds the nesting the scanner follows (encoding/json's own
+// limit is far higher; a deeper line goes to the full decoder).
+const maxDepth = 200
+
+// Span is a value's place in a document: [From, To). From 0 means absent
+// (no value of a key starts at 0: its object does).
+type Span struct{ From, To int }
+
+// Set reports whether the value is present.
+func (s Span) Set() bool { return s.From > 0 }
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipWS returns the index of the first byte at or after i that is not
+// white space.
+func SkipWS(b []byte, i int) int {
+	for i < len(b) && isWS(b[i]) {
+		i++
+	}
+	return i
+}
+
+// scanString scans the string at b[i] == '"': the index after its closing
+// quote, and whether it holds an escape.
+func scanString(b []byte, i int) (end int, esc, ok bool) {
+	for i++; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, esc, true
+		case c == '\\':
+			esc = true
+			if i+1 >= len(b) {
+				return 0, false, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return 0, false, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return 0, false, false
+					}
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
+		default:
+			i++
+		}
+	}
+	return 0, false, false
+}
+
+// scanNumber scans the number at b[i] (JSON's grammar).
+func scanNumber(b []byte, i int) (int, bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+// SkipValue scans the value at b[i]; it returns the index after it.
+func SkipValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '{':
+		return scanObjectDepth(b, i, nil, nil, depth+1)
+	case c == '[':
+		if depth >= maxDepth {
+			return 0, false
+		}
+		i = SkipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = SkipValue(b, i, depth+1); !ok {
+				return 0, false
+			}
+			i = SkipWS(b, i)
+			switch {
+			case i < len(b) && b[i] == ',':
+				i = SkipWS(b, i+1)
+			case i < len(b) && b[i] == ']':
+				return i + 1, true
+			default:
+				return 0, false
+			}
+		}
+	case c == '"':
+		end, _, ok := scanString(b, i)
+		return end, ok
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	default:
+		return scanNumber(b, i)
+	}
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return 0, false
+}
+
+// ScanObject scans the object at b[i] == '{', putting the place of the
+// value of each of keys in out (same index). A key of keys given twice, a
+// key that matches one of keys only without regard to case (encoding/json
+// would take it), or an escaped key, makes it fail.
+func ScanObject(b []byte, i int, keys []string, out []Span) (int, bool) {
+	return scanObjectDepth(b, i, keys, out, 0)
+}
+
+func scanObjectDepth(b []byte, i int, keys []string, out []Span, depth int) (int, bool) {
+	if depth >= maxDepth || i >= len(b) || b[i] != '{' {
+		return 0, false
+	}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		kend, esc, ok := scanString(b, i)
+		if !ok {
+			return 0, false
+		}
+		key := b[i+1 : kend-1]
+		i = SkipWS(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		i = SkipWS(b, i+1)
+		want := -1
+		if keys != nil {
+			if esc || !ascii(key) {
+				return 0, false
+			}
+			for k, name := range keys {
+				if string(key) == name {
+					want = k
+					break
+				}
+				if len(key) == len(name) && bytes.EqualFold(key, []byte(name)) {
+					return 0, false
+				}
+			}
+		}
+		vstart := i
+		if i, ok = SkipValue(b, i, depth); !ok {
+			return 0, false
+		}
+		if want >= 0 {
+			if out[want].Set() {
+				return 0, false
+			}
+			out[want] = Span{vstart, i}
+		}
+		i = SkipWS(b, i)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = SkipWS(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Text reads a value as svcapi.String does: a string's text, a number's
+// or boolean's literal, "" for null or absent; false for an object or an
+// array.
+func Text(b []byte, s Span) (string, bool) {
+	if !s.Set() {
+		return "", true
+	}
+	v := b[s.From:s.To]
+	switch v[0] {
+	case '"':
+		if bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+			return string(v[1 : len(v)-1]), true
+		}
+		var out string
+		if json.Unmarshal(v, &out) != nil {
+			return "", false
+		}
+		return out, true
+	case 'n':
+		return "", true
+	case '{', '[':
+		return "", false
+	}
+	return string(v), true
+}
+
+// Int reads a whole number as svcapi.Int does (a number or a numeric
+// string; 0 when absent or null); false for anything else.
+func Int(b []byte, s Span) (int64, bool) {
+	if !s.Set() {
+		return 0, true
+	}
+	v := b[s.From:s.To]
+	if v[0] == '"' {
+		v = v[1 : len(v)-1]
+	}
+	if string(v) == "null" {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
+}
+
+// Amount reads an amount's text as svcapi.Amount does (a decimal string
+// or number, trimmed; "" when absent or null); false for any other value.
+func Amount(b []byte, s Span) (string, bool) {
+	if !s.Set() {
+		return "", true
+	}
+	v := b[s.From:s.To]
+	switch v[0] {
+	case '"':
+		if bytes.IndexByte(v, '\\') >= 0 {
+			return "", false
+		}
+		return strings.TrimSpace(string(v[1 : len(v)-1])), true
+	case 'n':
+		return "", true
+	case '{', '[', 't', 'f':
+		return "", false
+	}
+	return string(v), true
+}
+
+// Elements scans the array at b[i] == '[' and calls fn with the place of
+// each element, in order; fn returning false stops it (ok false).
+func Elements(b []byte, i int, fn func(s Span) bool) (end int, ok bool) {
+	if i >= len(b) || b[i] != '[' {
+		return 0, false
+	}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		start := i
+		if i, ok = SkipValue(b, i, 1); !ok || !fn(Span{start, i}) {
+			return 0, false
+		}
+		i = SkipWS(b, i)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = SkipWS(b, i+1)
+		case i < len(b) && b[i] == ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// interrupting is the store with its stream of calls cut after n calls:
+// the run's context is cancelled there, as a SIGINT would, while rows of
+// the run are being written.
+type interrupting struct {
+	*store.DB
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *interrupting) CheckCalls(ctx context.Context, w store.CheckWindow) iter.Seq2[recon.Call, error] {
+	return func(yield func(recon.Call, error) bool) {
+		i := 0
+		for c, err := range s.DB.CheckCalls(ctx, w) {
+			if i++; i == s.n {
+				s.cancel()
+			}
+			if !yield(c, err) {
+				return
+			}
+		}
+	}
+}
+
+// dumpResults lists the result rows of every run, without run ids, sorted.
+func dumpResults(tb testing.TB, db *store.DB) []string {
+	tb.Helper()
+	var out []string
+	for _, q := range []string{
+		`SELECT outcome || '|' || COALESCE(call_id, 0) || '|' || svc_order_id || '|' || call_amount || '|' || statement_amount || '|' || delta || '|' || note || '|' || suggested_pair FROM recon_matches`,
+		`SELECT kind || '|' || ts || '|' || delta || '|' || explained_by || '|' || note FROM recon_breaks`,
+		`SELECT svc_order_id || '|' || reversal_found || '|' || reversal_amount FROM recon_reversals`,
+		`SELECT svc_order_id || '|' || age_days FROM recon_unsettled`,
+	} {
+		rows, err := db.Query(q)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			out = append(out, s)
+		}
+		rows.Close()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCheckInterruptedAndRunAgain: a check stopped half-way leaves none of
+// its rows (they are written in one transaction, as they are found), only
+// the failed attempt in the history; the next check ends identical to a
+// check of an untouched database.
+func TestCheckInterruptedAndRunAgain(t *testing.T) {
+	srv := startSandbox(t, sandbox.Options{Seed: 9, Days: 6, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	from, to := srv.Period()
+	db := openDB(t)
+	syncSandbox(t, db, srv)
+	importCallLog(t, db, srv.Sandbox)
+
+	clean := openDB(t)
+	syncSandbox(t, clean, srv)
+	importCallLog(t, clean, srv.Sandbox)
+	if _, err := Check(context.Background(), clean, CheckOptions{From: from, To: to}); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpResults(t, clean)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := srv.Counts().Calls
+	if _, err := Check(ctx, &interrupting{DB: db, n: calls / 2, cancel: cancel}, CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted check = %v, want context.Canceled", err)
+	}
+	if got := dumpResults(t, db); len(got) != 0 {
+		t.Fatalf("after the interrupted check %d result rows are stored, want none", len(got))
+	}
+	var states []string
+	rows, _ := db.Query(`SELECT state FROM recon_runs ORDER BY id`)
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		states = append(states, s)
+	}
+	rows.Close()
+	if !slices.Equal(states, []string{"failed"}) {
+		t.Errorf("runs after the interrupted check = %q, want one failed attempt", states)
+	}
+	if _, err := Check(context.Background(), db, CheckOptions{From: from, To: to}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpResults(t, db); !slices.Equal(got, want) {
+		t.Errorf("checked again: %d result rows, a clean check %d; contents differ", len(got), len(want))
+	}
+}

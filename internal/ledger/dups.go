@@ -1,0 +1,146 @@
+package ledger
+
+import (
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// dupFinder finds the externalRefs debited more than once (design:
+// duplicate debit): by two debits with distinct orderids, or by two debit
+// records of the period. Two Bloom filters remember the externalRefs of
+// the debits and the clientOrderIds of the debit records met so far; a
+// second meeting is checked exactly, once per externalRef, against all the
+// period's calls or records of it. A duplicate found after rows of its
+// externalRef were stored is corrected at the end (fixDuplicates).
+type dupFinder struct {
+	p                       *pass
+	calls, recs             *bloom
+	callVerdict, recVerdict map[string]bool
+	dup                     map[string]bool
+	found                   []string // in the order found
+}
+
+func newDupFinder(p *pass) *dupFinder {
+	return &dupFinder{p: p, calls: newBloom(), recs: newBloom(), callVerdict: map[string]bool{},
+		recVerdict: map[string]bool{}, dup: map[string]bool{}}
+}
+
+// isDup reports whether ref is known to be debited more than once.
+func (d *dupFinder) isDup(ref string) bool { return ref != "" && d.dup[ref] }
+
+func (d *dupFinder) markDup(ref string) {
+	if !d.dup[ref] {
+		d.dup[ref] = true
+		d.found = append(d.found, ref)
+	}
+}
+
+// seeDebit notes a debit (not pending, counted once) of externalRef ref.
+func (d *dupFinder) seeDebit(ref string) error {
+	if !d.calls.has(ref) {
+		d.calls.add(ref)
+		return nil
+	}
+	if _, done := d.callVerdict[ref]; done {
+		return nil
+	}
+	calls, err := d.p.find.RefCalls(d.p.ctx, ref)
+	if err != nil {
+		return err
+	}
+	first, seen, dup := "", false, false
+	for _, c := range calls {
+		outcome, shape, orderID := recon.CallOutcome(c.Outcome), c.Shape, c.OrderID
+		if r, ok := d.p.cfg.resolved[c.ID]; ok && outcome == recon.CallPending {
+			outcome = r.state
+			if r.pool != nil {
+				shape = string(r.pool.Shape)
+			}
+			if r.orderID != "" {
+				orderID = r.orderID
+			}
+		}
+		if outcome != recon.CallSuccess || shape == "" {
+			continue
+		}
+		if !seen {
+			first, seen = orderID, true
+		} else if orderID != first {
+			dup = true
+		}
+	}
+	d.callVerdict[ref] = dup
+	if dup {
+		d.markDup(ref)
+	}
+	return nil
+}
+
+// seeRecord notes a debit record of the period with clientOrderId client.
+func (d *dupFinder) seeRecord(client string) error {
+	if !d.recs.has(client) {
+		d.recs.add(client)
+		return nil
+	}
+	if _, done := d.recVerdict[client]; done {
+		return nil
+	}
+	recs, err := d.p.find.PeriodRecordsByClient(d.p.ctx, client)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range recs {
+		if !isCR(r.TxnMode) {
+			n++
+		}
+	}
+	d.recVerdict[client] = n > 1
+	if n > 1 {
+		d.markDup(client)
+	}
+	return nil
+}
+
+// fixDuplicates turns the stored rows of calls whose externalRef turned
+// out to be debited more than once after they were stored into
+// duplicateDebit rows, and corrects the counts and the report.
+func (p *pass) fixDuplicates() error {
+	if len(p.dups.found) == 0 {
+		return nil
+	}
+	old, err := p.out.Duplicates(p.dups.found, toDuplicate)
+	if err != nil {
+		return err
+	}
+	for _, m := range old {
+		amount := decimal.Zero
+		switch {
+		case m.CallAmount != "":
+			amount, _ = decimal.NewFromString(m.CallAmount)
+		case m.StatementAmount != "":
+			amount, _ = decimal.NewFromString(m.StatementAmount)
+		}
+		p.sum.outN[m.Outcome]--
+		p.sum.outSum[m.Outcome] = p.sum.outSum[m.Outcome].Sub(amount)
+		p.sum.outN[recon.DuplicateDebit]++
+		p.sum.outSum[recon.DuplicateDebit] = p.sum.outSum[recon.DuplicateDebit].Add(amount)
+		toDuplicate(&m)
+		ts, _ := parseTS(m.TS)
+		p.rep.replaceException(m, ts)
+	}
+	return nil
+}
+
+// toDuplicate makes a stored call's row a duplicateDebit row.
+func toDuplicate(m *store.CheckMatch) {
+	m.Outcome, m.Note, m.Delta = recon.DuplicateDebit, "externalRef debited more than once", ""
+	if m.SvcOrderID != "" && m.CallAmount != "" && m.StatementAmount != "" {
+		c, err1 := decimal.NewFromString(m.CallAmount)
+		s, err2 := decimal.NewFromString(m.StatementAmount)
+		if err1 == nil && err2 == nil {
+			m.Delta = amountDelta(c, s)
+		}
+	}
+}

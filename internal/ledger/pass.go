@@ -1,0 +1,314 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// recordSpan is how far in time, in seconds, from the call at hand the
+// check keeps the period's statement records in memory: a call's record
+// is posted within seconds of its answer, so nearly every link is found
+// there. A record whose counterpart lies further away is found by key
+// (finder); one that may still be linked by a later call stays in memory,
+// deferred, until that call has passed.
+const recordSpan = 15 * 60
+
+// passConfig is what the pass must know before the first call.
+type passConfig struct {
+	span       int64  // recordSpan
+	from, to   string // the period's first and last timestamps
+	pairWindow time.Duration
+	named      []string             // pool accounts the window's calls name (two at most)
+	recAccts   []string             // accounts the window's statement records name
+	resolved   map[int64]resolution // what became of pending calls, by call id
+	openRefs   []string             // externalRefs of unsuccessful calls that records carry
+}
+
+// accounts numbers the pool accounts a check meets, in order of meeting.
+type accounts struct {
+	names []string
+	idx   map[string]uint16
+}
+
+func newAccounts() *accounts { return &accounts{idx: map[string]uint16{}} }
+
+// id returns the number of account name, numbering it when it is new.
+func (a *accounts) id(name string) uint16 {
+	if i, ok := a.idx[name]; ok {
+		return i
+	}
+	a.names = append(a.names, name)
+	i := uint16(len(a.names) - 1)
+	a.idx[name] = i
+	return i
+}
+
+// kcall is a call the results need: one carrying a pool debit, or pending.
+// It lives until its second is flushed.
+type kcall struct {
+	id      int64
+	ts      int64
+	ref     string
+	orderID string
+	op      string
+	amount  decimal.Decimal // pool amount; zero for pending calls
+	money   string          // amount as recon.Money writes it
+	rec     *wrec           // linked record, nil
+	acct    uint16
+	pending bool
+	skip    bool // the same debit logged twice (same orderid, same second)
+}
+
+// pass is one reconciliation pass: the period's calls in (ts, id) order,
+// with the period's statement records streamed alongside in time order
+// (recWindow). What it finds goes to out as it is found; it keeps the
+// counts of the summary, the findings for the report, and the orphans (a
+// call or record with no counterpart) until the end, where they are paired.
+type pass struct {
+	ctx  context.Context
+	cfg  passConfig
+	find finder
+	out  sink
+
+	accts          *accounts
+	defaultAcct    uint16 // the account of a debit that names none
+	recAccts       map[string]bool
+	openRefs       map[string]bool
+	resolvedOrders map[string]bool // orderids pending calls were resolved to
+	ops            map[string]string
+
+	win     *recWindow
+	chain   *chain
+	group   []kcall // the calls of the current second
+	groupTS int64
+	tsText  string // the current call's ts
+	lastTS  int64  // the second last formatted by fmtTS, and its text
+	lastTxt string
+	gaps    *gapLog
+	dups    *dupFinder
+	// products are the productCodes the rows linking a call to its record
+	// show for each operation (the pairing rule).
+	products    map[string]map[string]bool
+	orphanCalls []kcall
+	orphanRecs  []*wrec
+
+	sum passSums
+	rep reportLists
+}
+
+// passSums are the summary's counts and totals.
+type passSums struct {
+	calls, failed, pending, withDebit, records int
+	debited, credited                          decimal.Decimal
+	outN, brN, unN                             map[string]int
+	outSum, brSum, unSum                       map[string]decimal.Decimal
+	reversals, unlinked                        int
+	reversed                                   decimal.Decimal
+	pairs                                      int
+}
+
+func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
+	p := &pass{ctx: ctx, cfg: cfg, find: find, out: out, accts: newAccounts(), chain: newChain(),
+		recAccts: map[string]bool{}, openRefs: map[string]bool{}, resolvedOrders: map[string]bool{},
+		ops: map[string]string{}, groupTS: -1, products: map[string]map[string]bool{}}
+	if p.cfg.span <= 0 {
+		p.cfg.span = recordSpan
+	}
+	p.defaultAcct = p.accts.id("")
+	if len(cfg.named) == 1 {
+		p.defaultAcct = p.accts.id(cfg.named[0])
+	}
+	for _, a := range cfg.recAccts {
+		p.recAccts[a] = true
+	}
+	for _, r := range cfg.openRefs {
+		p.openRefs[r] = true
+	}
+	for _, r := range cfg.resolved {
+		if r.orderID != "" {
+			p.resolvedOrders[r.orderID] = true
+		}
+	}
+	p.sum.outN, p.sum.brN, p.sum.unN = map[string]int{}, map[string]int{}, map[string]int{}
+	p.sum.outSum, p.sum.brSum, p.sum.unSum = map[string]decimal.Decimal{}, map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	p.gaps = newGapLog(p)
+	p.dups = newDupFinder(p)
+	return p
+}
+
+// run streams the calls through the pass, with the records alongside.
+func (p *pass) run(calls iter.Seq2[recon.Call, error], records iter.Seq2[store.CheckRecord, error]) error {
+	next, stop := iter.Pull2(records)
+	defer stop()
+	p.win = newRecWindow(p, next)
+	for c, err := range calls {
+		if err != nil {
+			return fmt.Errorf("read calls: %w", err)
+		}
+		if err := p.call(c); err != nil {
+			return err
+		}
+	}
+	return p.end()
+}
+
+// call takes the next call, in (ts, id) order. The error is for a bad
+// timestamp or pool balance, or a failed look-up.
+func (p *pass) call(c recon.Call) error {
+	t, err := parseTS(c.TS)
+	if err != nil {
+		return fmt.Errorf("call %d: %w", c.ID, err)
+	}
+	if t != p.groupTS {
+		if err := p.flush(); err != nil {
+			return err
+		}
+		p.groupTS = t
+	}
+	p.tsText = c.TS
+	if err := p.win.advance(t); err != nil {
+		return err
+	}
+	stored := c.Outcome
+	if r, ok := p.cfg.resolved[c.ID]; ok && c.Outcome == recon.CallPending {
+		r.apply(&c) // resolve.go: what became of it
+	}
+	p.sum.calls++
+	debit := c.Debit()
+	switch c.Outcome {
+	case recon.CallFailed:
+		p.sum.failed++
+	case recon.CallPending:
+		p.sum.pending++
+	}
+	rec, err := p.win.link(c.OrderID, c.ExternalRef, stored == recon.CallSuccess)
+	if err != nil {
+		return fmt.Errorf("call %d: %w", c.ID, err)
+	}
+	p.win.mark(rec, debit, c.Outcome == recon.CallPending)
+	if !debit && c.Outcome != recon.CallPending {
+		return nil
+	}
+	op, ok := p.ops[c.Operation]
+	if !ok {
+		op = c.Operation
+		p.ops[op] = op
+	}
+	k := kcall{id: c.ID, ts: t, ref: c.ExternalRef, orderID: c.OrderID, op: op, rec: rec, pending: !debit}
+	if debit {
+		k.acct = p.defaultAcct
+		if c.Pool.Account != "" {
+			k.acct = p.accts.id(c.Pool.Account)
+		}
+		opening, amount, closing, brk, err := arithmetic(&c, p.accts.names[k.acct])
+		if err != nil {
+			return err
+		}
+		if brk != nil {
+			p.addBreak(*brk)
+		}
+		k.amount, k.money = amount, moneyText(c.Pool.Amount, amount)
+		p.chain.add(chainItem{call: int32(len(p.group)), id: c.ID, ts: t, ref: k.ref, orderID: k.orderID,
+			acct: k.acct, opening: opening, amount: amount, closing: closing})
+	}
+	p.group = append(p.group, k)
+	return nil
+}
+
+// fmtTS formats a time of the pass (the same second, over and over).
+func (p *pass) fmtTS(v int64) string {
+	if v != p.lastTS || p.lastTxt == "" {
+		p.lastTS, p.lastTxt = v, fmtTS(v)
+	}
+	return p.lastTxt
+}
+
+// flush ends the current second: its debits are chained (a debit logged
+// twice counts once), and its calls linked beyond the period where they
+// were not, checked for duplicate debits and given their outcome.
+func (p *pass) flush() error {
+	p.chain.flush()
+	for _, i := range p.chain.skipped {
+		p.group[i].skip = true
+		p.sum.calls--
+	}
+	p.chain.skipped = p.chain.skipped[:0]
+	for _, g := range p.chain.gaps {
+		p.gaps.add(g)
+	}
+	p.chain.gaps = p.chain.gaps[:0]
+	for i := range p.group {
+		k := &p.group[i]
+		if k.skip {
+			continue
+		}
+		if k.rec == nil {
+			if err := p.linkOutside(k); err != nil {
+				return err
+			}
+		}
+		if !k.pending {
+			p.sum.withDebit++
+			p.sum.debited = p.sum.debited.Add(k.amount)
+			if k.ref != "" {
+				if err := p.dups.seeDebit(k.ref); err != nil {
+					return err
+				}
+			}
+		}
+		p.callRow(k)
+	}
+	p.group = p.group[:0]
+	return p.out.Err()
+}
+
+// linkOutside looks beyond the period for the record of a call that has
+// none in it: by orderid, else by externalRef.
+func (p *pass) linkOutside(k *kcall) error {
+	var rec store.CheckRecord
+	var ok bool
+	var err error
+	if k.orderID != "" {
+		if rec, ok, err = p.find.DebitBySvc(p.ctx, k.orderID); err != nil {
+			return err
+		}
+	}
+	if !ok && k.ref != "" {
+		if rec, ok, err = p.find.DebitByClient(p.ctx, k.ref); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return nil
+	}
+	r, err := p.win.outside(rec)
+	if err != nil {
+		return err
+	}
+	k.rec = r
+	p.win.mark(r, !k.pending, k.pending)
+	return nil
+}
+
+// end ends the pass: the last second, the records after the last call,
+// the gaps left, the duplicates found late, and the orphans, paired.
+func (p *pass) end() error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	if err := p.win.drain(); err != nil {
+		return err
+	}
+	p.gaps.resolve(true)
+	if err := p.fixDuplicates(); err != nil {
+		return err
+	}
+	p.orphans()
+	return p.out.Err()
+}

@@ -1,0 +1,356 @@
+package ledger
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+// maxReportRows bounds the breaks and the matching exceptions a Report
+// holds, and maxExplained the explained gaps among the breaks (routine:
+// every reversal credit makes one); the database holds them all and the
+// summary counts them all.
+const (
+	maxReportRows = 10_000
+	maxExplained  = 1_000
+)
+
+// moneyText is recon.Money of an amount read from text: the text padded
+// when it is a plain decimal, else the decimal formatted.
+func moneyText(text string, d decimal.Decimal) string {
+	if m, ok := money(text); ok {
+		return m
+	}
+	return recon.Money(d)
+}
+
+// amountDelta returns call − statement, or "" when they are equal.
+func amountDelta(call, stmt decimal.Decimal) string {
+	if call.Equal(stmt) {
+		return ""
+	}
+	return recon.Money(call.Sub(stmt))
+}
+
+// callRow gives a debit or pending call its outcome (recon.Outcomes) and
+// stores its row: pending, duplicateDebit (its externalRef debited twice),
+// reversed, matched (amounts equal) or amountMismatch; a call without a
+// record is kept as an orphan for the end (callOnly, maybe paired).
+func (p *pass) callRow(k *kcall) {
+	r := k.rec
+	m := store.CheckMatch{TS: p.fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op}
+	amount := k.amount
+	if !k.pending {
+		m.CallAmount = k.money
+	}
+	if r != nil {
+		m.SvcOrderID, m.StatementAmount = r.svc, r.money
+		if m.ExternalRef == "" {
+			m.ExternalRef = r.client
+		}
+		if k.pending {
+			amount = r.amount
+		}
+	}
+	switch {
+	case k.pending:
+		m.Outcome = recon.Pending
+		if r == nil {
+			m.Note = "no statement record: look the outcome up with txnStatus"
+		} else {
+			m.Note = "the statement shows the debit"
+		}
+	case p.dups.isDup(k.ref):
+		m.Outcome = recon.DuplicateDebit
+		m.Note = "externalRef debited more than once"
+		if r != nil {
+			m.Delta = amountDelta(k.amount, r.amount)
+		}
+	case r == nil:
+		p.orphanCalls = append(p.orphanCalls, *k)
+		return
+	case r.reversal != "":
+		m.Outcome = recon.Reversed
+		m.Note = "reversed by " + r.reversal
+	default:
+		// Equal texts of recon.Money are equal amounts: no decimal needed.
+		d := ""
+		if k.money != r.money {
+			d = amountDelta(k.amount, r.amount)
+		}
+		if d != "" {
+			m.Outcome, m.Delta = recon.AmountMismatch, d
+			m.Note = "call amount ≠ txnChargedValue"
+		} else {
+			m.Outcome = recon.Matched
+		}
+	}
+	if r != nil && k.op != "" && r.product != "" {
+		seen := p.products[k.op]
+		if seen == nil {
+			seen = map[string]bool{}
+			p.products[k.op] = seen
+		}
+		seen[r.product] = true
+	}
+	if k.pending && r == nil {
+		amount = decimal.Zero
+	}
+	p.emit(m, amount, k.ts, nil)
+}
+
+// emit stores a matching row and counts it; amount is what it counts for
+// (the call's debit, else the record's).
+func (p *pass) emit(m store.CheckMatch, amount decimal.Decimal, ts int64, rec *wrec) {
+	p.out.Match(m)
+	p.sum.outN[m.Outcome]++
+	p.sum.outSum[m.Outcome] = p.sum.outSum[m.Outcome].Add(amount)
+	if m.Outcome != recon.Matched && m.Outcome != recon.Reversed {
+		p.rep.addException(m, ts, rec)
+	}
+}
+
+// orphans ends the matching: calls and records without a counterpart are
+// duplicateDebit when their externalRef turned out to be debited twice,
+// else callOnly and statementOnly, each paired with its likely
+// counterpart where the rule allows (pair.go), and stored.
+func (p *pass) orphans() {
+	var calls []orphanCall
+	var recs []orphanRec
+	var callKs []kcall
+	var recWs []*wrec
+	for _, k := range p.orphanCalls {
+		if p.dups.isDup(k.ref) {
+			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
+				Operation: k.op, CallAmount: k.money, Note: "externalRef debited more than once"}
+			p.emit(m, k.amount, k.ts, nil)
+			continue
+		}
+		calls = append(calls, orphanCall{id: k.id, ts: k.ts, account: p.accts.names[k.acct], amount: k.amount, op: k.op})
+		callKs = append(callKs, k)
+	}
+	for _, r := range p.orphanRecs {
+		if p.dups.isDup(r.client) {
+			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
+				StatementAmount: r.money, Note: "externalRef debited more than once; no call logged for this debit"}
+			p.emit(m, r.amount, r.ts, r)
+			continue
+		}
+		recs = append(recs, orphanRec{svc: r.svc, ts: r.ts, account: r.account, amount: r.amount, product: r.product})
+		recWs = append(recWs, r)
+	}
+	callNotes := make([]pairNote, len(calls))
+	recNotes := make([]pairNote, len(recs))
+	if len(calls) > 0 && len(recs) > 0 {
+		rule := pairRule{window: p.cfg.pairWindow, products: p.products, accounts: p.recAccts}
+		callNotes, recNotes, p.sum.pairs = suggestPairs(calls, recs, rule)
+	}
+	note := func(m *store.CheckMatch, n pairNote) {
+		m.SuggestedPair = n.suggestion
+		if n.reason != "" {
+			m.Note += "; no suggested pair: " + n.reason
+		}
+	}
+	for i, k := range callKs {
+		m := store.CheckMatch{Outcome: recon.CallOnly, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op,
+			CallAmount: k.money, Note: "no statement record for this debit"}
+		note(&m, callNotes[i])
+		p.emit(m, k.amount, k.ts, nil)
+	}
+	for i, r := range recWs {
+		m := store.CheckMatch{Outcome: recon.StatementOnly, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
+			StatementAmount: r.money, Note: "no call logged for this debit"}
+		note(&m, recNotes[i])
+		p.emit(m, r.amount, r.ts, r)
+	}
+	p.orphanCalls, p.orphanRecs = nil, nil
+}
+
+// addBreak stores a break and counts it.
+func (p *pass) addBreak(b Break) {
+	p.out.Break(store.CheckBreak{PoolAccount: b.PoolAccount, Kind: b.Kind, CallID: b.CallID, PrevCallID: b.PrevCallID,
+		TS: b.TS, ExternalRef: b.ExternalRef, Expected: recon.Money(b.Expected), Actual: recon.Money(b.Actual),
+		Delta: recon.Money(b.Delta), ExplainedBy: b.ExplainedBy, Note: b.Note})
+	p.sum.brN[b.Kind]++
+	p.sum.brSum[b.Kind] = p.sum.brSum[b.Kind].Add(b.Delta)
+	p.rep.addBreak(b)
+}
+
+// reversal links a reversed record of the period (one with a
+// reversalSvcOrderId) to its reversal record, where that was synced, and
+// stores the row; a reversal found nowhere is flagged.
+func (p *pass) reversal(r *wrec) error {
+	row := store.CheckReversal{SvcOrderID: r.svc, ReversalSvcOrderID: r.reversal, TxnDateTime: fmtTS(r.ts),
+		Amount: r.money, Note: "reversal record not synced"}
+	if j, ok := p.win.bySvc[r.reversal]; ok {
+		row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, fmtTS(j.ts), j.money, ""
+	} else {
+		rec, ok, err := p.find.Record(p.ctx, r.reversal)
+		if err != nil {
+			return err
+		}
+		if ok {
+			amt, err := svcapi.ParseAmount(rec.Amount)
+			if err != nil {
+				return fmt.Errorf("record %s: txnChargedValue: %w", rec.SvcOrderID, err)
+			}
+			row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, rec.TxnDateTime, recon.Money(amt), ""
+		}
+	}
+	p.out.Reversal(row)
+	p.sum.reversals++
+	p.sum.reversed = p.sum.reversed.Add(r.amount)
+	if !row.Found {
+		p.sum.unlinked++
+	}
+	return nil
+}
+
+// addUnsettled stores an unsettled order and counts it.
+func (p *pass) addUnsettled(u unsettledRow) {
+	b := u.bucket()
+	p.out.Unsettled(store.CheckUnsettled{SvcOrderID: u.svc, ClientOrderID: u.client, TxnDateTime: u.ts,
+		Amount: recon.Money(u.amount), AgeDays: u.age, AgeBucket: b})
+	p.sum.unN[b]++
+	p.sum.unSum[b] = p.sum.unSum[b].Add(u.amount)
+}
+
+// reportLists are the breaks and matching exceptions a Report lists, with
+// what orders them.
+type reportLists struct {
+	breaks     []listedBreak
+	explained  int // explained gaps among breaks
+	exceptions []listedMatch
+	seq        int
+}
+
+type listedBreak struct {
+	b   Break
+	gap bool
+	seq int
+}
+
+type listedMatch struct {
+	m            Match
+	ts           int64
+	rec          bool // a record's row (no call)
+	svc, account string
+}
+
+// addBreak lists a break: up to maxExplained explained gaps, and
+// maxReportRows other breaks.
+func (l *reportLists) addBreak(b Break) {
+	explained := b.Kind == recon.BreakExplainedGap
+	if explained && l.explained >= maxExplained || !explained && len(l.breaks)-l.explained >= maxReportRows {
+		return
+	}
+	if explained {
+		l.explained++
+	}
+	l.seq++
+	l.breaks = append(l.breaks, listedBreak{b: b, gap: b.Kind != recon.BreakArithmetic, seq: l.seq})
+}
+
+func (l *reportLists) addException(m Match, ts int64, rec *wrec) {
+	if len(l.exceptions) < maxReportRows {
+		x := listedMatch{m: m, ts: ts}
+		if rec != nil && m.CallID == 0 {
+			x.rec, x.svc, x.account = true, rec.svc, rec.account
+		}
+		l.exceptions = append(l.exceptions, x)
+	}
+}
+
+// replaceException puts a corrected call row in place of its old one, or
+// adds it.
+func (l *reportLists) replaceException(m Match, ts int64) {
+	for i := range l.exceptions {
+		if x := &l.exceptions[i]; !x.rec && x.m.CallID == m.CallID {
+			x.m = m
+			return
+		}
+	}
+	l.addException(m, ts, nil)
+}
+
+// sorted returns the lists in the report's order: breaks by time and call
+// (an arithmetic break before a gap of the same call), exceptions by time,
+// calls (by id) before records (by svcOrderId).
+func (l *reportLists) sorted() ([]Break, []Match) {
+	slices.SortFunc(l.breaks, func(a, b listedBreak) int {
+		return cmp.Or(strings.Compare(a.b.TS, b.b.TS), cmp.Compare(a.b.CallID, b.b.CallID),
+			cmpBool(a.gap, b.gap), cmp.Compare(a.seq, b.seq))
+	})
+	slices.SortFunc(l.exceptions, func(a, b listedMatch) int {
+		return cmp.Or(cmp.Compare(a.ts, b.ts), cmpBool(a.rec, b.rec), cmp.Compare(a.m.CallID, b.m.CallID),
+			strings.Compare(a.svc, b.svc), strings.Compare(a.account, b.account))
+	})
+	var breaks []Break
+	for _, b := range l.breaks {
+		breaks = append(breaks, b.b)
+	}
+	var exc []Match
+	for _, x := range l.exceptions {
+		exc = append(exc, x.m)
+	}
+	return breaks, exc
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// report builds the run's summary and the report's lists.
+func (p *pass) report(run store.CheckRun) (*Report, error) {
+	if err := p.out.Err(); err != nil {
+		return nil, err
+	}
+	sm := &p.sum
+	s := recon.Summary{From: run.From, To: run.To, AsOf: run.AsOf,
+		Calls: sm.calls, CallsFailed: sm.failed, CallsPending: sm.pending, CallsWithDebit: sm.withDebit,
+		Debited: recon.Money(sm.debited), Credited: recon.Money(sm.credited),
+		Outcomes: map[string]recon.CountSum{}, Breaks: map[string]recon.BreakSum{}, Unsettled: map[string]recon.CountSum{},
+		Pools: []recon.PoolSummary{}}
+	accts := make([]uint16, 0, len(p.chain.states))
+	for a := range p.chain.states {
+		accts = append(accts, a)
+	}
+	sort.Slice(accts, func(i, j int) bool { return p.accts.names[accts[i]] < p.accts.names[accts[j]] })
+	for _, a := range accts {
+		st := p.chain.states[a]
+		s.Pools = append(s.Pools, recon.PoolSummary{Account: p.accts.names[a], Opening: recon.Money(st.opening),
+			Closing: recon.Money(st.closing), Calls: st.calls, Debited: recon.Money(st.debited)})
+	}
+	for _, o := range recon.Outcomes {
+		s.Outcomes[o] = countSum(sm.outN[o], sm.outSum[o])
+	}
+	s.Pending = s.Outcomes[recon.Pending]
+	s.SuggestedPairs = sm.pairs
+	for _, k := range recon.BreakKinds {
+		s.Breaks[k] = recon.BreakSum{Count: sm.brN[k], Delta: recon.Money(sm.brSum[k])}
+	}
+	s.Reversals = recon.ReversalSum{Count: sm.reversals, Amount: recon.Money(sm.reversed), Unlinked: sm.unlinked}
+	for _, b := range recon.BucketNames() {
+		s.Unsettled[b] = countSum(sm.unN[b], sm.unSum[b])
+	}
+	rep := &Report{Summary: s, Records: sm.records}
+	rep.Breaks, rep.Exceptions = p.rep.sorted()
+	return rep, nil
+}
+
+func countSum(n int, d decimal.Decimal) recon.CountSum {
+	return recon.CountSum{Count: n, Amount: recon.Money(d)}
+}

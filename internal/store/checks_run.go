@@ -1,0 +1,502 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CheckRun identifies a reconciliation run: its period and as-of date
+// (YYYY-MM-DD) and its start.
+type CheckRun struct {
+	From, To, AsOf string
+	Started        time.Time
+}
+
+// CheckBreak is one row of recon_breaks. Amounts are exact decimal text;
+// a zero call id is stored as NULL.
+type CheckBreak struct {
+	PoolAccount, Kind       string
+	CallID, PrevCallID      int64
+	TS, ExternalRef         string
+	Expected, Actual, Delta string
+	ExplainedBy             []string
+	Note                    string
+}
+
+// CheckMatch is one row of recon_matches; a zero call id is stored as NULL.
+type CheckMatch struct {
+	Outcome         string
+	CallID          int64
+	SvcOrderID      string
+	ExternalRef     string
+	Operation       string
+	TS              string
+	CallAmount      string
+	StatementAmount string
+	Delta           string
+	Note            string
+	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
+}
+
+// CheckReversal is one row of recon_reversals.
+type CheckReversal struct {
+	SvcOrderID, ReversalSvcOrderID, TxnDateTime, Amount string
+	Found                                               bool
+	ReversalTxnDateTime, ReversalAmount, Note           string
+}
+
+// CheckUnsettled is one row of recon_unsettled.
+type CheckUnsettled struct {
+	SvcOrderID, ClientOrderID, TxnDateTime, Amount string
+	AgeDays                                        int
+	AgeBucket                                      string
+}
+
+// CheckResults are what a run found, yielded in the order they are stored,
+// and its JSON summary. Finished is called when the rows are written.
+type CheckResults struct {
+	Breaks    iter.Seq[CheckBreak]
+	Matches   iter.Seq[CheckMatch]
+	Reversals iter.Seq[CheckReversal]
+	Unsettled iter.Seq[CheckUnsettled]
+	Summary   []byte
+	Finished  func() time.Time
+}
+
+// SaveCheckRun stores a run and its rows in one transaction (see
+// BeginCheckRun) and returns the new run's id.
+func (db *DB) SaveCheckRun(ctx context.Context, run CheckRun, res CheckResults) (int64, error) {
+	w, err := db.BeginCheckRun(ctx, run)
+	if err != nil {
+		return 0, err
+	}
+	each := func(add func()) {
+		if w.Err() == nil {
+			add()
+		}
+	}
+	each(func() {
+		for b := range orEmpty(res.Breaks) {
+			w.Break(b)
+		}
+	})
+	each(func() {
+		for m := range orEmpty(res.Matches) {
+			w.Match(m)
+		}
+	})
+	each(func() {
+		for r := range orEmpty(res.Reversals) {
+			w.Reversal(r)
+		}
+	})
+	each(func() {
+		for u := range orEmpty(res.Unsettled) {
+			w.Unsettled(u)
+		}
+	})
+	if err := w.Commit(res.Summary, res.Finished); err != nil {
+		return 0, err
+	}
+	return w.ID(), nil
+}
+
+func orEmpty[T any](seq iter.Seq[T]) iter.Seq[T] {
+	if seq == nil {
+		return func(func(T) bool) {}
+	}
+	return seq
+}
+
+// FailCheckRun records a run that failed, finished at finished, so that
+// the history shows the attempt.
+func (db *DB) FailCheckRun(ctx context.Context, run CheckRun, finished time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, finished_at, state)
+			VALUES (?, ?, ?, ?, ?, 'failed')`, run.From, run.To, run.AsOf, FormatTime(run.Started), FormatTime(finished))
+		return err
+	})
+}
+
+// CheckRunWriter stores a run's results as they are found: rows are
+// gathered in batches, handed to a goroutine of its own and inserted in
+// one transaction, opened by BeginCheckRun and committed by Commit, so
+// that writing overlaps the check's reading and a run that stops half-way
+// (an error, a kill) leaves nothing behind. Its methods are for one
+// goroutine; after an error they do nothing and Err reports it.
+type CheckRunWriter struct {
+	id      int64
+	ops     chan checkOp
+	stopped chan struct{} // closed when the goroutine takes no more operations
+	done    chan error    // the transaction's outcome
+	closed  bool
+	err     error
+
+	pending [len(checkTables)][]any // row values not handed over yet, per table
+}
+
+// checkOp is one unit of the writer goroutine's work.
+type checkOp struct {
+	table int   // one of the check tables, for rows
+	args  []any // rows' values
+	fixes *dupFix
+	end   *checkEnd
+}
+
+type checkEnd struct {
+	summary  []byte
+	finished func() time.Time
+}
+
+// dupFix turns rows into duplicateDebit rows (CheckRunWriter.Duplicates).
+type dupFix struct {
+	refs  []string
+	note  func(m *CheckMatch)
+	reply chan dupReply
+}
+
+type dupReply struct {
+	rows []CheckMatch // the rows as they were
+	err  error
+}
+
+// The check tables (and the matched rows of recon_matches, which need
+// fewer values: they are most of a run's rows).
+const (
+	tBreaks = iota
+	tMatches
+	tMatched
+	tReversals
+	tUnsettled
+)
+
+// checkTables are the INSERTs of the check tables: the columns, then each
+// row's values, where RUN stands for the run's id and ? for a value.
+var checkTables = [...]struct {
+	prefix, row string
+	cols        int
+}{
+	{`INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id, ts, external_ref, expected,
+		actual, delta, explained_by, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
+	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
+		call_amount, statement_amount, delta, note, suggested_pair) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
+	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
+		call_amount, statement_amount) VALUES `, `(RUN,'matched',?,?,?,?,?,?,?)`, 7},
+	{`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount,
+		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
+	{`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days,
+		age_bucket) VALUES `, `(RUN,?,?,?,?,?,?)`, 6},
+}
+
+// checkBatchRows is how many rows one INSERT statement of the writer
+// carries, and how many a batch handed to its goroutine holds.
+const checkBatchRows = 64
+
+// BeginCheckRun starts storing run: it opens the transaction (holding the
+// database's writer for the run's length) and records the run as running.
+// The caller adds rows and must end with Commit or Abort.
+func (db *DB) BeginCheckRun(ctx context.Context, run CheckRun) (*CheckRunWriter, error) {
+	w := &CheckRunWriter{ops: make(chan checkOp, 8), stopped: make(chan struct{}), done: make(chan error, 1)}
+	started := make(chan error, 1)
+	go func() {
+		w.done <- db.Write(ctx, func(tx *sql.Tx) error {
+			defer close(w.stopped)
+			err := tx.QueryRowContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, state)
+				VALUES (?, ?, ?, ?, 'running') RETURNING id`, run.From, run.To, run.AsOf, FormatTime(run.Started)).Scan(&w.id)
+			started <- err
+			if err != nil {
+				return err
+			}
+			return w.apply(ctx, tx, run)
+		})
+	}()
+	if err := <-started; err != nil {
+		<-w.done
+		return nil, err
+	}
+	return w, nil
+}
+
+// ID is the run's id.
+func (w *CheckRunWriter) ID() int64 { return w.id }
+
+// Err is the first error of the writer, nil while all is well.
+func (w *CheckRunWriter) Err() error { return w.err }
+
+// Break adds a break.
+func (w *CheckRunWriter) Break(b CheckBreak) {
+	w.add(tBreaks, b.PoolAccount, b.Kind, checkNullID(b.CallID), checkNullID(b.PrevCallID), b.TS,
+		b.ExternalRef, b.Expected, b.Actual, b.Delta, strings.Join(b.ExplainedBy, ","), b.Note)
+}
+
+// Match adds a matching result.
+func (w *CheckRunWriter) Match(m CheckMatch) {
+	if m.Outcome == "matched" && m.Delta == "" && m.Note == "" && m.SuggestedPair == "" {
+		w.add(tMatched, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
+			m.StatementAmount)
+		return
+	}
+	w.add(tMatches, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
+		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
+}
+
+// Reversal adds a reversed record.
+func (w *CheckRunWriter) Reversal(r CheckReversal) {
+	found := 0
+	if r.Found {
+		found = 1
+	}
+	w.add(tReversals, r.SvcOrderID, r.ReversalSvcOrderID, r.TxnDateTime, r.Amount, found,
+		r.ReversalTxnDateTime, r.ReversalAmount, r.Note)
+}
+
+// Unsettled adds an unsettled order.
+func (w *CheckRunWriter) Unsettled(u CheckUnsettled) {
+	w.add(tUnsettled, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
+}
+
+// add adds a row of table t, handing a full batch to the goroutine.
+func (w *CheckRunWriter) add(t int, vals ...any) {
+	w.pending[t] = append(w.pending[t], vals...)
+	w.flush(t, false)
+}
+
+// flush hands the pending rows of table t to the goroutine when a batch is
+// full, or when all.
+func (w *CheckRunWriter) flush(t int, all bool) {
+	n := len(w.pending[t]) / checkTables[t].cols
+	if n == 0 || (!all && n < checkBatchRows) {
+		return
+	}
+	w.send(checkOp{table: t, args: w.pending[t]})
+	w.pending[t] = make([]any, 0, checkBatchRows*checkTables[t].cols)
+}
+
+// send hands op to the goroutine; false when it has stopped (Err says why).
+func (w *CheckRunWriter) send(op checkOp) bool {
+	if w.err != nil {
+		return false
+	}
+	select {
+	case w.ops <- op:
+		return true
+	case <-w.stopped:
+		w.wait()
+		return false
+	}
+}
+
+// wait ends the hand-over and waits for the transaction's outcome.
+func (w *CheckRunWriter) wait() {
+	if w.closed {
+		return
+	}
+	close(w.ops)
+	w.closed = true
+	err := <-w.done
+	if err == nil && w.err == nil {
+		return
+	}
+	if err == nil {
+		err = errors.New("check results: the writer stopped")
+	}
+	w.err = err
+}
+
+// Duplicates turns the stored matching rows of calls with one of refs as
+// their externalRef (and the statement rows of that clientOrderId) that
+// are not duplicateDebit yet into duplicateDebit rows, note setting each
+// one's delta and note; pending rows stay. It returns the rows as they
+// were before, so that the caller can correct its counts.
+func (w *CheckRunWriter) Duplicates(refs []string, note func(m *CheckMatch)) ([]CheckMatch, error) {
+	w.flushAll()
+	fix := &dupFix{refs: refs, note: note, reply: make(chan dupReply, 1)}
+	if !w.send(checkOp{fixes: fix}) {
+		return nil, w.err
+	}
+	select {
+	case r := <-fix.reply:
+		return r.rows, r.err
+	case <-w.stopped:
+		w.wait()
+		return nil, w.err
+	}
+}
+
+func (w *CheckRunWriter) flushAll() {
+	for t := range checkTables {
+		w.flush(t, true)
+	}
+}
+
+// Commit stores the rows left and the run's summary, deletes the rows of
+// earlier runs of the same period and marks those superseded by it (their
+// summaries stay), and commits; finished stamps the run's end.
+func (w *CheckRunWriter) Commit(summary []byte, finished func() time.Time) error {
+	w.flushAll()
+	if w.send(checkOp{end: &checkEnd{summary: summary, finished: finished}}) {
+		w.wait()
+	}
+	return w.err
+}
+
+// Abort rolls the run back: nothing of it is stored.
+func (w *CheckRunWriter) Abort() {
+	if w.send(checkOp{end: &checkEnd{}}) {
+		w.wait()
+	}
+	w.wait()
+}
+
+// errAborted rolls the transaction back.
+var errAborted = errors.New("check run aborted")
+
+// apply runs the writer's operations in tx until the end.
+func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (err error) {
+	batches := make([]*checkBatch, len(checkTables))
+	runID := strconv.FormatInt(w.id, 10)
+	for i, t := range checkTables {
+		batches[i] = &checkBatch{tx: tx, prefix: t.prefix, row: strings.ReplaceAll(t.row, "RUN", runID), cols: t.cols}
+	}
+	defer func() {
+		for _, b := range batches {
+			err = errors.Join(err, b.release())
+		}
+	}()
+	for op := range w.ops {
+		switch {
+		case op.end != nil && op.end.finished == nil:
+			return errAborted
+		case op.end != nil:
+			return w.finish(ctx, tx, run, op.end)
+		case op.fixes != nil:
+			rows, err := w.fixDuplicates(ctx, tx, op.fixes)
+			op.fixes.reply <- dupReply{rows, err}
+			if err != nil {
+				return err
+			}
+		default:
+			if err := batches[op.table].insert(ctx, op.args); err != nil {
+				return err
+			}
+		}
+	}
+	return errAborted // closed without an end
+}
+
+func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run CheckRun, end *checkEnd) error {
+	for _, t := range []string{"recon_breaks", "recon_matches", "recon_reversals", "recon_unsettled"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
+			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE recon_runs SET superseded_by = ?1
+		WHERE period_from = ?2 AND period_to = ?3 AND id <> ?1 AND superseded_by IS NULL`,
+		w.id, run.From, run.To); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE recon_runs SET state = 'ok', finished_at = ?, summary = ? WHERE id = ?`,
+		FormatTime(end.finished()), string(end.summary), w.id)
+	return err
+}
+
+// fixDuplicates is Duplicates in the writer's transaction.
+func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]CheckMatch, error) {
+	var out []CheckMatch
+	for _, ref := range fix.refs {
+		rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
+			call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
+			WHERE run_id = ? AND outcome NOT IN ('duplicateDebit', 'pending')
+			AND call_id IN (SELECT id FROM calls WHERE external_ref = ?)`, w.id, ref)
+		if err != nil {
+			return nil, err
+		}
+		var found []CheckMatch
+		for rows.Next() {
+			var m CheckMatch
+			if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
+				&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			found = append(found, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		for _, m := range found {
+			fixed := m
+			fix.note(&fixed)
+			if _, err := tx.ExecContext(ctx, `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
+				WHERE run_id = ? AND call_id = ? AND outcome = ?`, fixed.Outcome, fixed.Delta, fixed.Note, w.id, m.CallID, m.Outcome); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// checkNullID stores a zero id as NULL.
+func checkNullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+// checkBatch inserts rows checkBatchRows at a time with one multi-row
+// INSERT (prepared once), which spares most of the per-statement cost.
+type checkBatch struct {
+	tx     *sql.Tx
+	prefix string // INSERT INTO t (cols) VALUES
+	row    string // one row's values: (1,?,?)
+	cols   int    // values a row takes
+	full   *sql.Stmt
+}
+
+func (b *checkBatch) query(rows int) string {
+	return b.prefix + strings.Repeat(b.row+",", rows-1) + b.row
+}
+
+// insert inserts the rows of args (whole rows of b.cols values).
+func (b *checkBatch) insert(ctx context.Context, args []any) error {
+	per := checkBatchRows * b.cols
+	for len(args) >= per {
+		if b.full == nil {
+			st, err := b.tx.PrepareContext(ctx, b.query(checkBatchRows))
+			if err != nil {
+				return err
+			}
+			b.full = st
+		}
+		if _, err := b.full.ExecContext(ctx, args[:per]...); err != nil {
+			return fmt.Errorf("store check results: %w", err)
+		}
+		args = args[per:]
+	}
+	if n := len(args) / b.cols; n > 0 {
+		if _, err := b.tx.ExecContext(ctx, b.query(n), args...); err != nil {
+			return fmt.Errorf("store check results: %w", err)
+		}
+	}
+	return nil
+}
+
+// release closes the prepared statement.
+func (b *checkBatch) release() error {
+	if b.full == nil {
+		return nil
+	}
+	err := b.full.Close()
+	b.full = nil
+	return err
+}
