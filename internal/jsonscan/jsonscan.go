@@ -37,10 +37,25 @@ func SkipWS(b []byte, i int) int {
 	return i
 }
 
+// plain marks the bytes a string holds as they are: not a quote, a
+// backslash or a control character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanString scans the string at b[i] == '"': the index after its closing
 // quote, and whether it holds an escape.
 func scanString(b []byte, i int) (end int, esc, ok bool) {
 	for i++; i < len(b); {
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, esc, true

@@ -34,20 +34,53 @@ var callCols = []string{"line_hash", "source", "source_line", "ts", "operation",
 // carries.
 const callsPerInsert = 32
 
-// insertCallsSQL is the INSERT of rows calls, stamped imported at stamp. A
+// callConsts are values shared by every call of a batch, written as
+// literals of its INSERT instead of bound for each row: the import time,
+// and for a batch of one file's lines its name and source.
+type callConsts struct {
+	stamp    string
+	file     bool // every call of the batch is from source, line in file sourceID
+	source   string
+	sourceID int64
+}
+
+// batchConsts returns the batch's shared values.
+func batchConsts(calls []recon.Call, stamp string) callConsts {
+	k := callConsts{stamp: stamp}
+	if len(calls) == 0 || calls[0].SourceID == 0 {
+		return k
+	}
+	for i := range calls {
+		c := &calls[i]
+		if c.SourceID != calls[0].SourceID || c.Source != calls[0].Source || c.Block != nil {
+			return k
+		}
+	}
+	k.file, k.source, k.sourceID = true, calls[0].Source, calls[0].SourceID
+	return k
+}
+
+// insertCallsSQL is the INSERT of rows calls with the shared values k. A
 // call stored before is skipped: SQLite's OR IGNORE (which, unlike ON
 // CONFLICT, needs no statement journal: the rows' NOT NULL values are
 // never NULL), PostgreSQL's ON CONFLICT DO NOTHING.
-func (db *DB) insertCallsSQL(rows int, stamp string) string {
+func (db *DB) insertCallsSQL(rows int, k callConsts) string {
 	var one strings.Builder
 	one.WriteByte('(')
 	for i, c := range callCols {
 		if i > 0 {
 			one.WriteByte(',')
 		}
-		if c == "imported_at" {
-			one.WriteString("'" + sqlText(stamp) + "'")
-		} else {
+		switch {
+		case c == "imported_at":
+			one.WriteString("'" + sqlText(k.stamp) + "'")
+		case k.file && c == "source":
+			one.WriteString("'" + sqlText(k.source) + "'")
+		case k.file && c == "line_source":
+			one.WriteString(strconv.FormatInt(k.sourceID, 10))
+		case k.file && c == "line_block":
+			one.WriteString("NULL")
+		default:
 			one.WriteByte('?')
 		}
 	}
@@ -64,19 +97,27 @@ const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, i
 	SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS
 	(SELECT 1 FROM import_errors WHERE source = ?1 AND line = ?2 AND reason = ?3)`
 
-// appendCallArgs appends the values of c in callCols' order (but
-// imported_at, a literal of the statement).
-func appendCallArgs(a []any, c *recon.Call) []any {
-	var source, block any
-	if c.SourceID != 0 {
-		source = c.SourceID
+// appendCallArgs appends the values of c in callCols' order, but those
+// written as literals (k).
+func appendCallArgs(a []any, c *recon.Call, k callConsts) []any {
+	a = append(a, c.Hash)
+	if !k.file {
+		a = append(a, c.Source)
 	}
-	if c.Block != nil {
-		block = c.Block.ID
-	}
-	return append(a, c.Hash, c.Source, c.Line, c.TS, c.Operation, c.ExternalRef, c.StatusCode, c.OrderID,
+	a = append(a, c.Line, c.TS, c.Operation, c.ExternalRef, c.StatusCode, c.OrderID,
 		string(c.Outcome), c.Pool.Account, c.Pool.Shape, c.Pool.Opening, c.Pool.Amount, c.Pool.Closing,
-		callText(c.Response), source, block, c.Offset, c.Length)
+		callText(c.Response))
+	if !k.file {
+		var source, block any
+		if c.SourceID != 0 {
+			source = c.SourceID
+		}
+		if c.Block != nil {
+			block = c.Block.ID
+		}
+		a = append(a, source, block)
+	}
+	return append(a, c.Offset, c.Length)
 }
 
 // InsertCalls stores a batch of calls and bad lines in one transaction,
@@ -148,23 +189,24 @@ func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call
 	}()
 	args := make([]any, 0, callsPerInsert*len(callCols))
 	inserted := 0
+	k := batchConsts(calls, stamp)
 	for len(calls) > 0 {
 		n := min(len(calls), callsPerInsert)
 		args = args[:0]
 		for i := range calls[:n] {
-			args = appendCallArgs(args, &calls[i])
+			args = appendCallArgs(args, &calls[i], k)
 		}
 		var res sql.Result
 		var err error
 		if n == callsPerInsert {
 			if full == nil {
-				if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, stamp)); err != nil {
+				if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
 					return 0, err
 				}
 			}
 			res, err = full.ExecContext(ctx, args...)
 		} else {
-			res, err = tx.ExecContext(ctx, db.insertCallsSQL(n, stamp), args...)
+			res, err = tx.ExecContext(ctx, db.insertCallsSQL(n, k), args...)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)

@@ -1,0 +1,58 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestScanStringAgreesWithEncodingJSON: on random strings of quotes,
+// backslashes, control characters and plain bytes, around the eight-byte
+// boundaries of the fast scan, scanString accepts exactly what
+// encoding/json accepts and finds the same end.
+func TestScanStringAgreesWithEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte{'a', 'Z', ' ', '"', '\\', 'n', 'u', '0', 'f', 0x01, 0x1f, 0x7f, 0xc3, 0xa9, 0x80}
+	for range 200_000 {
+		n := rng.IntN(24)
+		b := []byte{'"'}
+		for range n {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		b = append(b, '"')
+		end, _, ok := scanString(b, 0)
+		var s string
+		valid := json.Unmarshal(b, &s) == nil
+		if ok && end == len(b) != valid {
+			t.Fatalf("scanString(%q) = %d, %v; encoding/json valid: %v", b, end, ok, valid)
+		}
+		if !ok && valid {
+			t.Fatalf("scanString(%q) refused a valid string", b)
+		}
+	}
+}
+
+// TestScanObject: the values of the named keys are found; a key spelt
+// otherwise only in case, a repeated key or bad JSON is refused.
+func TestScanObject(t *testing.T) {
+	keys := []string{"a", "bb"}
+	for _, tc := range []struct {
+		in   string
+		ok   bool
+		a, b string
+	}{
+		{`{"a":1,"x":[1,{"y":null}],"bb":"t"}`, true, `1`, `"t"`},
+		{`{ "bb" : {"a":2} , "a" : true }`, true, `true`, `{"a":2}`},
+		{`{"A":1}`, false, "", ""},
+		{`{"a":1,"a":2}`, false, "", ""},
+		{`{"a":1,}`, false, "", ""},
+		{`{"a":01}`, false, "", ""},
+		{`{"c":"\u00"}`, false, "", ""},
+	} {
+		var out [2]Span
+		end, ok := ScanObject([]byte(tc.in), 0, keys, out[:])
+		if ok != tc.ok || ok && (end != len(tc.in) || tc.in[out[0].From:out[0].To] != tc.a || tc.in[out[1].From:out[1].To] != tc.b) {
+			t.Errorf("ScanObject(%s) = %d %v %+v, want ok %v a %s bb %s", tc.in, end, ok, out, tc.ok, tc.a, tc.b)
+		}
+	}
+}
