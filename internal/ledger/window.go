@@ -68,7 +68,6 @@ type recWindow struct {
 	next func() (store.CheckRecord, error, bool)
 
 	head     *wrec // the next record of the stream, not loaded yet
-	headErr  error
 	done     bool  // the stream is exhausted
 	loadedTo int64 // every record up to this time is loaded
 
