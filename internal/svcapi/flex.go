@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"strconv"
 	"strings"
 	"time"
@@ -206,11 +207,12 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 
 // IST is Indian Standard Time (UTC+05:30, no daylight saving). Timestamps
 // the service sends without a zone are IST.
-var IST = time.FixedZone("IST", 5*3600+1800)
+// It is recon.IST: one zone for every package.
+var IST = recon.IST
 
 // TimestampLayout is the service's timestamp format (envelope timestamp,
 // txnDateTime).
-const TimestampLayout = "2006-01-02 15:04:05"
+const TimestampLayout = recon.TimestampLayout
 
 // ParseTime reads a service timestamp: "YYYY-MM-DD HH:MM:SS" in IST, or
 // RFC 3339 (with or without fractional seconds and zone; IST when no zone).
