@@ -272,14 +272,8 @@ func floorXLSX(b *testing.B, path string, n int) {
 // query (every column scanned, in the sheet's order) and writes them with
 // encoding/csv: the floor of a CSV export that reads its rows from SQLite.
 func floorCSVDB(b *testing.B, db *store.DB, path string) {
-	fh, err := os.Create(path + ".csv")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fh.Close()
-	bw := bufio.NewWriter(fh)
-	w := csv.NewWriter(bw)
-	w.UseCRLF = true
+	w, done := csvFloorFile(b, path)
+	defer done()
 	rows, err := db.Query(`SELECT account, svc_order_id, ` + strings.Join(recordColumnsOf(), ", ") + `, first_synced_at, last_synced_at
 		FROM records WHERE kind = 'statement' ORDER BY account, txn_date_time, svc_order_id`)
 	if err != nil {
@@ -299,9 +293,25 @@ func floorCSVDB(b *testing.B, db *store.DB, path string) {
 			b.Fatal(err)
 		}
 	}
-	w.Flush()
-	if err := errors.Join(rows.Err(), w.Error(), bw.Flush()); err != nil {
+	if err := rows.Err(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// csvFloorFile creates a floor's CSV file; done flushes and closes it.
+func csvFloorFile(b *testing.B, path string) (*csv.Writer, func()) {
+	fh, err := os.Create(path + ".csv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bw := bufio.NewWriter(fh)
+	w := csv.NewWriter(bw)
+	w.UseCRLF = true
+	return w, func() {
+		w.Flush()
+		if err := errors.Join(w.Error(), bw.Flush(), fh.Close()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -315,26 +325,13 @@ func recordColumnsOf() []string {
 
 // floorCSV writes the same rows with encoding/csv.
 func floorCSV(b *testing.B, path string, n int) {
-	fh, err := os.Create(path + ".csv")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer fh.Close()
-	bw := bufio.NewWriter(fh)
-	w := csv.NewWriter(bw)
-	w.UseCRLF = true
+	w, done := csvFloorFile(b, path)
+	defer done()
 	row := make([]string, 35)
 	for i := 0; i < n; i++ {
 		benchRow(i, n, row)
 		if err := w.Write(row); err != nil {
 			b.Fatal(err)
 		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		b.Fatal(err)
-	}
-	if err := bw.Flush(); err != nil {
-		b.Fatal(err)
 	}
 }
