@@ -20,7 +20,10 @@ Re-importing a line already imported adds nothing. Bad lines are reported as
 file:line: reason (and kept in import_errors); the rest is still imported and
 the exit status is 1. A file that does not exist is exit status 2, before
 anything is imported. The client secret (SVC_CLIENT_SECRET, when set) is
-replaced by [REDACTED] wherever a line carries it.`
+replaced by [REDACTED] wherever a line carries it.
+A line read from a file is kept as a reference into it (offset and SHA-256):
+keep the files, reconcile calls show reads the lines back from them. A line
+read from standard input is kept redacted in the database.`
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.
 const maxShownErrors = 50

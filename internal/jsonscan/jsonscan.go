@@ -139,28 +139,7 @@ func SkipValue(b []byte, i, depth int) (int, bool) {
 	case c == '{':
 		return scanObjectDepth(b, i, nil, nil, depth+1)
 	case c == '[':
-		if depth >= maxDepth {
-			return 0, false
-		}
-		i = SkipWS(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if i, ok = SkipValue(b, i, depth+1); !ok {
-				return 0, false
-			}
-			i = SkipWS(b, i)
-			switch {
-			case i < len(b) && b[i] == ',':
-				i = SkipWS(b, i+1)
-			case i < len(b) && b[i] == ']':
-				return i + 1, true
-			default:
-				return 0, false
-			}
-		}
+		return elements(b, i, depth+1, nil)
 	case c == '"':
 		end, _, ok := scanString(b, i)
 		return end, ok
@@ -325,7 +304,12 @@ func Amount(b []byte, s Span) (string, bool) {
 // Elements scans the array at b[i] == '[' and calls fn with the place of
 // each element, in order; fn returning false stops it (ok false).
 func Elements(b []byte, i int, fn func(s Span) bool) (end int, ok bool) {
-	if i >= len(b) || b[i] != '[' {
+	return elements(b, i, 1, fn)
+}
+
+// elements is Elements at nesting depth (fn nil: only scan).
+func elements(b []byte, i, depth int, fn func(s Span) bool) (end int, ok bool) {
+	if depth >= maxDepth || i >= len(b) || b[i] != '[' {
 		return 0, false
 	}
 	i = SkipWS(b, i+1)
@@ -334,7 +318,7 @@ func Elements(b []byte, i int, fn func(s Span) bool) (end int, ok bool) {
 	}
 	for {
 		start := i
-		if i, ok = SkipValue(b, i, 1); !ok || !fn(Span{start, i}) {
+		if i, ok = SkipValue(b, i, depth); !ok || fn != nil && !fn(Span{start, i}) {
 			return 0, false
 		}
 		i = SkipWS(b, i)

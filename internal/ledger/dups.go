@@ -36,13 +36,20 @@ func (d *dupFinder) markDup(ref string) {
 	}
 }
 
+// again reports whether key was met before in b (maybe) and has no verdict
+// yet: it is then to be checked exactly. A key met first is added.
+func again(b *bloom, verdicts map[string]bool, key string) bool {
+	if !b.has(key) {
+		b.add(key)
+		return false
+	}
+	_, done := verdicts[key]
+	return !done
+}
+
 // seeDebit notes a debit (not pending, counted once) of externalRef ref.
 func (d *dupFinder) seeDebit(ref string) error {
-	if !d.calls.has(ref) {
-		d.calls.add(ref)
-		return nil
-	}
-	if _, done := d.callVerdict[ref]; done {
+	if !again(d.calls, d.callVerdict, ref) {
 		return nil
 	}
 	calls, err := d.p.find.RefCalls(d.p.ctx, ref)
@@ -79,11 +86,7 @@ func (d *dupFinder) seeDebit(ref string) error {
 
 // seeRecord notes a debit record of the period with clientOrderId client.
 func (d *dupFinder) seeRecord(client string) error {
-	if !d.recs.has(client) {
-		d.recs.add(client)
-		return nil
-	}
-	if _, done := d.recVerdict[client]; done {
+	if !again(d.recs, d.recVerdict, client) {
 		return nil
 	}
 	recs, err := d.p.find.PeriodRecordsByClient(d.p.ctx, client)

@@ -38,18 +38,17 @@ import (
 // the sandbox.
 //
 // Measured on the 2-core development machine, shared with other jobs
-// (load about 5), 1,000,000 records, page size 500, concurrency 4:
+// (load about 1.3), 1,000,000 records, page size 500, concurrency 4
+// (docs/benchmarks.md):
 //
-//	http   55.3 s  18,092 records/s  53 CPU-µs/record  peak heap 87 MB (RSS 123 MB)
-//	floor  44.2 s  22,650 records/s  29 CPU-µs/record  (holds all rows: 2.4 GB heap)
-//	ratio  0.80
+//	http   18.5 s  54,114 records/s  29 CPU-µs/record  peak heap 88 MB
+//	floor  17.3 s  57,736 records/s  20 CPU-µs/record  (holds all rows)
+//	ratio  0.94
 //
-// The single writer now dominates (about 47% of the sync's CPU, 26
-// µs/record, what the floor's plain insert costs: the table's primary key
-// and three indexes); the client's JSON decoding is most of the rest (data
-// 31%, envelope 10%). Before svcapi stopped redacting responses nobody
-// records, the client spent 40% of the sync's CPU there and the ratio was
-// 0.45.
+// The floor is the store's own write path (WriteRecords: 32 records a
+// prepared INSERT) fed the same rows with no HTTP and no JSON; the sync's
+// pages are decoded by the lean decoder (page.go) while the writer inserts,
+// so the writer is what bounds it.
 func BenchmarkSync(b *testing.B) {
 	n := 1_000_000
 	if v := os.Getenv("STATEMENT_BENCH_RECORDS"); v != "" {

@@ -171,17 +171,10 @@ func (db *DB) CheckRecordAccounts(ctx context.Context, w CheckWindow) ([]string,
 // (The redundant outcome <> 'success' lets SQLite read the pending calls
 // through the calls_open index.)
 func (db *DB) CheckResentPending(ctx context.Context, w CheckWindow) ([]int64, error) {
-	var out []int64
-	for id, err := range checkSeq(ctx, db, scanCheckID, `SELECT p.id FROM calls p
+	return collect(checkSeq(ctx, db, scanCheckID, `SELECT p.id FROM calls p
 		WHERE p.outcome = 'pending' AND p.outcome <> 'success' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
 		AND EXISTS (SELECT 1 FROM calls s WHERE s.external_ref = p.external_ref AND s.id <> p.id
-			AND s.outcome = 'success' AND s.pool_shape <> '' AND s.ts >= p.ts)`, w.From, w.To) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, nil
+			AND s.outcome = 'success' AND s.pool_shape <> '' AND s.ts >= p.ts)`, w.From, w.To))
 }
 
 // CheckLookup is a successful look-up call (operation op of CheckLookups)
@@ -210,18 +203,11 @@ func (db *DB) CheckLookups(ctx context.Context, w CheckWindow, op string) iter.S
 // the window carries that clientOrderId. Only those calls can be linked to
 // a record by externalRef alone; the check looks up no other.
 func (db *DB) CheckOpenRefs(ctx context.Context, w CheckWindow) ([]string, error) {
-	var out []string
-	for ref, err := range checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT c.external_ref FROM calls c
+	return collect(checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT c.external_ref FROM calls c
 		WHERE c.outcome <> 'success' AND c.ts >= ? AND c.ts <= ? AND c.external_ref <> ''
 		AND EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = c.external_ref AND r.kind = ?
 			AND r.txn_date_time >= ? AND r.txn_date_time <= ?)`,
-		w.From, w.To, string(recon.Statement), w.From, w.To) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ref)
-	}
-	return out, nil
+		w.From, w.To, string(recon.Statement), w.From, w.To))
 }
 
 // CheckCalls yields the window's calls (but Skip's) in (ts, id) order, with

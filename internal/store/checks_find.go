@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -88,16 +89,21 @@ func (f *CheckFinder) PeriodRecord(ctx context.Context, svcOrderID string) (Chec
 // PeriodRecordsByClient returns the window's statement records with this
 // clientOrderId (any mode), in time order.
 func (f *CheckFinder) PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]CheckRecord, error) {
-	var out []CheckRecord
-	for r, err := range checkSeq(ctx, stmtQuerier{f.byClient}, func(rows *sql.Rows) (CheckRecord, error) {
+	return collect(checkSeq(ctx, stmtQuerier{f.byClient}, func(rows *sql.Rows) (CheckRecord, error) {
 		var r CheckRecord
 		err := rows.Scan(append([]any{&r.ID}, r.ptrs()...)...)
 		return r, err
-	}, "", clientOrderID) {
+	}, "", clientOrderID))
+}
+
+// collect gathers a stream's values; its error ends it.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -182,16 +188,9 @@ type CheckRefCall struct {
 // RefCalls returns the window's calls (but Skip's) with this externalRef,
 // in (ts, id) order.
 func (f *CheckFinder) RefCalls(ctx context.Context, ref string) ([]CheckRefCall, error) {
-	var out []CheckRefCall
-	for c, err := range checkSeq(ctx, stmtQuerier{f.refCalls}, func(rows *sql.Rows) (CheckRefCall, error) {
+	return collect(checkSeq(ctx, stmtQuerier{f.refCalls}, func(rows *sql.Rows) (CheckRefCall, error) {
 		var c CheckRefCall
 		err := rows.Scan(&c.ID, &c.TS, &c.Outcome, &c.Shape, &c.OrderID)
 		return c, err
-	}, "", ref) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	}, "", ref))
 }
