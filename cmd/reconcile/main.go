@@ -37,7 +37,9 @@ func commands() []cli.Command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	endProfile := cli.StartProfile(os.Stderr)
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	endProfile()
 	stop()
 	os.Exit(code)
 }

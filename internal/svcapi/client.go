@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/svcrecon/svcrecon/internal/jsonscan"
 	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
@@ -319,8 +320,9 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 		}
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: err}
 	}
+	split := splitData(raw)
 	if len(raw) > 0 {
-		rec.Response = c.loggedResponse(op, raw, secrets)
+		rec.Response = c.loggedResponse(op, raw, split, secrets)
 	}
 	if rerr != nil {
 		if op.Billable {
@@ -329,7 +331,7 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 		}
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: fmt.Errorf("body broken off: %w", rerr)}
 	}
-	env, derr := DecodeEnvelope(raw)
+	env, derr := decodeEnvelope(raw, split)
 	if derr != nil {
 		if t := derr.Error(); ScrubString(t, secrets...) != t {
 			derr = errors.New(ScrubString(t, secrets...))
@@ -428,15 +430,19 @@ func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef strin
 
 // loggedResponse is the response as the call log keeps it: redacted, and
 // without its data member when the operation does not log it
-// (Operation.LogsData). Nothing is computed when nothing records.
-func (c *Client) loggedResponse(op *Operation, raw []byte, secrets []string) json.RawMessage {
+// (Operation.LogsData). Nothing is computed when nothing records. A body
+// the lean scanner split (valid JSON, its data found) is not scanned again.
+func (c *Client) loggedResponse(op *Operation, raw []byte, split dataSplit, secrets []string) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
-	if len(raw) > loggedHead && !json.Valid(raw) {
+	switch {
+	case split.ok && !op.LogsData():
+		raw = split.rest
+	case split.ok:
+	case len(raw) > loggedHead && !json.Valid(raw):
 		return c.headOnly(raw, fmt.Sprintf("not JSON, %d bytes; only the first %d kept", len(raw), loggedHead), secrets)
-	}
-	if !op.LogsData() {
+	case !op.LogsData():
 		raw = WithoutData(raw)
 	}
 	return RedactJSON(raw, secrets...)
@@ -478,6 +484,9 @@ func (c *Client) headOnly(raw []byte, note string, secrets []string) json.RawMes
 func WithoutData(resp []byte) []byte {
 	if !bytes.Contains(resp, []byte(`"data"`)) {
 		return resp
+	}
+	if rest, _, ok := jsonscan.Cut(resp, "data"); ok {
+		return rest
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(resp, &m) != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/jsonscan"
 )
 
 // Status codes of the envelope (spec §7, design).
@@ -38,6 +40,28 @@ var ErrNotEnvelope = errors.New("not a response envelope")
 // becomes "". A body that is not JSON, is truncated, or has no statuscode is
 // an error.
 func DecodeEnvelope(body []byte) (*Envelope, error) {
+	return decodeEnvelope(body, splitData(body))
+}
+
+// dataSplit is a body as the lean scanner split it (jsonscan.Cut): the
+// envelope without its data member, and where the data is. ok false: the
+// body is left to encoding/json whole.
+type dataSplit struct {
+	whole []byte        // the body split, which data indexes
+	rest  []byte        // the body without its data member
+	data  jsonscan.Span // where the data member's value is in whole
+	ok    bool
+}
+
+// splitData splits a body that is a plain JSON object; a page of a report
+// is then scanned once, not decoded whole to find its envelope.
+func splitData(body []byte) dataSplit {
+	rest, data, ok := jsonscan.Cut(body, "data")
+	return dataSplit{body, rest, data, ok}
+}
+
+// decodeEnvelope is DecodeEnvelope for a body already split (or not).
+func decodeEnvelope(body []byte, split dataSplit) (*Envelope, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, errors.New("empty body")
@@ -46,7 +70,14 @@ func DecodeEnvelope(body []byte) (*Envelope, error) {
 		return nil, fmt.Errorf("not JSON: starts with %q", snippet(body, 20))
 	}
 	var env Envelope
-	if err := json.Unmarshal(body, &env); err != nil {
+	if split.ok {
+		if err := json.Unmarshal(split.rest, &env); err != nil {
+			return nil, fmt.Errorf("malformed JSON: %w", err)
+		}
+		if split.data.Set() {
+			env.Data = json.RawMessage(split.whole[split.data.From:split.data.To])
+		}
+	} else if err := json.Unmarshal(body, &env); err != nil {
 		return nil, fmt.Errorf("malformed JSON: %w", err)
 	}
 	if env.StatusCode == "" {
