@@ -9,6 +9,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -46,10 +47,29 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// Bytes of eight, for stopsRun.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// stopsRun reports whether any of the eight bytes in x is not plain: a
+// quote, a backslash or a control character (the classic "has a zero
+// byte" and "has a byte less than n" tests, exact as a yes or no).
+func stopsRun(x uint64) bool {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+}
+
 // scanString scans the string at b[i] == '"': the index after its closing
 // quote, and whether it holds an escape.
 func scanString(b []byte, i int) (end int, esc, ok bool) {
 	for i++; i < len(b); {
+		// Eight bytes at a time while none ends the run (SWAR), then one.
+		for i+8 <= len(b) && !stopsRun(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		for i < len(b) && plain[b[i]] {
 			i++
 		}

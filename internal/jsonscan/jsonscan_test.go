@@ -56,3 +56,36 @@ func TestScanObject(t *testing.T) {
 		}
 	}
 }
+
+// TestStopsRun holds the eight-byte test to the byte table: for every
+// byte in every position, stopsRun says yes exactly when plain says no.
+func TestStopsRun(t *testing.T) {
+	for pos := range 8 {
+		for c := range 256 {
+			var w [8]byte
+			for i := range w {
+				w[i] = 'a'
+			}
+			w[pos] = byte(c)
+			x := uint64(0)
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(w[i])
+			}
+			if got := stopsRun(x); got != !plain[c] {
+				t.Fatalf("stopsRun(byte %#x at %d) = %v, want %v", c, pos, got, !plain[c])
+			}
+		}
+	}
+	// Neighbours must not hide or invent one (borrows between bytes).
+	for _, w := range []string{"\x00\x00\x00\x00\x00\x00\x00\x00", "\xff\xff\xff\xff\xff\xff\xff\xff", "\x20\x21\x23\x5b\x5d\xff\x80\x7f", "\x21\x1f\x20\x20\x20\x20\x20\x20"} {
+		x := uint64(0)
+		stop := false
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(w[i])
+			stop = stop || !plain[w[i]]
+		}
+		if stopsRun(x) != stop {
+			t.Errorf("stopsRun(%q) = %v, want %v", w, !stop, stop)
+		}
+	}
+}

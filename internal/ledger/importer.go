@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/progress"
@@ -89,7 +90,7 @@ func (o *ImportOptions) defaults() {
 		o.Now = time.Now
 	}
 	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
+		o.Workers = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 }
 
@@ -236,8 +237,9 @@ func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, 
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	chunks := make(chan *chunk, 2*o.Workers)
-	results := make(chan *chunk, 2*o.Workers)
+	// Room for the decoders to run ahead of the writer by about a batch.
+	chunks := make(chan *chunk, 4*o.Workers)
+	results := make(chan *chunk, 16)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(chunks)
@@ -262,6 +264,7 @@ func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, 
 		close(results)
 	}()
 	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress}
+	w.start()
 	pending := map[int]*chunk{}
 	next := 0
 	var werr error
@@ -281,6 +284,9 @@ func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, 
 	}
 	if werr == nil {
 		werr = w.flush()
+	}
+	if err := w.close(); err != nil && (werr == nil || errors.Is(werr, errStoreFailed)) {
+		werr = err
 	}
 	rerr := <-readErr
 	if werr != nil {
@@ -306,18 +312,58 @@ func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, 
 }
 
 // importWriter gathers decoded lines into batches of BatchLines lines and
-// stores each batch in one transaction.
+// stores each batch in one transaction, in order. The batches are stored by
+// a goroutine of their own, so that the lines of the next one are decoded
+// while the last is written: the database's one writer is the import's
+// bound, and it never waits for the decoders while a batch is ready.
 type importWriter struct {
 	db    CallWriter
 	ctx   context.Context
 	name  string
 	now   time.Time
-	sum   *ImportSummary
+	sum   *ImportSummary // updated by the storing goroutine; read after close
 	bar   *progress.Bar
 	calls []recon.Call
 	bad   []store.ImportError
 	errs  []LineError
 	lines int
+
+	batches chan importBatch // to the storing goroutine
+	done    chan error       // its first error, when it ends
+	failed  atomic.Bool      // it has failed: stop sending
+}
+
+// importBatch is one transaction's lines.
+type importBatch struct {
+	calls []recon.Call
+	bad   []store.ImportError
+	errs  []LineError
+	lines int
+}
+
+// start starts the storing goroutine: one batch is stored while at most
+// one more waits, so at most three batches are held.
+func (w *importWriter) start() {
+	w.batches = make(chan importBatch, 1)
+	w.done = make(chan error, 1)
+	go func() {
+		var err error
+		for b := range w.batches {
+			if err == nil {
+				if err = w.store(b); err != nil {
+					w.failed.Store(true)
+				}
+			}
+		}
+		w.done <- err
+	}()
+}
+
+// close waits for the batches sent to be stored; it returns the first
+// error in storing them.
+func (w *importWriter) close() error {
+	close(w.batches)
+	return <-w.done
 }
 
 // add takes a decoded chunk's lines, in order.
@@ -340,21 +386,35 @@ func (w *importWriter) add(c *chunk) error {
 	return nil
 }
 
-// flush stores the batch.
+// flush sends the batch to be stored. After the storing goroutine failed
+// it sends nothing more; close returns the error.
 func (w *importWriter) flush() error {
 	if w.lines == 0 {
 		return nil
 	}
-	imported, err := w.db.InsertCalls(w.ctx, w.now, w.calls, w.bad)
+	if w.failed.Load() {
+		return errStoreFailed
+	}
+	w.batches <- importBatch{w.calls, w.bad, w.errs, w.lines}
+	w.calls, w.bad, w.errs, w.lines = make([]recon.Call, 0, BatchLines), nil, nil, 0
+	return nil
+}
+
+// errStoreFailed stops the reading of lines once a batch failed to be
+// stored; the import returns the storing error itself.
+var errStoreFailed = errors.New("storing a batch failed")
+
+// store stores one batch in one transaction and counts it.
+func (w *importWriter) store(b importBatch) error {
+	imported, err := w.db.InsertCalls(w.ctx, w.now, b.calls, b.bad)
 	if err != nil {
 		return err
 	}
-	w.sum.Lines += w.lines
+	w.sum.Lines += b.lines
 	w.sum.Imported += imported
-	w.sum.Duplicates += len(w.calls) - imported
-	w.sum.Bad += len(w.bad)
-	w.sum.Errors = append(w.sum.Errors, w.errs...)
-	w.calls, w.bad, w.errs, w.lines = w.calls[:0], w.bad[:0], nil, 0
+	w.sum.Duplicates += len(b.calls) - imported
+	w.sum.Bad += len(b.bad)
+	w.sum.Errors = append(w.sum.Errors, b.errs...)
 	return nil
 }
 

@@ -28,6 +28,10 @@ func TestOpenMigratesOnceAndSetsPragmas(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
 		t.Fatalf("foreign_keys = %d, %v; want 1", fk, err)
 	}
+	var page int
+	if err := db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&page); err != nil || page != PageSize {
+		t.Fatalf("page_size = %d, %v; want %d", page, err, PageSize)
+	}
 	first, err := db.Migrations(ctx)
 	if err != nil || len(first) == 0 {
 		t.Fatalf("Migrations() = %v, %v; want at least one", first, err)
@@ -41,6 +45,35 @@ func TestOpenMigratesOnceAndSetsPragmas(t *testing.T) {
 	again, _ := db.Migrations(ctx)
 	if len(again) != len(first) {
 		t.Fatalf("reopen applied migrations again: %v then %v", first, again)
+	}
+}
+
+// TestOlderFileKeepsItsPageSize opens a file made with SQLite's 4 KiB
+// pages: it keeps them, and works.
+func TestOlderFileKeepsItsPageSize(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"PRAGMA page_size=4096", "PRAGMA journal_mode=WAL", "CREATE TABLE x (a)", "DROP TABLE x"} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	raw.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var page int
+	if err := db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&page); err != nil || page != 4096 {
+		t.Fatalf("page_size = %d, %v; want the file's 4096", page, err)
+	}
+	if ms, err := db.Migrations(ctx); err != nil || len(ms) == 0 {
+		t.Fatalf("Migrations() = %v, %v; want the migrations applied", ms, err)
 	}
 }
 
