@@ -37,6 +37,7 @@ func commands() []cli.Command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cli.TuneGC()
 	endProfile := cli.StartProfile(os.Stderr)
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	endProfile()

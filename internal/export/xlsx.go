@@ -18,7 +18,8 @@ type xlsxSheet struct {
 	sw     *excelize.StreamWriter
 	row    int // rows written to the current part, header included
 	cells  []excelize.Cell
-	ptrs   []any
+	ptrs   []any // &cells[i]
+	vals   []any // a row's values: ptrs[i], or nil for an empty unmarked cell
 }
 
 func (x *xlsxSheet) open() error {
@@ -92,13 +93,19 @@ func (x *xlsxSheet) add(r Row) error {
 		}
 	}
 	x.row++
+	if x.vals == nil {
+		x.vals = make([]any, len(x.t.Columns))
+	}
 	for i, c := range x.t.Columns {
 		cell := &x.cells[i]
+		x.vals[i] = x.ptrs[i]
 		if i >= len(r.Cells) || r.Cells[i] == "" {
 			cell.Value = nil
 			cell.StyleID = 0
-			if r.Mark != MarkNone {
+			if r.Mark != MarkNone { // an empty cell of a marked row keeps the row's fill
 				cell.StyleID = x.w.cellStyle(Text, r.Mark)
+			} else {
+				x.vals[i] = nil // no cell at all: StreamWriter skips nil
 			}
 			continue
 		}
@@ -110,7 +117,7 @@ func (x *xlsxSheet) add(r Row) error {
 		cell.Value = val
 		cell.StyleID = x.w.cellStyle(k, r.Mark)
 	}
-	return x.sw.SetRow("A"+strconv.Itoa(x.row), x.ptrs)
+	return x.sw.SetRow("A"+strconv.Itoa(x.row), x.vals)
 }
 
 // cellStyle is style(k, m, roleCell), kept in an array: a lookup per

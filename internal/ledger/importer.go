@@ -76,7 +76,8 @@ type ImportOptions struct {
 	// redact.Marker wherever they appear in what is stored: every text of
 	// a call, the lines kept in the database, and the reasons of bad lines.
 	Secrets []string
-	// Workers decode lines at once (default: one per CPU).
+	// Workers decode lines at once (default: one per CPU but the one the
+	// database writer needs, and at least one).
 	Workers int
 }
 
