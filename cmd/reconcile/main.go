@@ -35,13 +35,15 @@ func commands() []cli.Command {
 	}
 }
 
-// streams are the subcommands that stream a month through the database
-// and get a larger heap for it (cli.TuneGC); check is not one of them.
-var streams = map[string]bool{"sync": true, "import-calls": true, "export": true, "run": true}
+// gcProfiles are how the subcommands' heaps are collected (cli.TuneGC).
+var gcProfiles = map[string]cli.GCProfile{"sync": cli.GCStream, "import-calls": cli.GCStream,
+	"export": cli.GCStream, "run": cli.GCStream, "check": cli.GCCheck}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cli.TuneGC(len(os.Args) > 1 && streams[os.Args[1]])
+	if len(os.Args) > 1 {
+		cli.TuneGC(gcProfiles[os.Args[1]])
+	}
 	endProfile := cli.StartProfile(os.Stderr)
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	endProfile()

@@ -196,7 +196,7 @@ var checkTables = [...]struct {
 
 // checkBatchRows is how many rows one INSERT statement of the writer
 // carries, and how many a batch handed to its goroutine holds.
-const checkBatchRows = 64
+const checkBatchRows = 256
 
 // BeginCheckRun starts storing run: it opens the transaction (holding the
 // database's writer for the run's length) and records the run as running.
