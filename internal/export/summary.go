@@ -44,6 +44,7 @@ type summaryData struct {
 	verdict verdict
 	pairs   []store.ReportMatch // the first maxPairs suggested pairs
 	nPairs  int                 // how many there are
+	skipped string              // why none were suggested (recon.Summary.PairingSkipped)
 }
 
 // loadSummary reads what the Summary shows besides the run's summary: the
@@ -74,7 +75,7 @@ func loadSummary(ctx context.Context, db Reports, r *store.ReportRun) (*summaryD
 	}
 	// The ledger counts the pairs in the summary; runs made before it did
 	// are counted from their rows.
-	sd.nPairs = r.Summary.SuggestedPairs
+	sd.nPairs, sd.skipped = r.Summary.SuggestedPairs, r.Summary.PairingSkipped
 	if sd.nPairs == 0 {
 		sd.nPairs = n
 	}
@@ -392,6 +393,9 @@ func (w *Writer) suggestedPairs(g *grid, sd *summaryData) {
 	}
 	if more := sd.nPairs - len(sd.pairs); more > 0 && len(sd.pairs) > 0 {
 		g.put(roleNote, MarkNone, fmt.Sprintf("… and %d more: filter suggestedPair on the Matching sheet.", more))
+	}
+	if sd.skipped != "" {
+		g.put(roleNote, MarkNone, "None suggested: "+sd.skipped+" (was the call log imported?).")
 	}
 }
 

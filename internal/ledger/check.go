@@ -22,8 +22,11 @@ import (
 type CheckOptions struct {
 	From, To, AsOf time.Time
 	PairWindow     time.Duration
-	Now            func() time.Time
-	Log            *slog.Logger
+	// MaxOrphans bounds the unmatched rows held for the suggested pairs
+	// (0: MaxOrphans).
+	MaxOrphans int
+	Now        func() time.Time
+	Log        *slog.Logger
 }
 
 // CheckStore is everything Check reads and writes; *store.DB implements it.
@@ -115,7 +118,7 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	case o.PairWindow == 0:
 		o.PairWindow = DefaultPairWindow
 	}
-	c := &checkRun{db: db, log: o.Log, t0: time.Now(), pairWindow: o.PairWindow,
+	c := &checkRun{db: db, log: o.Log, t0: time.Now(), pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans,
 		run: store.CheckRun{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
@@ -162,6 +165,7 @@ type checkRun struct {
 	run        store.CheckRun
 	window     store.CheckWindow
 	pairWindow time.Duration
+	maxOrphans int
 	t0         time.Time
 }
 
@@ -169,7 +173,8 @@ type checkRun struct {
 // accounts, the records' accounts, what became of pending calls and the
 // externalRefs of unsuccessful calls that records carry.
 func (c *checkRun) setup(ctx context.Context) (passConfig, error) {
-	cfg := passConfig{span: recordSpan, from: c.window.From, to: c.window.To, pairWindow: c.pairWindow}
+	cfg := passConfig{span: recordSpan, from: c.window.From, to: c.window.To, pairWindow: c.pairWindow,
+		maxOrphans: c.maxOrphans}
 	var err error
 	step := func(name string, fn func() error) {
 		if err == nil {

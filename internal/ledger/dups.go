@@ -139,6 +139,9 @@ func (p *pass) fixDuplicates() error {
 // toDuplicate makes a stored call's row a duplicateDebit row.
 func toDuplicate(m *store.CheckMatch) {
 	m.Outcome, m.Note, m.Delta = recon.DuplicateDebit, "externalRef debited more than once", ""
+	if m.CallID == 0 {
+		m.Note += "; no call logged for this debit"
+	}
 	if m.SvcOrderID != "" && m.CallAmount != "" && m.StatementAmount != "" {
 		c, err1 := decimal.NewFromString(m.CallAmount)
 		s, err2 := decimal.NewFromString(m.StatementAmount)

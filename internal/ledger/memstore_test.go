@@ -184,7 +184,14 @@ func (m *memStore) Duplicates(refs []string, note func(*store.CheckMatch)) ([]st
 	var old []store.CheckMatch
 	for i := range m.matches {
 		x := &m.matches[i]
-		if x.CallID == 0 || x.Outcome == recon.DuplicateDebit || x.Outcome == recon.Pending {
+		if x.Outcome == recon.DuplicateDebit || x.Outcome == recon.Pending {
+			continue
+		}
+		if x.CallID == 0 { // a record's row stored before its clientOrderId was found twice
+			if x.Outcome == recon.StatementOnly && slices.Contains(refs, x.ExternalRef) {
+				old = append(old, *x)
+				note(x)
+			}
 			continue
 		}
 		for _, c := range m.calls {

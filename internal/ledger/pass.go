@@ -19,6 +19,15 @@ import (
 // deferred, until that call has passed.
 const recordSpan = 15 * 60
 
+// MaxOrphans is how many unmatched calls and statement records together a
+// check holds for the suggested pairs, which are chosen at the end among
+// all of them. Past it the check gives the pairing up: it stores each
+// unmatched row as it finds it, with a note, and holds none. An ordinary
+// month leaves a few dozen; a hundred thousand means something else is
+// wrong (a call log not imported, a statement of another account), and
+// memory must not grow with it.
+const MaxOrphans = 100_000
+
 // passConfig is what the pass must know before the first call.
 type passConfig struct {
 	span       int64  // recordSpan
@@ -28,6 +37,7 @@ type passConfig struct {
 	recAccts   []string             // accounts the window's statement records name
 	resolved   map[int64]resolution // what became of pending calls, by call id
 	openRefs   []string             // externalRefs of unsuccessful calls that records carry
+	maxOrphans int                  // MaxOrphans unless set (tests)
 }
 
 // accounts numbers the pool accounts a check meets, in order of meeting.
@@ -97,6 +107,7 @@ type pass struct {
 	products    map[string]map[string]bool
 	orphanCalls []kcall
 	orphanRecs  []*wrec
+	unpaired    bool // more than cfg.maxOrphans: orphans are stored as found, not paired
 
 	sum passSums
 	rep reportLists
@@ -111,6 +122,7 @@ type passSums struct {
 	reversals, unlinked                        int
 	reversed                                   decimal.Decimal
 	pairs                                      int
+	pairingSkipped                             string // why no pairs were suggested (boundOrphans)
 }
 
 func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {

@@ -90,6 +90,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		row("  "+o, s.Outcomes[o].Count, s.Outcomes[o].Amount)
 	}
 	row("  suggested pairs (no match)", s.SuggestedPairs, "")
+	if s.PairingSkipped != "" {
+		fmt.Fprintf(&b, "    none suggested: %s\n", s.PairingSkipped)
+	}
 	b.WriteString("\nbreaks                            count        total delta\n")
 	for _, k := range recon.BreakKinds {
 		row("  "+k, s.Breaks[k].Count, s.Breaks[k].Delta)

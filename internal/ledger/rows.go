@@ -74,7 +74,7 @@ func (p *pass) callRow(k *kcall) {
 			m.Delta = amountDelta(k.amount, r.amount)
 		}
 	case r == nil:
-		p.orphanCalls = append(p.orphanCalls, *k)
+		p.orphanCall(k)
 		return
 	case r.reversal != "":
 		m.Outcome = recon.Reversed
@@ -117,16 +117,62 @@ func (p *pass) emit(m store.CheckMatch, amount decimal.Decimal, ts int64, rec *w
 	}
 }
 
-// orphans ends the matching: calls and records without a counterpart are
-// duplicateDebit when their externalRef turned out to be debited twice,
-// else callOnly and statementOnly, each paired with its likely
-// counterpart where the rule allows (pair.go), and stored.
+// orphanCall holds an unmatched call for the pairing at the end.
+func (p *pass) orphanCall(k *kcall) {
+	if p.unpaired {
+		p.settleOrphans([]kcall{*k}, nil, false)
+		return
+	}
+	p.orphanCalls = append(p.orphanCalls, *k)
+	p.boundOrphans()
+}
+
+// orphanRec holds an unmatched statement record for the pairing at the end.
+func (p *pass) orphanRec(r *wrec) {
+	if p.unpaired {
+		p.settleOrphans(nil, []*wrec{r}, false)
+		return
+	}
+	p.orphanRecs = append(p.orphanRecs, r)
+	p.boundOrphans()
+}
+
+// boundOrphans gives the pairing up when more orphans are held than
+// cfg.maxOrphans (MaxOrphans): those held are stored now, unpaired, and so
+// is every one found after.
+func (p *pass) boundOrphans() {
+	limit := p.cfg.maxOrphans
+	if limit <= 0 {
+		limit = MaxOrphans
+	}
+	if len(p.orphanCalls)+len(p.orphanRecs) <= limit {
+		return
+	}
+	p.unpaired = true
+	p.sum.pairingSkipped = fmt.Sprintf("more than %d unmatched calls and records", limit)
+	p.settleOrphans(p.orphanCalls, p.orphanRecs, false)
+	p.orphanCalls, p.orphanRecs = nil, nil
+}
+
+// orphans ends the matching: the calls and records held without a
+// counterpart are settled, and paired unless the pairing was given up.
 func (p *pass) orphans() {
+	p.settleOrphans(p.orphanCalls, p.orphanRecs, !p.unpaired)
+	p.orphanCalls, p.orphanRecs = nil, nil
+}
+
+// settleOrphans stores calls and records without a counterpart:
+// duplicateDebit when their externalRef is known to be debited twice, else
+// callOnly and statementOnly, each paired with its likely counterpart
+// where the rule allows (pair.go) when pair is set, else noted unpaired.
+// A row stored before its externalRef is found debited twice is made a
+// duplicateDebit at the end (fixDuplicates).
+func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool) {
 	var calls []orphanCall
 	var recs []orphanRec
 	var callKs []kcall
 	var recWs []*wrec
-	for _, k := range p.orphanCalls {
+	for _, k := range orphanCalls {
 		if p.dups.isDup(k.ref) {
 			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
 				Operation: k.op, CallAmount: k.money, Note: "externalRef debited more than once"}
@@ -136,7 +182,7 @@ func (p *pass) orphans() {
 		calls = append(calls, orphanCall{id: k.id, ts: k.ts, account: p.accts.names[k.acct], amount: k.amount, op: k.op})
 		callKs = append(callKs, k)
 	}
-	for _, r := range p.orphanRecs {
+	for _, r := range orphanRecs {
 		if p.dups.isDup(r.client) {
 			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
 				StatementAmount: r.money, Note: "externalRef debited more than once; no call logged for this debit"}
@@ -148,9 +194,17 @@ func (p *pass) orphans() {
 	}
 	callNotes := make([]pairNote, len(calls))
 	recNotes := make([]pairNote, len(recs))
-	if len(calls) > 0 && len(recs) > 0 {
+	switch {
+	case pair && len(calls) > 0 && len(recs) > 0:
 		rule := pairRule{window: p.cfg.pairWindow, products: p.products, accounts: p.recAccts}
 		callNotes, recNotes, p.sum.pairs = suggestPairs(calls, recs, rule)
+	case !pair:
+		for i := range callNotes {
+			callNotes[i].reason = p.sum.pairingSkipped
+		}
+		for i := range recNotes {
+			recNotes[i].reason = p.sum.pairingSkipped
+		}
 	}
 	note := func(m *store.CheckMatch, n pairNote) {
 		m.SuggestedPair = n.suggestion
@@ -170,7 +224,6 @@ func (p *pass) orphans() {
 		note(&m, recNotes[i])
 		p.emit(m, r.amount, r.ts, r)
 	}
-	p.orphanCalls, p.orphanRecs = nil, nil
 }
 
 // addBreak stores a break and counts it.
@@ -268,11 +321,12 @@ func (l *reportLists) addException(m Match, ts int64, rec *wrec) {
 	}
 }
 
-// replaceException puts a corrected call row in place of its old one, or
-// adds it.
+// replaceException puts a corrected row (a call's, or a record's without a
+// call) in place of its old one, or adds it.
 func (l *reportLists) replaceException(m Match, ts int64) {
 	for i := range l.exceptions {
-		if x := &l.exceptions[i]; !x.rec && x.m.CallID == m.CallID {
+		x := &l.exceptions[i]
+		if !x.rec && m.CallID != 0 && x.m.CallID == m.CallID || x.rec && m.CallID == 0 && x.m.SvcOrderID == m.SvcOrderID {
 			x.m = m
 			return
 		}
@@ -339,6 +393,7 @@ func (p *pass) report(run store.CheckRun) (*Report, error) {
 	}
 	s.Pending = s.Outcomes[recon.Pending]
 	s.SuggestedPairs = sm.pairs
+	s.PairingSkipped = sm.pairingSkipped
 	for _, k := range recon.BreakKinds {
 		s.Breaks[k] = recon.BreakSum{Count: sm.brN[k], Delta: recon.Money(sm.brSum[k])}
 	}

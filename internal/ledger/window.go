@@ -268,6 +268,9 @@ func (w *recWindow) drain() error {
 		if err := w.evict(0, true); err != nil {
 			return err
 		}
+		// No call is to come: the gap log keeps only what a gap found
+		// already, or the chain's last debit, may still cover.
+		w.p.gaps.trim()
 	}
 	if err := w.evict(0, true); err != nil {
 		return err
@@ -444,7 +447,7 @@ func (p *pass) finish(r *wrec) error {
 		}
 	}
 	if !r.cr() && !r.linked() {
-		p.orphanRecs = append(p.orphanRecs, r)
+		p.orphanRec(r)
 	}
 	if r.reversal != "" {
 		if err := p.reversal(r); err != nil {

@@ -23,6 +23,9 @@ type Summary struct {
 	// record that is probably the same debit (never counted as matched).
 	// 0 in runs made before suggestions existed.
 	SuggestedPairs int `json:"suggestedPairs"`
+	// PairingSkipped, when set, says why no pairs were suggested although
+	// calls and records were left unmatched (too many of them to hold).
+	PairingSkipped string `json:"pairingSkipped,omitempty"`
 }
 
 // PoolSummary is one pool account's chain over the period.

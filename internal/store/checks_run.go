@@ -414,7 +414,8 @@ func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dup
 		rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
 			call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
 			WHERE run_id = ? AND outcome NOT IN ('duplicateDebit', 'pending')
-			AND call_id IN (SELECT id FROM calls WHERE external_ref = ?)`, w.id, ref)
+			AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
+				OR call_id IS NULL AND outcome = 'statementOnly' AND external_ref = ?)`, w.id, ref, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -435,8 +436,15 @@ func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dup
 		for _, m := range found {
 			fixed := m
 			fix.note(&fixed)
-			if _, err := tx.ExecContext(ctx, `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
-				WHERE run_id = ? AND call_id = ? AND outcome = ?`, fixed.Outcome, fixed.Delta, fixed.Note, w.id, m.CallID, m.Outcome); err != nil {
+			// A statementOnly row (stored early, see ledger.MaxOrphans) has
+			// no call: it is its record's.
+			q, key := `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
+				WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(m.CallID)
+			if m.CallID == 0 {
+				q, key = `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
+				WHERE run_id = ? AND call_id IS NULL AND svc_order_id = ? AND outcome = ?`, m.SvcOrderID
+			}
+			if _, err := tx.ExecContext(ctx, q, fixed.Outcome, fixed.Delta, fixed.Note, w.id, key, m.Outcome); err != nil {
 				return nil, err
 			}
 		}

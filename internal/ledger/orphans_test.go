@@ -1,0 +1,93 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
+
+// TestCheckGivesPairingUpPastMaxOrphans: past MaxOrphans unmatched rows
+// the check stores each as it finds it and suggests no pair, and says so;
+// every row gets the outcome it gets with pairing, a statementOnly record
+// stored before its clientOrderId turned out to be debited twice
+// included.
+func TestCheckGivesPairingUpPastMaxOrphans(t *testing.T) {
+	db := openDB(t)
+	const acct = "0409000123456"
+	addCalls(t, db,
+		tcall{ts: "2026-11-21 10:00:00", ref: "R1", orderID: "O1", acct: acct, opening: "100", amount: "1.50", closing: "98.50"},
+		tcall{ts: "2026-11-21 10:05:00", acct: acct, opening: "98.50", amount: "1.50", closing: "97.00"}, // lost its keys
+		tcall{ts: "2026-11-21 12:00:00", ref: "R3", orderID: "O3", acct: acct, opening: "97.00", amount: "25.00", closing: "72.00"})
+	addRecords(t, db,
+		trec{svc: "OD1", client: "RD", ts: "2026-11-21 08:00:00", amount: "3.00", product: "IDV"}, // no call; debited again at 20:00
+		trec{svc: "O1", client: "R1", ts: "2026-11-21 10:00:00", amount: "1.50", product: "IDV"},
+		trec{svc: "O2", client: "R2", ts: "2026-11-21 10:05:01", amount: "1.50", product: "IDV"},
+		trec{svc: "O4", client: "R4", ts: "2026-11-21 18:00:00", amount: "25.00", product: "LIT"},
+		trec{svc: "OD2", client: "RD", ts: "2026-11-21 20:00:00", amount: "3.00", product: "IDV"})
+
+	rows := func(rep *Report) []string {
+		t.Helper()
+		q, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, note FROM recon_matches
+			WHERE run_id = ? ORDER BY ts, svc_order_id`, rep.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer q.Close()
+		var out []string
+		for q.Next() {
+			var outcome, svc, note string
+			var call int64
+			if err := q.Scan(&outcome, &call, &svc, &note); err != nil {
+				t.Fatal(err)
+			}
+			note, _, _ = strings.Cut(note, "; no suggested pair")
+			out = append(out, fmt.Sprintf("%s %d %s: %s", outcome, call, svc, note))
+		}
+		return out
+	}
+	paired := check(t, db, "2026-11-21", "2026-11-21", "")
+	want := rows(paired)
+
+	o := CheckOptions{From: date(t, "2026-11-21"), To: date(t, "2026-11-21"), MaxOrphans: 1,
+		Now: func() time.Time { return time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC) }}
+	rep, err := Check(context.Background(), db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.SuggestedPairs != 0 || s.PairingSkipped != "more than 1 unmatched calls and records" {
+		t.Errorf("SuggestedPairs %d, PairingSkipped %q; want 0 and why", s.SuggestedPairs, s.PairingSkipped)
+	}
+	if paired.Summary.SuggestedPairs != 1 || paired.Summary.PairingSkipped != "" {
+		t.Errorf("with room: SuggestedPairs %d, PairingSkipped %q; want 1 and none", paired.Summary.SuggestedPairs, paired.Summary.PairingSkipped)
+	}
+	for _, o := range recon.Outcomes {
+		if s.Outcomes[o] != paired.Summary.Outcomes[o] {
+			t.Errorf("%s: %+v unpaired, %+v paired; want the same", o, s.Outcomes[o], paired.Summary.Outcomes[o])
+		}
+	}
+	if s.Outcomes[recon.DuplicateDebit].Count != 2 {
+		t.Errorf("duplicateDebit %+v; want both records of RD", s.Outcomes[recon.DuplicateDebit])
+	}
+	if got := rows(rep); !slices.Equal(got, want) {
+		t.Errorf("recon_matches unpaired:\n%s\nwant, as paired:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM recon_matches WHERE run_id = ? AND outcome IN (?, ?)
+		AND note LIKE '%no suggested pair: more than 1 unmatched calls and records'`, rep.RunID, recon.CallOnly, recon.StatementOnly).Scan(&n); err != nil || n != 4 {
+		t.Errorf("rows noted unpaired = %d, %v; want the 4 callOnly and statementOnly", n, err)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "none suggested: more than 1 unmatched calls and records") {
+		t.Errorf("WriteText does not say why no pair was suggested:\n%s", text.String())
+	}
+
+}
