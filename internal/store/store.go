@@ -145,7 +145,7 @@ func (db *DB) Postgres() bool { return db.pg }
 // PageSize is the page size of a new SQLite database: 16 KiB, not
 // SQLite's 4 KiB. The month's tables are wide and written in long runs; on
 // a 1,000,000-call month larger pages made the import 17% and the check 14%
-// faster and the file 10% smaller (docs/benchmarks.md). The size is fixed
+// faster, and the file 2% smaller (docs/benchmarks.md). The size is fixed
 // when a file is created; setting it on an older file does nothing.
 const PageSize = 16384
 
