@@ -14,6 +14,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -113,7 +114,7 @@ func sandboxDebits(t *testing.T, svc sandboxService) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	today := time.Now().In(svcapi.IST)
+	today := time.Now().In(recon.IST)
 	out := map[string][]string{}
 	seen := 0
 	for page := 1; ; page++ {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // fakeTime replaces the commands' clock with one at today (IST, the fake
@@ -17,8 +17,8 @@ import (
 // settle rounds moves, and returns the pauses made.
 func fakeTime(tb testing.TB) *[]time.Duration {
 	tb.Helper()
-	y, m, d := time.Now().In(svcapi.IST).Date()
-	now := time.Date(y, m, d, 10, 0, 0, 0, svcapi.IST)
+	y, m, d := time.Now().In(recon.IST).Date()
+	now := time.Date(y, m, d, 10, 0, 0, 0, recon.IST)
 	var pauses []time.Duration
 	oldClock, oldPause, oldAfter := clock, pause, leaseAfter
 	clock = func() time.Time { return now }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -43,7 +44,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
 		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(svcapi.IST).Format("2006-01-02 15:04"),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(recon.IST).Format("2006-01-02 15:04"),
 				r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
 		}
 		return tw.Flush()
@@ -55,7 +56,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	run, c := st.Run, st.Counts
 	s := run.Settings
 	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
-	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(svcapi.IST).Format(time.DateTime), run.UpdatedAt.In(svcapi.IST).Format(time.DateTime))
+	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(recon.IST).Format(time.DateTime), run.UpdatedAt.In(recon.IST).Format(time.DateTime))
 	live, err := showHolders(ctx, env, run, stdout)
 	if err != nil {
 		return err
@@ -128,7 +129,7 @@ func showHolders(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Wri
 				live++
 			}
 			fmt.Fprintf(stdout, "worker %s: host %s, pid %d, since %s IST, last heartbeat %s ago, %s\n", w.Holder, w.Host, w.PID,
-				w.Since.In(svcapi.IST).Format(time.DateTime), clock().Sub(w.Heartbeat).Round(time.Second), state)
+				w.Since.In(recon.IST).Format(time.DateTime), clock().Sub(w.Heartbeat).Round(time.Second), state)
 		}
 		return live > 0, nil
 	}
@@ -139,7 +140,7 @@ func showHolders(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Wri
 	live := lease != nil && !ls.Stale(*lease)
 	if live {
 		fmt.Fprintf(stdout, "held by host %s, pid %d, since %s IST (last heartbeat %s ago)\n", lease.Host, lease.PID,
-			lease.Since.In(svcapi.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))
+			lease.Since.In(recon.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))
 	}
 	return live, nil
 }

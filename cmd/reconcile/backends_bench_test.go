@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/store/pgtest"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // BenchmarkBackends runs the nightly job's steps as commands — reconcile
@@ -27,7 +27,7 @@ func BenchmarkBackends(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("BACKEND_BENCH_RECORDS")); err == nil && v > 0 {
 		n = v
 	}
-	srv, err := sandbox.Start(sandbox.Options{Seed: 1, TotalRecords: n, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	srv, err := sandbox.Start(sandbox.Options{Seed: 1, TotalRecords: n, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/store/pgtest"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // recordsDump is every stored record of db but its sync times, in key
@@ -69,7 +69,7 @@ func TestSyncsFromTwoHostsOverlapping(t *testing.T) {
 		"SVC_OUTLET_ID": c.OutletID, "SVC_ENDPOINT_IP": c.EndpointIP, "SVC_ACCOUNT": sandbox.DefaultCredentials.Account} {
 		t.Setenv(k, v)
 	}
-	end := time.Now().In(svcapi.IST).AddDate(0, 0, -1)
+	end := time.Now().In(recon.IST).AddDate(0, 0, -1)
 	day := func(back int) string { return end.AddDate(0, 0, -back).Format(time.DateOnly) }
 	shared, clean := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
 	for _, dsn := range []string{shared, clean} {

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // Leaser is what the lease of a run needs of the store (bulk_leases).
@@ -152,7 +152,7 @@ type HeldError struct {
 func (e *HeldError) Error() string {
 	return fmt.Sprintf("run %s is held by another process: host %s, pid %d, since %s IST (last heartbeat %s ago); "+
 		"it is working on the run: let it finish (bulkrun status %s), or stop it first",
-		e.RunID, e.Lease.Host, e.Lease.PID, e.Lease.Since.In(svcapi.IST).Format(time.DateTime),
+		e.RunID, e.Lease.Host, e.Lease.PID, e.Lease.Since.In(recon.IST).Format(time.DateTime),
 		e.Now.Sub(e.Lease.Heartbeat).Round(time.Second), e.RunID)
 }
 
@@ -188,7 +188,7 @@ func (ls *Leases) keep(runID string, other *store.BulkLease) *Lease {
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	if other != nil && ls.Log != nil {
 		ls.Log.Warn("took over the lease of a run whose holder is gone", LogRun, runID,
-			"host", other.Host, "pid", other.PID, "heartbeat", other.Heartbeat.In(svcapi.IST).Format(time.DateTime))
+			"host", other.Host, "pid", other.PID, "heartbeat", other.Heartbeat.In(recon.IST).Format(time.DateTime))
 	}
 	go l.beat()
 	return l

@@ -209,7 +209,7 @@ func (rc *Rechecker) lookup(ctx context.Context, day time.Time, ref string) (*sv
 // one looks one row up and journals the answer, with secrets scrubbed. It
 // returns the row's new state, or "" when the look-up failed.
 func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []string) (string, error) {
-	sent := e.SentAt.In(svcapi.IST)
+	sent := e.SentAt.In(recon.IST)
 	d, err := rc.lookup(ctx, sent, e.Ref)
 	if err == nil && string(d.TransactionStatusCode) == svcapi.TxnNotFound {
 		next := sent.Add(midnightSlack)

@@ -17,6 +17,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -630,10 +631,10 @@ func (s txnStub) TxnStatus(_ context.Context, day time.Time, _ string) (*svcapi.
 func TestRecheckNotFoundVariants(t *testing.T) {
 	sna := &svcapi.TxnStatusData{TransactionStatusCode: svcapi.TxnNotFound}
 	txn := &svcapi.TxnStatusData{TransactionStatusCode: "TXN", OrderID: "SVC1", Pool: &svcapi.Pool{Amount: decimal.RequireFromString("1.50")}}
-	beforeMidnight := time.Date(2026, 11, 20, 23, 59, 30, 0, svcapi.IST)
+	beforeMidnight := time.Date(2026, 11, 20, 23, 59, 30, 0, recon.IST)
 	nextDay := func(ans, next *svcapi.TxnStatusData, nextErr error) func(time.Time) (*svcapi.TxnStatusData, error) {
 		return func(day time.Time) (*svcapi.TxnStatusData, error) {
-			if day.In(svcapi.IST).Day() == beforeMidnight.Day() {
+			if day.In(recon.IST).Day() == beforeMidnight.Day() {
 				return ans, nil
 			}
 			return next, nextErr

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // todayAt is today (IST, by the real clock: the fake dates transactions by
 // it) at hh:mm IST.
 func todayAt(hh, mm int) time.Time {
-	y, m, d := time.Now().In(svcapi.IST).Date()
-	return time.Date(y, m, d, hh, mm, 0, 0, svcapi.IST)
+	y, m, d := time.Now().In(recon.IST).Date()
+	return time.Date(y, m, d, hh, mm, 0, 0, recon.IST)
 }
 
 // Settle repeats resume and recheck: rows answered TUP or dropped are

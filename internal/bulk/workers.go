@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // DefaultPoll is Runner.Poll's default.
@@ -247,7 +247,7 @@ func (l *Lease) reap(ctx context.Context, log *slog.Logger) (int, error) {
 		if w.Holder != l.ls.Holder.ID && l.ls.Stale(w) {
 			dead = append(dead, w)
 			log.Warn("a worker of this run is gone: its rows in flight become pending, for bulkrun recheck",
-				"host", w.Host, "pid", w.PID, "heartbeat", w.Heartbeat.In(svcapi.IST).Format(time.DateTime))
+				"host", w.Host, "pid", w.PID, "heartbeat", w.Heartbeat.In(recon.IST).Format(time.DateTime))
 		}
 	}
 	n, err := l.ls.DB.ReapBulkWorkers(ctx, l.RunID, dead, ReasonDiedSending)

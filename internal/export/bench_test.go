@@ -22,7 +22,6 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // benchInsert inserts one record: kind, svc_order_id, txn_date_time,
@@ -37,7 +36,7 @@ const benchInsert = `INSERT INTO records (kind, account, svc_order_id, txn_date_
 
 const benchStamp = "2026-11-21T01:00:00.000Z"
 
-var benchStart = time.Date(2026, 11, 1, 0, 0, 0, 0, svcapi.IST)
+var benchStart = time.Date(2026, 11, 1, 0, 0, 0, 0, recon.IST)
 
 // benchRecord is record i of the benchmark statement: 30 days, ~33,000 a day.
 func benchRecord(i, n int) (id, at, date, ref, mode, amt, narr, closing string) {

@@ -32,7 +32,7 @@ func TestExportEndToEndSandbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: -short")
 	}
-	srv, err := sandbox.Start(sandbox.Options{Seed: 7, Days: 20, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	srv, err := sandbox.Start(sandbox.Options{Seed: 7, Days: 20, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	if err != nil {
 		if strings.Contains(err.Error(), "not implemented") {
 			t.Skipf("sandbox: %v", err)

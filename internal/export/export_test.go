@@ -15,7 +15,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/svcrecon/svcrecon/internal/svcapi"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden CSV files under testdata/golden")
@@ -366,7 +366,7 @@ func TestExportWorkbook(t *testing.T) {
 }
 
 func parseDate(s string) (time.Time, error) {
-	return time.ParseInLocation(time.DateOnly, s, svcapi.IST)
+	return time.ParseInLocation(time.DateOnly, s, recon.IST)
 }
 
 func colIndex(header []string, name string) int {

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // The fixture's period.
 var (
-	fixFrom = time.Date(2026, 11, 1, 0, 0, 0, 0, svcapi.IST)
-	fixTo   = time.Date(2026, 11, 3, 0, 0, 0, 0, svcapi.IST)
+	fixFrom = time.Date(2026, 11, 1, 0, 0, 0, 0, recon.IST)
+	fixTo   = time.Date(2026, 11, 3, 0, 0, 0, 0, recon.IST)
 )
 
 const fixSummary = `{"from":"2026-11-01","to":"2026-11-03","asOf":"2026-11-03",

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svcrecon/svcrecon/internal/svcapi"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // TestWriteSample writes a month-long sample workbook to $EXPORT_SAMPLE_DIR
@@ -22,8 +22,8 @@ func TestWriteSample(t *testing.T) {
 	}
 	db := fixtureDB(t)
 	ctx := context.Background()
-	from := time.Date(2026, 10, 22, 0, 0, 0, 0, svcapi.IST)
-	to := time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)
+	from := time.Date(2026, 10, 22, 0, 0, 0, 0, recon.IST)
+	to := time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, benchInsert)
 		if err != nil {

@@ -66,7 +66,7 @@ func BenchmarkLedger(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	end := time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)
+	end := time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)
 	t0 := time.Now()
 	srv := startSandbox(b, sandbox.Options{Seed: 1, TotalRecords: n, End: end})
 	b.Logf("sandbox: %d statement records, %d orders, %d call-log lines generated in %s",

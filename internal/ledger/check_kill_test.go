@@ -11,7 +11,6 @@ import (
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // interrupting is the store with its stream of calls cut after n calls:
@@ -67,7 +66,7 @@ func dumpResults(tb testing.TB, db *store.DB) []string {
 // the failed attempt in the history; the next check ends identical to a
 // check of an untouched database.
 func TestCheckInterruptedAndRunAgain(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 9, Days: 6, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	srv := startSandbox(t, sandbox.Options{Seed: 9, Days: 6, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	from, to := srv.Period()
 	db := openDB(t)
 	syncSandbox(t, db, srv)

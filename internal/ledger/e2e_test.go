@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
@@ -79,7 +80,7 @@ func TestEndToEndSandbox(t *testing.T) {
 }
 
 func endToEnd(t *testing.T, seed int64) {
-	srv := startSandbox(t, sandbox.Options{Seed: seed, Days: 20, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	srv := startSandbox(t, sandbox.Options{Seed: seed, Days: 20, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	db := openDB(t)
 	syncSandbox(t, db, srv)
 	sum := importCallLog(t, db, srv.Sandbox)

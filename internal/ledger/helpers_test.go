@@ -99,7 +99,7 @@ func addRecords(tb testing.TB, db *store.DB, recs ...trec) {
 
 func date(tb testing.TB, s string) time.Time {
 	tb.Helper()
-	t, err := time.ParseInLocation(time.DateOnly, s, svcapi.IST)
+	t, err := time.ParseInLocation(time.DateOnly, s, recon.IST)
 	if err != nil {
 		tb.Fatal(err)
 	}

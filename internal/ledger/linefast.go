@@ -77,7 +77,7 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 		}
 		ts := strings.TrimSpace(env.timestamp)
 		if ts != "" {
-			t, err := time.ParseInLocation(svcapi.TimestampLayout, ts, svcapi.IST)
+			t, err := time.ParseInLocation(recon.TimestampLayout, ts, recon.IST)
 			if err != nil {
 				return recon.Call{}, false
 			}

@@ -63,7 +63,7 @@ func FuzzFastLine(f *testing.F) {
 // every outcome, the planted defects), the lean decoder reads nearly every
 // line, and each one exactly as the full decoder does.
 func TestFastLineSandboxLog(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 3, Days: 10, End: time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)})
+	srv := startSandbox(t, sandbox.Options{Seed: 3, Days: 10, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	var buf bytes.Buffer
 	if err := srv.WriteCallLog(&buf); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -123,9 +124,9 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 		lat = 150 + int64(h%900)
 	}
 	op, _ := svcapi.Lookup(products[prod].op)
-	at := time.UnixMilli(l.at).In(svcapi.IST)
+	at := time.UnixMilli(l.at).In(recon.IST)
 	respAt := at.Add(time.Duration(lat) * time.Millisecond)
-	stamp := respAt.Format(svcapi.TimestampLayout)
+	stamp := respAt.Format(recon.TimestampLayout)
 	uuid := uuidFrom(mix(w.seed, uint64(dd.dn), uint64(l.slot), 3, b2u(l.failed)), mix(w.seed, uint64(dd.dn), uint64(l.slot), 4))
 	req := genRequest(prod, ref, h, s.extra, s.sub)
 	var env []byte

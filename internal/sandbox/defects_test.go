@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -45,7 +47,7 @@ func TestPlantedAsDocumented(t *testing.T) {
 		if i > 0 && d.At <= planted[i-1].At {
 			t.Errorf("defects not in time order: %s at %s after %s", d.Kind, d.At, planted[i-1].At)
 		}
-		if _, err := time.ParseInLocation(svcapi.TimestampLayout, d.At, svcapi.IST); err != nil {
+		if _, err := time.ParseInLocation(recon.TimestampLayout, d.At, recon.IST); err != nil {
 			t.Errorf("%s: At %q: %v", d.Kind, d.At, err)
 		}
 		if len(d.At) >= 10 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -18,7 +19,7 @@ func panBody(ref string) map[string]any {
 	return map[string]any{"pan": "ABCPR1234F", "consent": "Y", "latitude": "1", "longitude": "2", "externalRef": ref}
 }
 
-var liveDay = time.Date(2026, 11, 21, 0, 0, 0, 0, svcapi.IST)
+var liveDay = time.Date(2026, 11, 21, 0, 0, 0, 0, recon.IST)
 
 func TestFaultServerErrorShare(t *testing.T) {
 	srv, cl := start(t, sandbox.Options{Days: 2, NoDefects: true})
@@ -177,7 +178,7 @@ func TestDeterministic(t *testing.T) {
 	var logs [2][]byte
 	var pages [2][][]byte
 	for i := range logs {
-		c := &clock{t: time.Date(2026, 11, 21, 10, 0, 0, 0, svcapi.IST)}
+		c := &clock{t: time.Date(2026, 11, 21, 10, 0, 0, 0, recon.IST)}
 		sb, err := sandbox.New(sandbox.Options{Seed: 11, End: end, Now: c.now})
 		if err != nil {
 			t.Fatal(err)

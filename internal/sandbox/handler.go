@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -181,7 +182,7 @@ func (s *Sandbox) svcUUID() string {
 	return uuidFrom(mix(uint64(s.opts.Seed), n, 1), mix(uint64(s.opts.Seed), n, 2))
 }
 
-func (s *Sandbox) stamp() string { return s.now().In(svcapi.IST).Format(svcapi.TimestampLayout) }
+func (s *Sandbox) stamp() string { return s.now().In(recon.IST).Format(recon.TimestampLayout) }
 
 // envelope writes a response envelope stamped now; data is raw JSON or nil
 // (absent).

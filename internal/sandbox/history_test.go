@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -271,8 +272,8 @@ func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
 
 // within reports whether two IST timestamps are at most d apart.
 func within(a, b string, d time.Duration) bool {
-	ta, err1 := time.Parse(svcapi.TimestampLayout, a)
-	tb, err2 := time.Parse(svcapi.TimestampLayout, b)
+	ta, err1 := time.Parse(recon.TimestampLayout, a)
+	tb, err2 := time.Parse(recon.TimestampLayout, b)
 	return err1 == nil && err2 == nil && ta.Sub(tb) <= d && tb.Sub(ta) <= d
 }
 
@@ -488,7 +489,7 @@ func TestUnsettledBuckets(t *testing.T) {
 		if r.SettlementSvcOrderID != "" {
 			continue
 		}
-		age := int(to.Sub(time.Date(tm.Year(), tm.Month(), tm.Day(), 0, 0, 0, 0, svcapi.IST)).Hours() / 24)
+		age := int(to.Sub(time.Date(tm.Year(), tm.Month(), tm.Day(), 0, 0, 0, 0, recon.IST)).Hours() / 24)
 		buckets[recon.BucketOf(age)]++
 	}
 	for k, v := range srv.Counts().Unsettled {

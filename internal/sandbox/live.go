@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -81,7 +83,7 @@ func (s *Sandbox) serveBillable(w http.ResponseWriter, req *request, pending boo
 	t.noAccount = t.h%5 == 0
 	t.number = t.h%7 == 0
 	t.at = now
-	sec := int32(now.In(svcapi.IST).Sub(dayTime(dn)) / time.Second)
+	sec := int32(now.In(recon.IST).Sub(dayTime(dn)) / time.Second)
 	rec := liveRec{seq: seq, stmtRec: stmtRec{date: ds.date, sec: sec, orderID: t.orderID, ref: req.ref,
 		txnID: fmt.Sprintf("TX%012d", t.h%1_000_000_000_000), prod: idx, charged: t.amount, orderValue: t.amount,
 		closing: t.close, number: t.number, narration: prod.subCode}}
@@ -159,7 +161,7 @@ func (s *Sandbox) serveNonPool(w http.ResponseWriter, req *request, pending bool
 		orderID = "null" // the spec's text null
 	case svcapi.OpOkycQr:
 		data = map[string]any{"qrStatus": "PENDING",
-			"qrExpiryDt": now.In(svcapi.IST).Add(10 * time.Minute).Format(svcapi.TimestampLayout),
+			"qrExpiryDt": now.In(recon.IST).Add(10 * time.Minute).Format(recon.TimestampLayout),
 			"qrString":   fmt.Sprintf("okyc://verify?ref=%s&token=%064x", req.ref, h)}
 	}
 	s.ok(w, "Transaction Successful", mustJSON(data), orderID)
@@ -184,7 +186,7 @@ func (w *world) parseRef(ref, prefix string) (int, int32, bool) {
 	if len(ref) != len(prefix)+16 || ref[:len(prefix)] != prefix {
 		return 0, 0, false
 	}
-	t, err := time.ParseInLocation("20060102", ref[len(prefix):len(prefix)+8], svcapi.IST)
+	t, err := time.ParseInLocation("20060102", ref[len(prefix):len(prefix)+8], recon.IST)
 	if err != nil {
 		return 0, 0, false
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -66,7 +67,7 @@ func newPersona(h uint64) persona {
 	}
 	p.pan = letters(h>>32, 3) + "P" + p.last[:1] + fmt.Sprintf("%04d", (h>>20)%10000) + letters(h>>40, 1)
 	p.mobile = fmt.Sprintf("%d%09d", 6+(h>>44)%4, (h>>14)%1_000_000_000)
-	p.dob = time.Date(1960+int((h>>48)%40), time.Month(1+(h>>54)%12), 1+int((h>>58)%28), 0, 0, 0, 0, svcapi.IST)
+	p.dob = time.Date(1960+int((h>>48)%40), time.Month(1+(h>>54)%12), 1+int((h>>58)%28), 0, 0, 0, 0, recon.IST)
 	return p
 }
 
@@ -235,7 +236,7 @@ func payload(t *txn, account string) map[string]any {
 			"contact":    reqText(t.req, "receiver.contact", p.mobile),
 			"cardNumber": card,
 			"cardPin":    pin,
-			"cardExpiry": t.at.In(svcapi.IST).AddDate(1, 0, 0).Format(time.DateOnly),
+			"cardExpiry": t.at.In(recon.IST).AddDate(1, 0, 0).Format(time.DateOnly),
 		}
 	}
 	return data
@@ -289,7 +290,7 @@ func litigationCase(h uint64, name string, p persona, at time.Time) map[string]a
 		"firYear": fmt.Sprint(year), "firstHearingDate": fmt.Sprintf("%d-%02d-%02d", year, 1+(h>>2)%12, 1+(h>>4)%28),
 		"globalCategory": "litigation", "id": fmt.Sprintf("%x", h), "imprisonment": "", "link": "https://court.example/case/" + cnr,
 		"md5": fmt.Sprintf("%016x%016x", h, h*31), "modelScore": json.Number(fmt.Sprintf("0.%02d", 50+h%50)), "name": strings.ToUpper(name),
-		"nameMatchType": "EXACT_FUZZY", "natureOfDisposal": "", "nextHearingDate": at.In(svcapi.IST).AddDate(0, 1, 0).Format(time.DateOnly),
+		"nameMatchType": "EXACT_FUZZY", "natureOfDisposal": "", "nextHearingDate": at.In(recon.IST).AddDate(0, 1, 0).Format(time.DateOnly),
 		"oparty": "State", "orderSummary": "", "policeStation": p.city + " City", "purposeOfHearing": "Evidence",
 		"rawAddress": p.address(), "ref": fmt.Sprint(h % 1_000_000), "registrationDate": fmt.Sprintf("%02d-%02d-%d", 1+h%28, 1+h%12, year),
 		"registrationDateNew": fmt.Sprintf("%d-%02d-%02d", year, 1+h%12, 1+h%28), "registrationNo": fmt.Sprintf("%d/%d", 200+h%800, year),
@@ -302,7 +303,7 @@ func litigationCase(h uint64, name string, p persona, at time.Time) map[string]a
 
 func creditReport(t *txn, p persona) map[string]any {
 	h := t.h
-	at := t.at.In(svcapi.IST)
+	at := t.at.In(recon.IST)
 	reported := at.AddDate(0, -1, 0).Format(time.DateOnly)
 	var hist []any
 	for m := 0; m < 12; m++ {

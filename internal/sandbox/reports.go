@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -86,8 +87,8 @@ func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
 		s.fail(w, http.StatusOK, codeParam, "Required parameter invalid: "+bad)
 		return
 	}
-	from, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateFrom", ""), svcapi.IST)
-	to, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateTo", ""), svcapi.IST)
+	from, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateFrom", ""), recon.IST)
+	to, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateTo", ""), recon.IST)
 	fromDN, toDN := dayNumber(from), dayNumber(to)
 	if toDN < fromDN {
 		s.fail(w, http.StatusOK, codeParam, "Required parameter invalid: filters.txnDateFrom is after filters.txnDateTo")
@@ -290,7 +291,7 @@ func (s *Sandbox) serveBillers(w http.ResponseWriter, req *request) {
 	}
 	after := -1 << 31
 	if v := reqText(f, "filters.updatedAfterDate", ""); v != "" {
-		t, err := time.ParseInLocation(time.DateOnly, v, svcapi.IST)
+		t, err := time.ParseInLocation(time.DateOnly, v, recon.IST)
 		if err != nil {
 			s.fail(w, http.StatusOK, codeParam, "Required parameter invalid: filters.updatedAfterDate: want YYYY-MM-DD, got "+strconv.Quote(v))
 			return

@@ -106,6 +106,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -228,10 +230,10 @@ func New(opts Options) (*Sandbox, error) {
 		opts.Now = time.Now
 	}
 	if opts.End.IsZero() {
-		opts.End = opts.Now().In(svcapi.IST).AddDate(0, 0, -1)
+		opts.End = opts.Now().In(recon.IST).AddDate(0, 0, -1)
 	}
-	y, m, d := opts.End.In(svcapi.IST).Date()
-	opts.End = time.Date(y, m, d, 0, 0, 0, 0, svcapi.IST)
+	y, m, d := opts.End.In(recon.IST).Date()
+	opts.End = time.Date(y, m, d, 0, 0, 0, 0, recon.IST)
 	if opts.CallsPerDay <= 0 {
 		opts.CallsPerDay = 40
 	}

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-var end = time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST)
+var end = time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)
 
 // clock is a settable clock for live calls: the day after the history.
 type clock struct{ t time.Time }
@@ -27,7 +29,7 @@ func start(tb testing.TB, o sandbox.Options) (*sandbox.Server, *svcapi.Client) {
 		o.End = end
 	}
 	if o.Now == nil {
-		c := &clock{t: time.Date(2026, 11, 21, 10, 0, 0, 0, svcapi.IST)}
+		c := &clock{t: time.Date(2026, 11, 21, 10, 0, 0, 0, recon.IST)}
 		o.Now = c.now
 	}
 	srv, err := sandbox.Start(o)
@@ -340,7 +342,7 @@ func TestFailureCodes(t *testing.T) {
 		if !poor.Balance().Equal(before) {
 			t.Errorf("balance %s after IAB, want %s unchanged", poor.Balance(), before)
 		}
-		st, err := cl.TxnStatus(ctx, time.Date(2026, 11, 21, 0, 0, 0, 0, svcapi.IST), "POOR1")
+		st, err := cl.TxnStatus(ctx, time.Date(2026, 11, 21, 0, 0, 0, 0, recon.IST), "POOR1")
 		if err != nil || st.TransactionStatusCode == svcapi.StatusSuccess {
 			t.Errorf("txnStatus after IAB = %+v, %v; want a failure", st, err)
 		}

@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // mix is a splitmix64-style hash of its inputs: the source of every
@@ -58,7 +59,7 @@ func appendPad(b []byte, n int64, width int) []byte {
 
 // dayNumber is the count of IST days since 1970-01-01 for t.
 func dayNumber(t time.Time) int {
-	t = t.In(svcapi.IST)
+	t = t.In(recon.IST)
 	y, m, d := t.Date()
 	return int(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
 }
@@ -66,7 +67,7 @@ func dayNumber(t time.Time) int {
 // dayTime is IST midnight of day number dn.
 func dayTime(dn int) time.Time {
 	u := time.Unix(int64(dn)*86400, 0).UTC()
-	return time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, svcapi.IST)
+	return time.Date(u.Year(), u.Month(), u.Day(), 0, 0, 0, 0, recon.IST)
 }
 
 // dayStrings are the ways a day is written.

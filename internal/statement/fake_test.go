@@ -249,7 +249,7 @@ func openDB(t testing.TB) *store.DB {
 
 func date(t testing.TB, s string) time.Time {
 	t.Helper()
-	d, err := time.ParseInLocation(time.DateOnly, s, svcapi.IST)
+	d, err := time.ParseInLocation(time.DateOnly, s, recon.IST)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
@@ -34,7 +35,7 @@ func (r CallRecord) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		At string `json:"at"`
 		plain
-	}{r.At.In(IST).Format(CallTimeLayout), plain(r)})
+	}{r.At.In(recon.IST).Format(CallTimeLayout), plain(r)})
 }
 
 // Recorder receives every call the client makes, already redacted.

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/svcrecon/svcrecon/internal/jsonscan"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
@@ -421,7 +422,7 @@ func Call[D any](ctx context.Context, c *Client, op string, req any) (*Envelope,
 // pending) or another code (failed).
 func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef string) (*TxnStatusData, error) {
 	_, d, err := Call[TxnStatusData](ctx, c, OpTxnStatus, TxnStatusRequest{
-		TransactionDate: day.In(IST).Format(time.DateOnly), ExternalRef: externalRef})
+		TransactionDate: day.In(recon.IST).Format(time.DateOnly), ExternalRef: externalRef})
 	if err != nil {
 		return nil, err
 	}

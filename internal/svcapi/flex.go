@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/svcrecon/svcrecon/internal/recon"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 
 	"github.com/shopspring/decimal"
 )
@@ -205,21 +206,14 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 	return d, nil
 }
 
-// IST is Indian Standard Time (UTC+05:30, no daylight saving). Timestamps
-// the service sends without a zone are IST.
-// It is recon.IST: one zone for every package.
-var IST = recon.IST
-
-// TimestampLayout is the service's timestamp format (envelope timestamp,
-// txnDateTime).
-const TimestampLayout = recon.TimestampLayout
-
-// ParseTime reads a service timestamp: "YYYY-MM-DD HH:MM:SS" in IST, or
-// RFC 3339 (with or without fractional seconds and zone; IST when no zone).
+// ParseTime reads a service timestamp: "YYYY-MM-DD HH:MM:SS"
+// (recon.TimestampLayout) in IST (recon.IST: timestamps the service sends
+// without a zone are IST), or RFC 3339 (with or without fractional seconds
+// and zone; IST when no zone).
 func ParseTime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	for _, layout := range []string{TimestampLayout, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.ParseInLocation(layout, s, IST); err == nil {
+	for _, layout := range []string{recon.TimestampLayout, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.ParseInLocation(layout, s, recon.IST); err == nil {
 			return t, nil
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -391,7 +393,7 @@ var opCases = []opCase{
 		}},
 	{name: "txnStatus_pending", op: svcapi.OpTxnStatus, fixture: "txnStatus_pending.json",
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			d, err := c.TxnStatus(ctx, time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST), "TESTFT0002")
+			d, err := c.TxnStatus(ctx, time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST), "TESTFT0002")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -402,7 +404,7 @@ var opCases = []opCase{
 		}},
 	{name: "txnStatus_notfound", op: svcapi.OpTxnStatus, fixture: "txnStatus_notfound.json",
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			d, err := c.TxnStatus(ctx, time.Date(2026, 11, 20, 0, 0, 0, 0, svcapi.IST), "TESTNEVER01")
+			d, err := c.TxnStatus(ctx, time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST), "TESTNEVER01")
 			if err != nil {
 				t.Fatal(err)
 			}

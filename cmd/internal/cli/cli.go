@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -321,7 +322,7 @@ func (c *Common) MarkExplicit(fs *flag.FlagSet) {
 
 // ParseDate parses a YYYY-MM-DD flag value as an IST date.
 func ParseDate(flagName, v string) (time.Time, error) {
-	t, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(v), svcapi.IST)
+	t, err := time.ParseInLocation(time.DateOnly, strings.TrimSpace(v), recon.IST)
 	if err != nil {
 		return time.Time{}, Usagef("--%s %q: want a date YYYY-MM-DD", flagName, v)
 	}
@@ -355,7 +356,7 @@ const MaxPeriodDays = 400
 // at great length, before anything is sent: one that ends after today (IST,
 // by now) and, unless allowLong, one longer than MaxPeriodDays.
 func CheckPeriod(from, to, now time.Time, allowLong bool) error {
-	today := now.In(svcapi.IST).Format(time.DateOnly)
+	today := now.In(recon.IST).Format(time.DateOnly)
 	if end := to.Format(time.DateOnly); end > today {
 		return Usagef("--to %s is after today (%s, IST): the service has nothing there yet", end, today)
 	}
@@ -369,8 +370,8 @@ func CheckPeriod(from, to, now time.Time, allowLong bool) error {
 
 // Yesterday returns yesterday's IST date relative to now.
 func Yesterday(now time.Time) time.Time {
-	y, m, d := now.In(svcapi.IST).AddDate(0, 0, -1).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, svcapi.IST)
+	y, m, d := now.In(recon.IST).AddDate(0, 0, -1).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, recon.IST)
 }
 
 // Exit maps an error to an exit code and prints it as one line on stderr.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -232,7 +233,7 @@ func TestDispatchSuggestsAndPrintsTheVersion(t *testing.T) {
 }
 
 func TestCheckPeriod(t *testing.T) {
-	now := time.Date(2026, 11, 22, 1, 0, 0, 0, svcapi.IST) // 2026-11-21 19:30 UTC
+	now := time.Date(2026, 11, 22, 1, 0, 0, 0, recon.IST) // 2026-11-21 19:30 UTC
 	d := func(s string) time.Time {
 		v, err := ParseDate("x", s)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -182,8 +183,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Latency > 0 {
 		time.Sleep(s.opts.Latency)
 	}
-	now := time.Now().In(svcapi.IST)
-	env := map[string]any{"actcode": nil, "timestamp": now.Format(svcapi.TimestampLayout),
+	now := time.Now().In(recon.IST)
+	env := map[string]any{"actcode": nil, "timestamp": now.Format(recon.TimestampLayout),
 		"svc_uuid": fmt.Sprintf("U%d", now.UnixNano()), "environment": "SANDBOX", "orderid": nil}
 	if r.URL.Path == "/reports/txnStatus" {
 		s.txnStatus(w, r, body, env)
