@@ -31,6 +31,9 @@ type CheckOptions struct {
 
 // CheckStore is everything Check reads and writes; *store.DB implements it.
 type CheckStore interface {
+	// CheckStats brings the planner's statistics of the tables the check
+	// reads up to date (PostgreSQL: ANALYZE; SQLite: nothing).
+	CheckStats(ctx context.Context) error
 	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
 	CheckPoolAccounts(ctx context.Context, w store.CheckWindow) ([]string, error)
 	// CheckRecordAccounts lists the accounts the window's statement records name.
@@ -185,6 +188,7 @@ func (c *checkRun) setup(ctx context.Context) (passConfig, error) {
 			c.log.Debug("check step done", "step", name, "seconds", time.Since(t).Seconds())
 		}
 	}
+	step("refresh statistics", func() error { return c.db.CheckStats(ctx) })
 	step("read pool accounts", func() (err error) {
 		cfg.named, err = c.db.CheckPoolAccounts(ctx, c.window)
 		return err

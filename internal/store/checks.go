@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 
@@ -112,6 +113,23 @@ func (db *DB) distinctLeading(ctx context.Context, table, col, where string, arg
 		out = append(out, v.String)
 		last = v.String
 	}
+}
+
+// CheckStats refreshes PostgreSQL's statistics of the tables the check
+// reads. A sync or an import just before leaves them stale (autovacuum
+// analyzes a table only some time after a large load), and with them the
+// planner took a nested loop for CheckOpenRefs: 18 s of a 100,000-call
+// check instead of milliseconds. ANALYZE reads a sample (30,000 rows a
+// table), well under a second for a million rows, and blocks neither reads
+// nor writes. SQLite plans well without statistics: nothing is done there.
+func (db *DB) CheckStats(ctx context.Context) error {
+	if !db.pg {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `ANALYZE calls, records`); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
 }
 
 // CheckPoolAccounts lists the distinct pool accounts the window's calls
