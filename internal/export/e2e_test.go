@@ -90,8 +90,9 @@ func TestExportEndToEndSandbox(t *testing.T) {
 		return n
 	}
 	want := map[string]int{
-		"Breaks":     count(`SELECT count(*) FROM recon_breaks WHERE run_id = ?`, runID),
-		"Matching":   count(`SELECT count(*) FROM recon_matches WHERE run_id = ?`, runID),
+		"Breaks": count(`SELECT count(*) FROM recon_breaks WHERE run_id = ?`, runID),
+		"Matching": count(`SELECT (SELECT count(*) FROM recon_matches WHERE run_id = ?1)
+			+ (SELECT count(*) FROM recon_matched WHERE run_id = ?1)`, runID),
 		"Duplicates": int(sum.Outcomes["duplicateDebit"].Count),
 		"Pending":    int(sum.Outcomes["pending"].Count),
 		"Reversals":  int(sum.Reversals.Count),

@@ -305,7 +305,10 @@ func parseTS(s string) (int64, error) {
 		h, ok4 := n(11, 13)
 		mi, ok5 := n(14, 16)
 		se, ok6 := n(17, 19)
-		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 {
+		// Only a real time: fmtTS of the result then gives s back, which
+		// the matched rows rely on (they keep no time of their own).
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && mo >= 1 && mo <= 12 && d >= 1 && h < 24 && mi < 60 && se < 60 &&
+			d <= time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
 			return time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC).Unix(), nil
 		}
 	}

@@ -42,6 +42,7 @@ func dumpResults(tb testing.TB, db *store.DB) []string {
 	var out []string
 	for _, q := range []string{
 		`SELECT outcome || '|' || COALESCE(call_id, 0) || '|' || svc_order_id || '|' || call_amount || '|' || statement_amount || '|' || delta || '|' || note || '|' || suggested_pair FROM recon_matches`,
+		`SELECT 'matched|' || call_id || '|' || svc_order_id || '|' || amount || '|' || amount || '|||' FROM recon_matched`,
 		`SELECT kind || '|' || ts || '|' || delta || '|' || explained_by || '|' || note FROM recon_breaks`,
 		`SELECT svc_order_id || '|' || reversal_found || '|' || reversal_amount FROM recon_reversals`,
 		`SELECT svc_order_id || '|' || age_days FROM recon_unsettled`,

@@ -120,10 +120,11 @@ func check(tb testing.TB, db *store.DB, from, to, asOf string) *Report {
 	return rep
 }
 
-// storedMatches returns outcome counts of the run's recon_matches rows.
+// storedMatches returns outcome counts of the run's matching rows
+// (recon_matches, and recon_matched for its plain matches).
 func storedMatches(tb testing.TB, db *store.DB, run int64) map[string]int {
 	tb.Helper()
-	rows, err := db.Query(`SELECT outcome, count(*) FROM recon_matches WHERE run_id = ? GROUP BY outcome`, run)
+	rows, err := db.Query(`SELECT outcome, count(*) FROM (`+matchRowsSQL+`) GROUP BY outcome`, run, run)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -164,3 +165,13 @@ func poolB(opening, amount, closing any) map[string]any {
 }
 
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// matchRowsSQL is a run's matching rows (run id twice), whichever table
+// holds them: outcome, call_id (NULL: none), svc_order_id, external_ref,
+// operation, ts, call_amount, statement_amount, delta, note,
+// suggested_pair.
+const matchRowsSQL = `SELECT outcome, call_id, svc_order_id, external_ref, operation, ts, call_amount, statement_amount,
+		delta, note, suggested_pair FROM recon_matches WHERE run_id = ?
+	UNION ALL
+	SELECT 'matched', d.call_id, d.svc_order_id, c.external_ref, c.operation, c.ts, d.amount, d.amount,
+		'', '', '' FROM recon_matched d JOIN calls c ON c.id = d.call_id WHERE d.run_id = ?`

@@ -32,8 +32,8 @@ func TestCheckGivesPairingUpPastMaxOrphans(t *testing.T) {
 
 	rows := func(rep *Report) []string {
 		t.Helper()
-		q, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, note FROM recon_matches
-			WHERE run_id = ? ORDER BY ts, svc_order_id`, rep.RunID)
+		q, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, note FROM (`+matchRowsSQL+`)
+			ORDER BY ts, svc_order_id`, rep.RunID, rep.RunID)
 		if err != nil {
 			t.Fatal(err)
 		}

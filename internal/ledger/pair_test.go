@@ -189,8 +189,8 @@ func TestCheckSuggestsPairs(t *testing.T) {
 	if !rep.HasFindings() {
 		t.Error("HasFindings = false: a suggestion must not clear --fail-on-breaks")
 	}
-	rows, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, suggested_pair FROM recon_matches
-		WHERE run_id = ? ORDER BY ts, svc_order_id`, rep.RunID)
+	rows, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, suggested_pair FROM (`+matchRowsSQL+`)
+		ORDER BY ts, svc_order_id`, rep.RunID, rep.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,6 +55,8 @@ func (p *pass) callRow(k *kcall) {
 		if m.ExternalRef == "" {
 			m.ExternalRef = r.client
 		}
+		// TS is the call's own text (parseTS reads only what fmtTS writes).
+		m.CallsOwn = m.ExternalRef == k.ref
 		if k.pending {
 			amount = r.amount
 		}

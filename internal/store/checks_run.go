@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // CheckRun identifies a reconciliation run: its period and as-of date
@@ -42,6 +45,9 @@ type CheckMatch struct {
 	Delta           string
 	Note            string
 	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
+	// CallsOwn says that TS and ExternalRef are the call's own, as the
+	// calls table holds them: a plain match then stores neither again.
+	CallsOwn bool
 }
 
 // CheckReversal is one row of recon_reversals.
@@ -132,6 +138,7 @@ func (db *DB) FailCheckRun(ctx context.Context, run CheckRun, finished time.Time
 // goroutine; after an error they do nothing and Err reports it.
 type CheckRunWriter struct {
 	id      int64
+	seq     int64 // recon_matched rows added
 	ops     chan checkOp
 	stopped chan struct{} // closed when the goroutine takes no more operations
 	done    chan error    // the transaction's outcome
@@ -166,8 +173,8 @@ type dupReply struct {
 	err  error
 }
 
-// The check tables (and the matched rows of recon_matches, which need
-// fewer values: they are most of a run's rows).
+// The check tables (and recon_matched, where the plain matched rows go:
+// they are most of a run's rows, and need fewer values).
 const (
 	tBreaks = iota
 	tMatches
@@ -186,8 +193,7 @@ var checkTables = [...]struct {
 		actual, delta, explained_by, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
 	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
 		call_amount, statement_amount, delta, note, suggested_pair) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
-	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
-		call_amount, statement_amount) VALUES `, `(RUN,'matched',?,?,?,?,?,?,?)`, 7},
+	{`INSERT INTO recon_matched (run_id, seq, call_id, svc_order_id, amount) VALUES `, `(RUN,?,?,?,?)`, 4},
 	{`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount,
 		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
 	{`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days,
@@ -237,13 +243,22 @@ func (w *CheckRunWriter) Break(b CheckBreak) {
 
 // Match adds a matching result.
 func (w *CheckRunWriter) Match(m CheckMatch) {
-	if m.Outcome == "matched" && m.Delta == "" && m.Note == "" && m.SuggestedPair == "" {
-		w.add(tMatched, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
-			m.StatementAmount)
+	if plainMatch(&m) {
+		w.seq++
+		w.add(tMatched, w.seq, m.CallID, m.SvcOrderID, m.CallAmount)
 		return
 	}
 	w.add(tMatches, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
 		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
+}
+
+// plainMatch reports whether a matching row goes to recon_matched: a
+// match of a call and a record of equal amounts, with nothing to add,
+// whose time and externalRef are the call's own (as is its operation: the
+// check takes it from there).
+func plainMatch(m *CheckMatch) bool {
+	return m.Outcome == recon.Matched && m.CallID != 0 && m.CallsOwn && m.CallAmount == m.StatementAmount &&
+		m.Delta == "" && m.Note == "" && m.SuggestedPair == ""
 }
 
 // Reversal adds a reversed record.
@@ -391,7 +406,7 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (e
 }
 
 func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run CheckRun, end *checkEnd) error {
-	for _, t := range []string{"recon_breaks", "recon_matches", "recon_reversals", "recon_unsettled"} {
+	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
 			return err
@@ -450,7 +465,71 @@ func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dup
 		}
 		out = append(out, found...)
 	}
+	moved, err := w.fixMatched(ctx, tx, fix)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, moved...), nil
+}
+
+// fixMatched moves the run's recon_matched rows of the calls of the
+// externalRefs fix.refs to recon_matches, as fix.note makes them (a
+// duplicateDebit); it returns them as they were. The run's rows are read
+// once for up to 500 externalRefs.
+func (w *CheckRunWriter) fixMatched(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]CheckMatch, error) {
+	var out []CheckMatch
+	for refs := range slices.Chunk(fix.refs, 500) {
+		moved, err := w.fixMatchedOf(ctx, tx, fix, refs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, moved...)
+	}
 	return out, nil
+}
+
+func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupFix, refs []string) ([]CheckMatch, error) {
+	args := []any{w.id}
+	for _, r := range refs {
+		args = append(args, r)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT d.seq, d.call_id, d.svc_order_id, c.external_ref, c.operation, c.ts, d.amount
+		FROM recon_matched d JOIN calls c ON c.id = d.call_id
+		WHERE d.run_id = ? AND d.call_id IN (SELECT id FROM calls WHERE external_ref IN (?`+strings.Repeat(", ?", len(refs)-1)+`))
+		ORDER BY d.seq`, args...)
+	if err != nil {
+		return nil, err
+	}
+	var found []CheckMatch
+	var seqs []int64
+	for rows.Next() {
+		m := CheckMatch{Outcome: recon.Matched, CallsOwn: true}
+		var seq int64
+		if err := rows.Scan(&seq, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS, &m.CallAmount); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m.StatementAmount = m.CallAmount
+		found, seqs = append(found, m), append(seqs, seq)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, m := range found {
+		fixed := m
+		fix.note(&fixed)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref,
+			operation, ts, call_amount, statement_amount, delta, note, suggested_pair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			w.id, fixed.Outcome, fixed.CallID, fixed.SvcOrderID, fixed.ExternalRef, fixed.Operation, fixed.TS,
+			fixed.CallAmount, fixed.StatementAmount, fixed.Delta, fixed.Note, fixed.SuggestedPair); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
 }
 
 // checkNullID stores a zero id as NULL.

@@ -266,16 +266,26 @@ const matchFrom = ` FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id`
 // id and its text columns joined into one (concatCols): a million rows cost
 // the driver two columns a row instead of thirteen.
 func (db *DB) matchSelect() string {
-	key := "m.rowid"
+	key := "CAST(m.rowid AS TEXT)"
 	if db.pg {
 		key = "m.ctid::text"
 	}
 	return `SELECT ` + key + `, COALESCE(m.call_id, 0), ` + concatCols(matchCols...) + matchFrom + ` WHERE m.run_id = ?`
 }
 
-// scanMatch reads a row of matchSelect; a row whose text does not split
-// (a value held the separator) is read again column by column.
-func (db *DB) scanMatch(ctx context.Context) func(rows *sql.Rows, m *ReportMatch) error {
+// matchedCols are matchCols for a row of recon_matched (d), whose time,
+// operation, externalRef, orderid and statuscode are its call's, and whose
+// two amounts are one.
+var matchedCols = []string{"'" + recon.Matched + "'", "c.ts", "c.operation", "c.external_ref",
+	"c.orderid", "c.statuscode", "d.svc_order_id", "d.amount", "d.amount", "''", "''", "''"}
+
+const matchedFrom = ` FROM recon_matched d JOIN calls c ON c.id = d.call_id`
+
+// scanMatch reads a row of matchSelect (or of ReportMatches); a row whose
+// text does not split (a value held the separator) is read again column by
+// column, by its key: a recon_matches row's rowid (ctid), or "d" and a
+// recon_matched row's seq.
+func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m *ReportMatch) error {
 	f := make([]string, len(matchCols))
 	return func(rows *sql.Rows, m *ReportMatch) error {
 		var key, text string
@@ -283,11 +293,15 @@ func (db *DB) scanMatch(ctx context.Context) func(rows *sql.Rows, m *ReportMatch
 			return err
 		}
 		if !splitInto(text, f) {
-			cond := `m.rowid = ?`
-			if db.pg {
-				cond = `m.ctid = ?::tid`
+			q, args := `SELECT `+strings.Join(matchCols, ", ")+matchFrom+` WHERE m.rowid = ?`, []any{key}
+			switch {
+			case strings.HasPrefix(key, "d"):
+				q, args = `SELECT `+strings.Join(matchedCols, ", ")+matchedFrom+` WHERE d.run_id = ? AND d.seq = ?`,
+					[]any{runID, strings.TrimPrefix(key, "d")}
+			case db.pg:
+				q = `SELECT ` + strings.Join(matchCols, ", ") + matchFrom + ` WHERE m.ctid = ?::tid`
 			}
-			if err := db.QueryRowContext(ctx, `SELECT `+strings.Join(matchCols, ", ")+matchFrom+` WHERE `+cond, key).
+			if err := db.QueryRowContext(ctx, q, args...).
 				Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11]); err != nil {
 				return err
 			}
@@ -300,11 +314,23 @@ func (db *DB) scanMatch(ctx context.Context) func(rows *sql.Rows, m *ReportMatch
 
 // ReportMatches yields every matching outcome of a run: the exceptions
 // (every outcome but matched and reversed) first, then the matched and
-// reversed rows, each part by time.
+// reversed rows, each part by time. The run's rows are in recon_matches,
+// and its plain matches in recon_matched (runs stored before that table
+// have them all in recon_matches).
 func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
-	return reportRows(ctx, db, "matches",
-		db.matchSelect()+` ORDER BY m.outcome IN (?, ?), m.ts, m.external_ref, m.svc_order_id, m.call_id`,
-		[]any{runID, recon.Matched, recon.Reversed}, db.scanMatch(ctx))
+	key := "CAST(m.rowid AS TEXT)"
+	if db.pg {
+		key = "m.ctid::text"
+	}
+	q := `SELECT k, cid, text FROM (
+		SELECT ` + key + ` AS k, COALESCE(m.call_id, 0) AS cid, ` + concatCols(matchCols...) + ` AS text,
+			CASE WHEN m.outcome IN (?, ?) THEN 1 ELSE 0 END AS late, m.ts AS ts, m.external_ref AS ref,
+			m.svc_order_id AS svc, m.call_id AS call` + matchFrom + ` WHERE m.run_id = ?
+		UNION ALL
+		SELECT 'd' || d.seq, d.call_id, ` + concatCols(matchedCols...) + `, 1, c.ts, c.external_ref, d.svc_order_id,
+			d.call_id` + matchedFrom + ` WHERE d.run_id = ?
+	) u ORDER BY late, ts, ref, svc, call`
+	return reportRows(ctx, db, "matches", q, []any{recon.Matched, recon.Reversed, runID, runID}, db.scanMatch(ctx, runID))
 }
 
 // ReportSuggestedPairs yields the callOnly rows of a run that carry a
@@ -312,21 +338,21 @@ func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportM
 func (db *DB) ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "suggested pairs",
 		db.matchSelect()+` AND m.outcome = ? AND m.suggested_pair <> '' ORDER BY m.ts, m.external_ref, m.call_id`,
-		[]any{runID, recon.CallOnly}, db.scanMatch(ctx))
+		[]any{runID, recon.CallOnly}, db.scanMatch(ctx, runID))
 }
 
 // ReportDuplicates yields a run's duplicate debits grouped by externalRef.
 func (db *DB) ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "duplicates",
 		db.matchSelect()+` AND m.outcome = ? ORDER BY m.external_ref, m.ts, m.svc_order_id, m.call_id`,
-		[]any{runID, recon.DuplicateDebit}, db.scanMatch(ctx))
+		[]any{runID, recon.DuplicateDebit}, db.scanMatch(ctx, runID))
 }
 
 // ReportPending yields a run's pending calls by time.
 func (db *DB) ReportPending(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
 	return reportRows(ctx, db, "pending",
 		db.matchSelect()+` AND m.outcome = ? ORDER BY m.ts, m.external_ref, m.call_id`,
-		[]any{runID, recon.Pending}, db.scanMatch(ctx))
+		[]any{runID, recon.Pending}, db.scanMatch(ctx, runID))
 }
 
 // ReportReversal is one reversed statement record of a run
