@@ -39,7 +39,8 @@
 // debits and credits per day and a chart of them), Legend (every outcome,
 // break kind and age bucket in a sentence, with what to do; no CSV file),
 // Breaks (the unexplained breaks first, then the explained gaps, each by
-// time), Matching (every recon_matches row, the exceptions first, with
+// time), Matching (every matching row: recon_matches and the plain matches
+// of recon_matched, the exceptions first, with
 // suggestedPair), Duplicates and Pending (its duplicateDebit and pending
 // rows), Reversals (only unlinked rows red), Unsettled (the run's rows,
 // beforePeriod marking orders older than the period), Statement (every

@@ -26,7 +26,8 @@ type Break struct {
 }
 
 // Match is one matching result other than matched and reversed, as
-// recon_matches holds every result: CallID 0 for statementOnly.
+// the store holds every result (recon_matches, and recon_matched for the
+// plain matches): CallID 0 for statementOnly.
 type Match = store.CheckMatch
 
 // Report is the result of Check. Its lists are bounded, so that a month

@@ -10,7 +10,8 @@ const (
 	CallPending CallOutcome = "pending" // TUP, a time-out or no answer: look it up, never re-send blindly
 )
 
-// Matching outcomes (recon_matches.outcome), one word each.
+// Matching outcomes (recon_matches.outcome; recon_matched rows are all
+// matched), one word each.
 const (
 	Matched        = "matched"
 	AmountMismatch = "amountMismatch"
