@@ -97,17 +97,17 @@ const recordsPerInsert = 32
 
 // insertRecordsSQL inserts rows records stamped now, skipping those already
 // stored (SQLite's OR IGNORE needs no statement journal; the values of
-// NOT NULL columns are never NULL), and returns the keys of those it
-// inserted.
+// NOT NULL columns are never NULL). On PostgreSQL it returns the keys of
+// those it inserted; on SQLite the caller counts them (flush).
 func (db *DB) insertRecordsSQL(rows int, now string) string {
 	one := "(?, ?, ?" + strings.Repeat(", ?", recon.NumFields) + ", '" + sqlText(now) + "', '" + sqlText(now) + "')"
 	verb, tail := `INSERT OR IGNORE INTO`, ``
 	if db.pg {
-		verb, tail = `INSERT INTO`, ` ON CONFLICT (kind, account, svc_order_id) DO NOTHING`
+		verb, tail = `INSERT INTO`, ` ON CONFLICT (kind, account, svc_order_id) DO NOTHING
+		RETURNING kind, account, svc_order_id`
 	}
-	return fmt.Sprintf(`%s records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at) VALUES %s%s
-		RETURNING kind, account, svc_order_id`, verb, strings.Join(recordColumns, ", "),
-		strings.Repeat(one+", ", rows-1)+one, tail)
+	return fmt.Sprintf(`%s records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at) VALUES %s%s`,
+		verb, strings.Join(recordColumns, ", "), strings.Repeat(one+", ", rows-1)+one, tail)
 }
 
 // WriteRecords stores pages in one transaction: each page's records are
@@ -201,30 +201,21 @@ func (w *recordTx) flush() error {
 		}
 	}
 	w.args = a
-	var rows *sql.Rows
-	var err error
-	if len(recs) == recordsPerInsert {
-		rows, err = w.insert.QueryContext(w.ctx, a...)
-	} else {
-		rows, err = w.tx.QueryContext(w.ctx, w.db.insertRecordsSQL(len(recs), w.now), a...)
-	}
-	if err != nil {
-		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
-	}
 	if w.inserted == nil {
 		w.inserted = map[string]bool{}
 	}
 	clear(w.inserted)
-	for rows.Next() {
-		var kind, account, svc string
-		if err := rows.Scan(&kind, &account, &svc); err != nil {
-			rows.Close()
-			return err
+	var err error
+	if w.db.pg {
+		err = w.insertReturning(recs, a)
+	} else {
+		var all bool
+		if all, err = w.insertCounting(recs, a); all {
+			w.newN += len(recs)
+			return nil
 		}
-		w.inserted[kind+"\x00"+account+"\x00"+svc] = true
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
 	}
 	w.newN += len(w.inserted)
@@ -242,6 +233,67 @@ func (w *recordTx) flush() error {
 		}
 	}
 	return nil
+}
+
+// insertCounting inserts recs (args a) on SQLite and reports whether all
+// were new, which is what a first sync meets; else it notes in w.inserted
+// the keys of those that were. The rows one statement inserts take
+// consecutive rowids ending at the last one inserted (no row is deleted
+// meanwhile, and records has no AUTOINCREMENT), so they are read back only
+// when some were not new.
+func (w *recordTx) insertCounting(recs []*recon.Record, a []any) (all bool, err error) {
+	var res sql.Result
+	if len(recs) == recordsPerInsert {
+		res, err = w.insert.ExecContext(w.ctx, a...)
+	} else {
+		res, err = w.tx.ExecContext(w.ctx, w.db.insertRecordsSQL(len(recs), w.now), a...)
+	}
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == int64(len(recs)) || n == 0 {
+		return err == nil && n == int64(len(recs)), err
+	}
+	last, err := res.LastInsertId()
+	if err != nil {
+		return false, err
+	}
+	rows, err := w.tx.QueryContext(w.ctx, `SELECT kind, account, svc_order_id FROM records WHERE id > ?`, last-n)
+	if err != nil {
+		return false, err
+	}
+	return false, w.noteInserted(rows)
+}
+
+// insertReturning inserts recs (args a) on PostgreSQL, noting in
+// w.inserted the keys of those that were new.
+func (w *recordTx) insertReturning(recs []*recon.Record, a []any) error {
+	var rows *sql.Rows
+	var err error
+	if len(recs) == recordsPerInsert {
+		rows, err = w.insert.QueryContext(w.ctx, a...)
+	} else {
+		rows, err = w.tx.QueryContext(w.ctx, w.db.insertRecordsSQL(len(recs), w.now), a...)
+	}
+	if err != nil {
+		return err
+	}
+	return w.noteInserted(rows)
+}
+
+// noteInserted notes the keys of rows (kind, account, svcOrderId) in
+// w.inserted, and closes rows.
+func (w *recordTx) noteInserted(rows *sql.Rows) error {
+	defer rows.Close()
+	for rows.Next() {
+		var kind, account, svc string
+		if err := rows.Scan(&kind, &account, &svc); err != nil {
+			return err
+		}
+		w.inserted[kind+"\x00"+account+"\x00"+svc] = true
+	}
+	return rows.Err()
 }
 
 // upsert counts a record stored already as updated or unchanged: an

@@ -53,6 +53,25 @@ func TestWriteRecords(t *testing.T) {
 		if err != nil || newN != 1 || updN != 1 {
 			t.Fatalf("second WriteRecords = %d new, %d updated, %v; want 1, 1", newN, updN, err)
 		}
+		// A page of more than one statement's records: one unchanged, 37
+		// new, one of them twice with another amount (in the same batch of
+		// 32 and in the next).
+		var page3 []recon.Record
+		page3 = append(page3, testRecord("S1", "2026-11-21 10:00:00", "1.00"))
+		for i := 4; i <= 40; i++ {
+			page3 = append(page3, testRecord(fmt.Sprintf("S%d", i), "2026-11-21 13:00:00", "4.00"))
+			if i == 10 || i == 36 {
+				page3 = append(page3, testRecord(fmt.Sprintf("S%d", i), "2026-11-21 13:00:00", "4.50"))
+			}
+		}
+		newN, updN, err = db.WriteRecords(ctx, at.Add(2*time.Hour), []RecordPage{{Records: page3}})
+		if err != nil || newN != 37 || updN != 2 {
+			t.Fatalf("third WriteRecords = %d new, %d updated, %v; want 37, 2 (the second copies)", newN, updN, err)
+		}
+		var amt string
+		if err := db.QueryRow(`SELECT txn_charged_value FROM records WHERE svc_order_id = 'S36'`).Scan(&amt); err != nil || amt != "4.50" {
+			t.Errorf("S36 amount = %q, %v; want the last copy's 4.50", amt, err)
+		}
 		ws, err := db.SyncWindows(ctx, "A1", "2026-11-01", "2026-11-30")
 		if err != nil || len(ws) != 1 || ws[0].Kind != recon.Statement || ws[0].NextPage != 2 || ws[0].Walks != 1 {
 			t.Errorf("SyncWindows = %+v, %v", ws, err)
