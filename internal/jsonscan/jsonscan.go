@@ -356,80 +356,44 @@ func elements(b []byte, i, depth int, fn func(s Span) bool) (end int, ok bool) {
 // Cut scans the document b, which must be one JSON object (white space
 // around it allowed), and returns it without its member named key: rest is
 // b itself when there is no such member, else a new slice; val is the place
-// of that member's value in b. It validates the whole document as it goes.
-// It fails (ok false) on what is not valid JSON, and wherever encoding/json
-// might read key from another member: key given twice, and any escaped or
-// non-ASCII key, or one that matches key only without regard to case. The
-// caller then takes the ordinary path.
+// of that member's value in b. It validates the whole document as it goes
+// (ScanObject, whose refusals it shares: key given twice, and any escaped
+// or non-ASCII key, or one that matches key only without regard to case),
+// then cuts the member with one comma. It fails (ok false) on what is not
+// valid JSON; the caller then takes the ordinary path.
 func Cut(b []byte, key string) (rest []byte, val Span, ok bool) {
 	i := SkipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	var out [1]Span
+	end, ok := ScanObject(b, i, []string{key}, out[:])
+	if !ok || SkipWS(b, end) != len(b) {
 		return nil, Span{}, false
 	}
-	prevEnd := -1      // the end of the previous member's value
-	from, to := -1, -1 // the text to cut: the member, and one comma
-	i = SkipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return nil, Span{}, false
-			}
-			kstart := i
-			kend, esc, ok := scanString(b, i)
-			if !ok {
-				return nil, Span{}, false
-			}
-			name := b[i+1 : kend-1]
-			if esc || !ascii(name) {
-				return nil, Span{}, false
-			}
-			match := string(name) == key
-			if !match && len(name) == len(key) && bytes.EqualFold(name, []byte(key)) {
-				return nil, Span{}, false
-			}
-			if i = SkipWS(b, kend); i >= len(b) || b[i] != ':' {
-				return nil, Span{}, false
-			}
-			i = SkipWS(b, i+1)
-			vstart := i
-			if i, ok = SkipValue(b, i, 0); !ok {
-				return nil, Span{}, false
-			}
-			if match {
-				if val.Set() {
-					return nil, Span{}, false
-				}
-				val = Span{vstart, i}
-				if prevEnd >= 0 { // cut ", key: value" after the previous member
-					from, to = prevEnd, i
-				} else { // the first member: cut "key: value, " up to the next key
-					from, to = kstart, i
-				}
-			}
-			end := i
-			i = SkipWS(b, i)
-			if i < len(b) && b[i] == ',' {
-				i = SkipWS(b, i+1)
-				if match && prevEnd < 0 {
-					to = i
-				}
-				prevEnd = end
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			return nil, Span{}, false
-		}
-	}
-	if SkipWS(b, i) != len(b) {
-		return nil, Span{}, false
-	}
+	val = out[0]
 	if !val.Set() {
 		return b, Span{}, true
+	}
+	// The member is `"key" : value`, its key as given (ScanObject matched
+	// it exactly, unescaped): walk back from the value to the key's quote.
+	j := val.From - 1
+	for isWS(b[j]) {
+		j--
+	}
+	j-- // the colon
+	for isWS(b[j]) {
+		j--
+	}
+	kstart := j - len(key) - 1 // the key's opening quote
+	from, to := kstart, val.To
+	if after := SkipWS(b, val.To); b[after] == ',' { // and the comma after it, up to the next key
+		to = SkipWS(b, after+1)
+	} else { // the last member: the comma before it, if any
+		k := kstart - 1
+		for isWS(b[k]) {
+			k--
+		}
+		if b[k] == ',' {
+			from = k
+		}
 	}
 	rest = make([]byte, 0, len(b)-(to-from))
 	rest = append(append(rest, b[:from]...), b[to:]...)

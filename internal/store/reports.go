@@ -266,11 +266,15 @@ const matchFrom = ` FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id`
 // id and its text columns joined into one (concatCols): a million rows cost
 // the driver two columns a row instead of thirteen.
 func (db *DB) matchSelect() string {
-	key := "CAST(m.rowid AS TEXT)"
+	return `SELECT ` + db.matchKey() + `, COALESCE(m.call_id, 0), ` + concatCols(matchCols...) + matchFrom + ` WHERE m.run_id = ?`
+}
+
+// matchKey is a recon_matches row's key for a second look, as text.
+func (db *DB) matchKey() string {
 	if db.pg {
-		key = "m.ctid::text"
+		return "m.ctid::text"
 	}
-	return `SELECT ` + key + `, COALESCE(m.call_id, 0), ` + concatCols(matchCols...) + matchFrom + ` WHERE m.run_id = ?`
+	return "CAST(m.rowid AS TEXT)"
 }
 
 // matchedCols are matchCols for a row of recon_matched (d), whose time,
@@ -318,12 +322,8 @@ func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m
 // and its plain matches in recon_matched (runs stored before that table
 // have them all in recon_matches).
 func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
-	key := "CAST(m.rowid AS TEXT)"
-	if db.pg {
-		key = "m.ctid::text"
-	}
 	q := `SELECT k, cid, text FROM (
-		SELECT ` + key + ` AS k, COALESCE(m.call_id, 0) AS cid, ` + concatCols(matchCols...) + ` AS text,
+		SELECT ` + db.matchKey() + ` AS k, COALESCE(m.call_id, 0) AS cid, ` + concatCols(matchCols...) + ` AS text,
 			CASE WHEN m.outcome IN (?, ?) THEN 1 ELSE 0 END AS late, m.ts AS ts, m.external_ref AS ref,
 			m.svc_order_id AS svc, m.call_id AS call` + matchFrom + ` WHERE m.run_id = ?
 		UNION ALL
