@@ -522,8 +522,8 @@ func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupF
 		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref,
-			operation, ts, call_amount, statement_amount, delta, note, suggested_pair) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t := checkTables[tMatches] // the row as Match would add it
+		if _, err := tx.ExecContext(ctx, t.prefix+strings.Replace(t.row, "RUN", "?", 1),
 			w.id, fixed.Outcome, fixed.CallID, fixed.SvcOrderID, fixed.ExternalRef, fixed.Operation, fixed.TS,
 			fixed.CallAmount, fixed.StatementAmount, fixed.Delta, fixed.Note, fixed.SuggestedPair); err != nil {
 			return nil, err
