@@ -175,3 +175,28 @@ const matchRowsSQL = `SELECT outcome, call_id, svc_order_id, external_ref, opera
 	UNION ALL
 	SELECT 'matched', d.call_id, d.svc_order_id, c.external_ref, c.operation, c.ts, d.amount, d.amount,
 		'', '', '' FROM recon_matched d JOIN calls c ON c.id = d.call_id WHERE d.run_id = ?`
+
+// matchLines lists a run's matching rows by time and svcOrderId, each as
+// "outcome callID svcOrderId: <col>", col one column of matchRowsSQL.
+func matchLines(tb testing.TB, db *store.DB, run int64, col string) []string {
+	tb.Helper()
+	rows, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, `+col+` FROM (`+matchRowsSQL+`)
+		ORDER BY ts, svc_order_id`, run, run)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var outcome, svc, v string
+		var call int64
+		if err := rows.Scan(&outcome, &call, &svc, &v); err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %s: %s", outcome, call, svc, v))
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -30,23 +29,12 @@ func TestCheckGivesPairingUpPastMaxOrphans(t *testing.T) {
 		trec{svc: "O4", client: "R4", ts: "2026-11-21 18:00:00", amount: "25.00", product: "LIT"},
 		trec{svc: "OD2", client: "RD", ts: "2026-11-21 20:00:00", amount: "3.00", product: "IDV"})
 
+	// The rows, each note without why no pair was suggested.
 	rows := func(rep *Report) []string {
 		t.Helper()
-		q, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, note FROM (`+matchRowsSQL+`)
-			ORDER BY ts, svc_order_id`, rep.RunID, rep.RunID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer q.Close()
-		var out []string
-		for q.Next() {
-			var outcome, svc, note string
-			var call int64
-			if err := q.Scan(&outcome, &call, &svc, &note); err != nil {
-				t.Fatal(err)
-			}
-			note, _, _ = strings.Cut(note, "; no suggested pair")
-			out = append(out, fmt.Sprintf("%s %d %s: %s", outcome, call, svc, note))
+		out := matchLines(t, db, rep.RunID, "note")
+		for i, l := range out {
+			out[i], _, _ = strings.Cut(l, "; no suggested pair")
 		}
 		return out
 	}

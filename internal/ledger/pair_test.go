@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -189,21 +188,7 @@ func TestCheckSuggestsPairs(t *testing.T) {
 	if !rep.HasFindings() {
 		t.Error("HasFindings = false: a suggestion must not clear --fail-on-breaks")
 	}
-	rows, err := db.Query(`SELECT outcome, COALESCE(call_id, 0), svc_order_id, suggested_pair FROM (`+matchRowsSQL+`)
-		ORDER BY ts, svc_order_id`, rep.RunID, rep.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var got []string
-	for rows.Next() {
-		var outcome, svc, pair string
-		var call int64
-		if err := rows.Scan(&outcome, &call, &svc, &pair); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, fmt.Sprintf("%s %d %s: %s", outcome, call, svc, pair))
-	}
+	got := matchLines(t, db, rep.RunID, "suggested_pair")
 	want := []string{
 		"matched 1 O1: ",
 		"callOnly 2 : statement record O2 — rule: equal amount 1.50, same pool account, within 10m, nearest in time; " +
