@@ -31,7 +31,7 @@ func TestOpenRecordsCallsInTheDatabase(t *testing.T) {
 		t.Fatalf("Open: %v", err)
 	}
 	defer env.Close()
-	if _, err := env.Client.AepsBanks(ctx); err != nil {
+	if _, err := env.Client.Do(ctx, svcapi.OpAepsBanks, nil); err != nil {
 		t.Fatalf("AepsBanks: %v", err)
 	}
 	var n int
@@ -124,7 +124,7 @@ func TestDatabaseAndCallLogArePrivate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := env.Client.AepsBanks(context.Background()); err != nil {
+		if _, err := env.Client.Do(context.Background(), svcapi.OpAepsBanks, nil); err != nil {
 			t.Fatal(err)
 		}
 		env.Close()
