@@ -342,4 +342,3 @@ type Entry = store.BulkRow
 func entries(ctx context.Context, db Journal, runID string, fn func(Entry) error) error {
 	return db.EachBulkRow(ctx, runID, fn)
 }
-

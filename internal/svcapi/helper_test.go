@@ -117,7 +117,6 @@ func newClient(tb testing.TB, cfg svcapi.Config) *svcapi.Client {
 	return c
 }
 
-
 // eq compares a decoded value's text with the wanted text.
 func eq[T ~string](tb testing.TB, what string, got T, want string) {
 	tb.Helper()
