@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -12,7 +12,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
-const importCallsExamples = `  reconcile import-calls logs/calls-2026-11-21.jsonl
+var importCallsHelp = cli.Help{
+	Synopsis: "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
+	Examples: `  reconcile import-calls logs/calls-2026-11-21.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl
@@ -23,38 +25,29 @@ anything is imported. The client secret (SVC_CLIENT_SECRET, when set) is
 replaced by [REDACTED] wherever a line carries it.
 A line read from a file is kept as a reference into it (offset and SHA-256):
 keep the files, reconcile calls show reads the lines back from them. A line
-read from standard input is kept redacted in the database.`
+read from standard input is kept redacted in the database.`,
+}
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.
 const maxShownErrors = 50
 
-func runImportCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	_, err := importCalls(ctx, args, os.Stdin, stdout, stderr)
-	return err
+// importCallsCmd is reconcile import-calls; its summary is the line it
+// prints (files, lines, imported, duplicates, bad).
+type importCallsCmd struct{ com cli.Common }
+
+func (ic *importCallsCmd) Flags(fs *flag.FlagSet) {
+	ic.com.BindDB(fs)
+	ic.com.BindLog(fs)
 }
 
-// importCallsJob is reconcile import-calls as the scheduler runs it; its
-// summary is the line it prints (files, lines, imported, duplicates, bad).
-func importCallsJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-	return importCalls(ctx, args, os.Stdin, stdout, stderr)
-}
-
-func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
-	var com cli.Common
-	fs := cli.NewFlagSet("import-calls", "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
-		importCallsExamples, stderr)
-	com.BindDB(fs)
-	com.BindLog(fs)
-	if err := cli.Parse(fs, args); err != nil {
-		return "", err
-	}
-	com.MarkExplicit(fs)
-	if fs.NArg() == 0 {
+func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	com, stdin, stdout, stderr := &ic.com, call.Stdin, call.Stdout, call.Stderr
+	if len(call.Args) == 0 {
 		return "", cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
 	}
 	var files []string
 	stdinSeen := false
-	for _, a := range fs.Args() {
+	for _, a := range call.Args {
 		if strings.HasPrefix(a, "-") && a != "-" {
 			// The flag package stops at the first file name.
 			return "", cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)

@@ -100,9 +100,16 @@ func (fx *fixture) runner(conc int) *Runner {
 	return &Runner{DB: fx.db, Client: fx.client, Log: quietLog(), Concurrency: conc, Secret: bulktest.ClientSecret}
 }
 
+// journalRows returns a run's journal rows in line order.
+func journalRows(ctx context.Context, db Journal, runID string) ([]Entry, error) {
+	var out []Entry
+	err := entries(ctx, db, runID, func(e Entry) error { out = append(out, e); return nil })
+	return out, err
+}
+
 func (fx *fixture) entries(tb testing.TB) map[int]Entry {
 	tb.Helper()
-	es, err := Entries(context.Background(), fx.db, fx.run.ID)
+	es, err := journalRows(context.Background(), fx.db, fx.run.ID)
 	if err != nil {
 		tb.Fatal(err)
 	}
