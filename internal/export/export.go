@@ -62,6 +62,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/buildinfo"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -118,6 +119,17 @@ type Options struct {
 	// begins with =, +, -, @, TAB or CR gets a leading ' so that a
 	// spreadsheet never runs it as a formula; numbers stay numbers.
 	CSVRaw bool
+	// Title is the workbook's title (its document properties).
+	Title string
+	// Run names what the workbook reports on ("run 12", "bulk run 7KQ2M")
+	// in the footer of every printed page; "" leaves it out.
+	Run string
+	// Version is svcrecon's version for the document properties; "" reads
+	// it from the build information (buildinfo.Version).
+	Version string
+	// Now is the clock of the document properties' creation time; nil is
+	// time.Now.
+	Now func() time.Time
 }
 
 func (o *Options) defaults() {
@@ -132,6 +144,12 @@ func (o *Options) defaults() {
 	}
 	if o.Dir == "" {
 		o.Dir = "."
+	}
+	if o.Version == "" {
+		o.Version = buildinfo.Version()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 }
 
@@ -225,6 +243,8 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
 	}
 	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
+	o.Title = fmt.Sprintf("Reconciliation %s to %s", from, to)
+	o.Run = fmt.Sprintf("reconciliation run %d", r.ID)
 	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
 	if err != nil {
 		return Files{}, err
@@ -260,6 +280,7 @@ func Billers(ctx context.Context, db BillerReports, dir string, o Options) (File
 	}
 	o.defaults()
 	o.Log.Info("export billers", "dir", o.Dir, "format", string(o.Format))
+	o.Title = "Billers"
 	w, err := NewWriter(o, "billers.xlsx")
 	if err != nil {
 		return Files{}, err

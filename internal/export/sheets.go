@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,6 +124,7 @@ func recordSheet(name string, k recon.Kind, extra []Column, seq iter.Seq2[*store
 	cols = append(cols, Column{"firstSyncedAt", Stamp, false}, Column{"lastSyncedAt", Stamp, false})
 	base := len(cols)
 	cols = append(cols, extra...)
+	keys := 1 + slices.Index(order, keySlot) + 1 // accountNumber … svcOrderId
 	rows := rowsOf(seq, len(cols), func(r *store.ReportRecord, c []string) Mark {
 		c[0] = r.Account
 		for j, i := range order {
@@ -138,7 +140,9 @@ func recordSheet(name string, k recon.Kind, extra []Column, seq iter.Seq2[*store
 		}
 		return MarkNone
 	})
-	return newSheet(name, cols, rows)
+	s := newSheet(name, cols, rows)
+	s.Keys = keys
+	return s
 }
 
 // ageDays is the age in days of a record dated date (YYYY-MM-DD) on the
