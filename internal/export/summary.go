@@ -279,7 +279,9 @@ func (g *grid) merged(from, to int, text string, st, n int, size float64) {
 		func() error { return g.w.f.SetCellValue(g.sheet, a, text) },
 		func() error { return g.w.f.SetCellStyle(g.sheet, a, b, st) }, // the fill across the row
 		func() error { return g.w.f.MergeCell(g.sheet, a, b) },
-		func() error { return g.w.f.SetRowHeight(g.sheet, g.row, math.Ceil(float64(n)*size*lineHeight/fontSize)) },
+		func() error {
+			return g.w.f.SetRowHeight(g.sheet, g.row, math.Ceil(float64(n)*size*lineHeight/fontSize))
+		},
 	} {
 		if g.err = step(); g.err != nil {
 			return
