@@ -201,6 +201,14 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 		}
 		return MarkNone
 	}))
+	unsettled := unsettledSheet(ctx, db, r)
+	statement, orders := recordSheets(ctx, db, r)
+	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
+}
+
+// unsettledSheet is the Unsettled sheet: the run's unsettled orders, those
+// dated before the period marked (beforePeriod, explained in its note).
+func unsettledSheet(ctx context.Context, db Reports, r *store.ReportRun) sheet {
 	oldest := recon.Buckets[len(recon.Buckets)-1].Name
 	unsettled := newSheet("Unsettled", []Column{
 		{"svcOrderId", Text, false},
@@ -221,14 +229,21 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 	}))
 	unsettled.Note = "beforePeriod TRUE: the order is dated before " + r.From +
 		" and still unsettled on " + r.AsOf + "; the Orders sheet lists only the period's orders."
-	statement := recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
+	return unsettled
+}
+
+// recordSheets are the Statement and Orders sheets: the period's records,
+// with reversed (Statement) and unsettled, ageDays and ageBucket against
+// the run's as-of date (Orders).
+func recordSheets(ctx context.Context, db Reports, r *store.ReportRun) (statement, orders sheet) {
+	statement = recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
 		db.ReportRecords(ctx, recon.Statement, r.From, r.To),
 		func(rec *store.ReportRecord, c []string) {
 			c[0] = boolText(rec.Values[recon.FReversalSvcOrderID] != "")
 		})
 	statement.Count = func() (int64, error) { return db.CountReportRecords(ctx, recon.Statement, r.From, r.To) }
 	asOf, asOfErr := time.Parse(recon.DateLayout, r.AsOf)
-	orders := recordSheet("Orders", recon.Orders,
+	orders = recordSheet("Orders", recon.Orders,
 		[]Column{{"unsettled", Bool, false}, {"ageDays", Int, false}, {"ageBucket", Text, false}},
 		db.ReportRecords(ctx, recon.Orders, r.From, r.To),
 		func(rec *store.ReportRecord, c []string) {
@@ -242,5 +257,5 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 			}
 		})
 	orders.Count = func() (int64, error) { return db.CountReportRecords(ctx, recon.Orders, r.From, r.To) }
-	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
+	return statement, orders
 }

@@ -101,8 +101,9 @@ func finishedIST(r *store.ReportRun) (time.Time, bool) {
 // (from, to, asOf, runId, finishedAt in IST with its offset); "pool
 // <account>" per pool; calls; outcomes (<outcome>.count / .amount); breaks
 // (<kind>.count / .delta); reversals; unsettled (<bucket>.count /
-// .amount); pending; suggestedPairs (count) and daily (<date>.debits /
-// .credits: the statement's Σ DR and Σ CR per day).
+// .amount); pending; suggestedPairs (count, and the pairs the Summary
+// lists: pairsCSV) and daily (the statement per day: dailyCSV). It holds
+// what the Summary sheet shows.
 func summaryPairs(sd *summaryData) []pair {
 	r, s, v := sd.run, &sd.run.Summary, &sd.verdict
 	n := strconv.Itoa
@@ -145,10 +146,32 @@ func summaryPairs(sd *summaryData) []pair {
 		u := s.Unsettled[k]
 		p = append(p, pair{"unsettled", k + ".count", n(u.Count)}, pair{"unsettled", k + ".amount", orZero(u.Amount)})
 	}
-	p = append(p, pair{"pending", "count", n(s.Pending.Count)}, pair{"pending", "amount", orZero(s.Pending.Amount)},
-		pair{"suggestedPairs", "count", n(sd.nPairs)})
-	for _, d := range sd.days {
-		p = append(p, pair{"daily", d.Date + ".debits", recon.Money(d.Debits)}, pair{"daily", d.Date + ".credits", recon.Money(d.Credits)})
+	p = append(p, pair{"pending", "count", n(s.Pending.Count)}, pair{"pending", "amount", orZero(s.Pending.Amount)})
+	return append(append(p, pairsCSV(sd)...), dailyCSV(sd.days)...)
+}
+
+// pairsCSV are summary.csv's suggested pairs: how many, then, for each the
+// Summary lists (the first maxPairs), <n>.callId, .externalRef, .timestamp,
+// .callAmount and .suggestedPair (the statement record and the rule).
+func pairsCSV(sd *summaryData) []pair {
+	const sec = "suggestedPairs"
+	p := []pair{{sec, "count", strconv.Itoa(sd.nPairs)}}
+	for i := range sd.pairs {
+		m, k := &sd.pairs[i], strconv.Itoa(i+1)+"."
+		p = append(p, pair{sec, k + "callId", id(m.CallID)}, pair{sec, k + "externalRef", m.ExternalRef},
+			pair{sec, k + "timestamp", m.TS}, pair{sec, k + "callAmount", m.CallAmount},
+			pair{sec, k + "suggestedPair", m.SuggestedPair})
+	}
+	return p
+}
+
+// dailyCSV are summary.csv's statement per day: <date>.debits, .credits
+// (Σ DR and Σ CR), .debitRecords and .creditRecords (how many).
+func dailyCSV(days []store.ReportDay) []pair {
+	var p []pair
+	for _, d := range days {
+		p = append(p, pair{"daily", d.Date + ".debits", recon.Money(d.Debits)}, pair{"daily", d.Date + ".credits", recon.Money(d.Credits)},
+			pair{"daily", d.Date + ".debitRecords", strconv.FormatInt(d.NDebits, 10)}, pair{"daily", d.Date + ".creditRecords", strconv.FormatInt(d.NCredits, 10)})
 	}
 	return p
 }
