@@ -13,10 +13,15 @@
 // and the first rows; amounts are numbers with a 2-decimal format (negative
 // deltas in red); dates and date-times are Excel dates, every time shown
 // with its zone (IST); break rows carry a red fill, rows that need a look
-// (pending, unsettled over 30 days) a yellow one. Every sheet prints
-// landscape, one page wide, its header row repeated on every page; the
-// Summary prints on one page. A sheet longer than Options.MaxRows continues
-// on "Name (2)", "Name (3)" … each with its header.
+// (pending, unsettled over 30 days) a yellow one; text longer than 40
+// characters wraps, its row as high as it needs. Every sheet prints on A4
+// (the Summary and the Legend portrait, the others landscape), one page
+// wide when that prints its type at 8 pt or more, else at 75% across
+// pages (printSetup), its header row repeated on every page, with a footer
+// naming the sheet, the page and the run. The document properties name
+// svcrecon, its version and the time of writing. A sheet longer than
+// Options.MaxRows continues on "Name (2)", "Name (3)" … each with its
+// header.
 //
 // CSV conventions: RFC 4180 (CRLF line ends, quotes only where needed),
 // UTF-8 with an optional byte-order mark, the same columns as the sheet,
@@ -24,7 +29,8 @@
 // booleans as true/false; text cells that begin with =, +, -, @, TAB or CR
 // get a leading ' (OWASP's rule against formula injection) unless they are
 // plain numbers or Options.CSVRaw is set. summary.csv is a key/value table
-// with the columns section, key, value (see summaryPairs).
+// with the columns section, key, value, holding what the Summary sheet
+// shows (see summaryPairs).
 //
 // Files: each is written to a temporary file in its directory
 // (.NAME.<digits>.partial, mode 0666 less the umask), synced and renamed,
