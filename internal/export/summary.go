@@ -298,18 +298,17 @@ func (g *grid) merged(from, to int, text string, st, n int, size float64) {
 	}
 	a, _ := excelize.CoordinatesToCellName(from, g.row)
 	b, _ := excelize.CoordinatesToCellName(to, g.row)
-	for _, step := range []func() error{
-		func() error { return g.w.f.SetCellValue(g.sheet, a, text) },
-		func() error { return g.w.f.SetCellStyle(g.sheet, a, b, st) }, // the fill across the row
-		func() error { return g.w.f.MergeCell(g.sheet, a, b) },
-		func() error {
-			return g.w.f.SetRowHeight(g.sheet, g.row, math.Ceil(float64(n)*size*lineHeight/fontSize))
-		},
-	} {
-		if g.err = step(); g.err != nil {
-			return
-		}
+	f := g.w.f
+	if g.err = f.SetCellValue(g.sheet, a, text); g.err != nil {
+		return
 	}
+	if g.err = f.SetCellStyle(g.sheet, a, b, st); g.err != nil { // the fill across the row
+		return
+	}
+	if g.err = f.MergeCell(g.sheet, a, b); g.err != nil {
+		return
+	}
+	g.err = f.SetRowHeight(g.sheet, g.row, math.Ceil(float64(n)*size*lineHeight/fontSize))
 }
 
 func dateCell(s string) any { return cellValue(Date, s) }
