@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+
 )
 
 // Suggest returns the candidate nearest to name (case ignored), when it is
