@@ -166,8 +166,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 
 	st := starter(env)
-	// On PostgreSQL, workers started at once on several hosts make one
-	// run: one creates it, the others are told to plan again and join it.
+	// Where runs are shared, workers started at once on several hosts make
+	// one run: one creates it, the others are told to plan again and join it.
 	for {
 		plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
 			Rows: len(table.Records), Settings: settings, Again: *again})
@@ -179,7 +179,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			if err := f.apply(fs, &run.Settings); err != nil {
 				return err
 			}
-			if env.DB.Postgres() {
+			if st.Leases.Shared {
 				localInput(run, input)
 			}
 		}
@@ -274,12 +274,13 @@ var (
 	leaseAfter func(time.Duration) <-chan time.Time
 )
 
-// leases are the leases of this command's runs, held by this process:
-// on PostgreSQL as one of each run's workers (several processes, on this
-// host or others, work on a run at once), on SQLite as its only holder.
+// leases are the leases of this command's runs, held by this process: as
+// one of each run's workers where the database shares runs (several
+// processes, on this host or others, work on a run at once), else as its
+// only holder.
 func leases(env *cli.Env) *bulk.Leases {
 	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
-		Shared: env.DB.Postgres()}
+		Shared: env.DB.SharesRuns()}
 }
 
 func starter(env *cli.Env) *bulk.Starter {

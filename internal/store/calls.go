@@ -61,9 +61,7 @@ func batchConsts(calls []recon.Call, stamp string) callConsts {
 }
 
 // insertCallsSQL is the INSERT of rows calls with the shared values k. A
-// call stored before is skipped: SQLite's OR IGNORE (which, unlike ON
-// CONFLICT, needs no statement journal: the rows' NOT NULL values are
-// never NULL), PostgreSQL's ON CONFLICT DO NOTHING.
+// call stored before (by its time and line hash) is skipped.
 func (db *DB) insertCallsSQL(rows int, k callConsts) string {
 	var one strings.Builder
 	one.WriteByte('(')
@@ -85,12 +83,8 @@ func (db *DB) insertCallsSQL(rows int, k callConsts) string {
 		}
 	}
 	one.WriteByte(')')
-	verb, tail := `INSERT OR IGNORE INTO`, ``
-	if db.pg {
-		verb, tail = `INSERT INTO`, ` ON CONFLICT (ts, line_hash) DO NOTHING`
-	}
-	return verb + ` calls (` + strings.Join(callCols, ", ") + `) VALUES ` +
-		strings.Repeat(one.String()+",", rows-1) + one.String() + tail
+	return db.dialect.insertIgnore("calls", strings.Join(callCols, ", "),
+		strings.Repeat(one.String()+",", rows-1)+one.String(), "ts, line_hash")
 }
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
