@@ -190,26 +190,22 @@ func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call
 		for i := range calls[:n] {
 			args = appendCallArgs(args, &calls[i], k)
 		}
-		var res sql.Result
-		var err error
-		if n == callsPerInsert {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
-					return 0, err
-				}
+		st := insertStmt{stmt: full}
+		switch {
+		case n < callsPerInsert:
+			st = insertStmt{q: db.insertCallsSQL(n, k)}
+		case full == nil:
+			var err error
+			if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
+				return 0, err
 			}
-			res, err = full.ExecContext(ctx, args...)
-		} else {
-			res, err = tx.ExecContext(ctx, db.insertCallsSQL(n, k), args...)
+			st = insertStmt{stmt: full}
 		}
+		added, err := db.dialect.insertCount(ctx, tx, st, args)
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
 		}
-		k, err := res.RowsAffected()
-		if err != nil {
-			return 0, err
-		}
-		inserted += int(k)
+		inserted += int(added)
 		calls = calls[n:]
 	}
 	return inserted, nil

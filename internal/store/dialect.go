@@ -51,6 +51,9 @@ type dialect interface {
 	// parenthesized tuples) into table's columns cols that skips a row
 	// whose key (the columns of a unique index) is stored already.
 	insertIgnore(table, cols, values, key string) string
+	// insertCount runs st, an insertIgnore, and returns how many rows it
+	// inserted. A COPY-based insert (PostgreSQL) would go here.
+	insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error)
 	// insertNew is insertIgnore for insertNewKeys: a row inserted is told
 	// by its key.
 	insertNew(table, cols, values, key string) string
@@ -84,6 +87,15 @@ func (s insertStmt) exec(ctx context.Context, tx *sql.Tx, args []any) (sql.Resul
 		return s.stmt.ExecContext(ctx, args...)
 	}
 	return tx.ExecContext(ctx, s.q, args...)
+}
+
+// execCount runs s and returns how many rows it changed.
+func (s insertStmt) execCount(ctx context.Context, tx *sql.Tx, args []any) (int64, error) {
+	res, err := s.exec(ctx, tx, args)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 func (s insertStmt) query(ctx context.Context, tx *sql.Tx, args []any) (*sql.Rows, error) {

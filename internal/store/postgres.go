@@ -228,6 +228,10 @@ func (postgresDialect) insertIgnore(table, cols, values, key string) string {
 	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT (` + key + `) DO NOTHING`
 }
 
+func (postgresDialect) insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error) {
+	return st.execCount(ctx, tx, args)
+}
+
 func (d postgresDialect) insertNew(table, cols, values, key string) string {
 	return d.insertIgnore(table, cols, values, key) + ` RETURNING ` + key
 }

@@ -141,6 +141,10 @@ func (sqliteDialect) insertIgnore(table, cols, values, _ string) string {
 	return `INSERT OR IGNORE INTO ` + table + ` (` + cols + `) VALUES ` + values
 }
 
+func (sqliteDialect) insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error) {
+	return st.execCount(ctx, tx, args)
+}
+
 func (d sqliteDialect) insertNew(table, cols, values, key string) string {
 	return d.insertIgnore(table, cols, values, key)
 }
