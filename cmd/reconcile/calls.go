@@ -48,7 +48,7 @@ func callsShow(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() == 0 {
 		return cli.Usagef("calls show: name a call: its id or externalRef (see calls show -h)")
 	}
-	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
+	if store.Missing(c.DB) {
 		return cli.Usagef("calls show: no database %s (give --db or SVC_DB)", c.DB)
 	}
 	db, err := store.Open(ctx, c.DB)

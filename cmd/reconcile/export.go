@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -61,7 +59,7 @@ func exportJob(ctx context.Context, args []string, stdout, stderr io.Writer) (st
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
+	if store.Missing(c.DB) {
 		// Opening would create an empty database and blame the period.
 		return "", cli.Usagef("export: no database %s (give --db or SVC_DB)", c.DB)
 	}

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -51,7 +49,7 @@ func historyJob(ctx context.Context, args []string, stdout, stderr io.Writer) (s
 	if _, err := c.Logger(ctx, stderr); err != nil { // the log flags are checked like everywhere
 		return "", err
 	}
-	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
+	if store.Missing(c.DB) {
 		return "", cli.Usagef("history: no database %s (give --db or SVC_DB)", c.DB)
 	}
 	db, err := store.Open(ctx, c.DB)

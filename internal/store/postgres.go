@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -16,30 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
-
-// IsPostgres reports whether dsn names a PostgreSQL database (a
-// postgres:// or postgresql:// URL) rather than a SQLite file.
-func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
-// RedactDSN returns dsn as it may be shown: a SQLite path as it is; a
-// PostgreSQL URL without its password (and without its query, which may
-// carry one too).
-func RedactDSN(dsn string) string {
-	if !IsPostgres(dsn) {
-		return dsn
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "postgres://…"
-	}
-	u.RawQuery, u.Fragment = "", ""
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	return u.String()
-}
 
 // openPG is OpenWith for a PostgreSQL URL.
 func openPG(ctx context.Context, dsn string, o Options) (*DB, error) {
