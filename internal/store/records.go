@@ -206,12 +206,12 @@ func (w *recordTx) flush() error {
 		st = insertStmt{q: w.db.insertRecordsSQL(len(recs), w.now)}
 	}
 	all, err := w.db.dialect.insertNewKeys(w.ctx, w.tx, st, len(recs), a, "records", recordKey, w.noteInserted)
+	if err != nil {
+		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
+	}
 	if all {
 		w.newN += len(recs)
 		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
 	}
 	w.newN += len(w.inserted)
 	if len(w.inserted) == len(recs) {
