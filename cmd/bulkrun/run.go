@@ -190,6 +190,8 @@ func (r *runCmd) check(call *cli.Call) (*runInput, error) {
 func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cli.Call) error {
 	op, table, input := in.op, in.table, in.input
 	st := starter(env)
+	// Where runs are shared, workers started at once on several hosts make
+	// one run: one creates it, the others are told to plan again and join it.
 	for {
 		plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: r.in, SHA256: table.SHA256,
 			Rows: len(table.Records), Settings: in.settings, Again: r.again})
@@ -201,7 +203,7 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			if err := r.apply(call.Given, &run.Settings); err != nil {
 				return err
 			}
-			if env.DB.Postgres() {
+			if st.Leases.Shared {
 				localInput(run, input)
 			}
 		}
@@ -297,12 +299,13 @@ var (
 	leaseAfter func(time.Duration) <-chan time.Time
 )
 
-// leases are the leases of this command's runs, held by this process:
-// on PostgreSQL as one of each run's workers (several processes, on this
-// host or others, work on a run at once), on SQLite as its only holder.
+// leases are the leases of this command's runs, held by this process: as
+// one of each run's workers where the database shares runs (several
+// processes, on this host or others, work on a run at once), else as its
+// only holder.
 func leases(env *cli.Env) *bulk.Leases {
 	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
-		Shared: env.DB.Postgres()}
+		Shared: env.DB.SharesRuns()}
 }
 
 func starter(env *cli.Env) *bulk.Starter {

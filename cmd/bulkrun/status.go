@@ -126,11 +126,11 @@ the process holding it, if any, and its rows per state with its pool debits. Row
 count as pending, in every view. On PostgreSQL, every worker of the run (host, pid, last
 heartbeat) and the rows each one sent.`}
 
-// showHolders prints who works on the run now: its holder (SQLite), or
-// its live workers (PostgreSQL), and reports whether anyone does.
+// showHolders prints who works on the run now: its holder, or its live
+// workers where runs are shared, and reports whether anyone does.
 func showHolders(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Writer) (bool, error) {
 	ls := leases(env)
-	if env.DB.Postgres() {
+	if ls.Shared {
 		ws, err := env.DB.BulkWorkers(ctx, run.ID)
 		if err != nil {
 			return false, err

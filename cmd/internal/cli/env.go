@@ -157,7 +157,7 @@ func (c *Common) OpenDB(ctx context.Context, dsn string) (*store.DB, error) {
 // database, and the command would blame the period. A postgres:// URL is
 // not checked.
 func (c *Common) CheckDBExists(command string) error {
-	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
+	if store.Missing(c.DB) {
 		return Usagef("%s: no database %s (give --db or SVC_DB)", command, c.DB)
 	}
 	return nil
