@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"strings"
-
 )
 
 // Suggest returns the candidate nearest to name (case ignored), when it is
