@@ -1,0 +1,85 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// benchCallLog is the sandbox's call log of a 20,000-record world (about
+// 20,000 lines of every operation and outcome), made once.
+var benchCallLog = sync.OnceValues(func() ([]byte, error) {
+	sb, err := sandbox.New(sandbox.Options{Seed: 1, TotalRecords: 20_000, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	err = sb.WriteCallLog(&buf)
+	return buf.Bytes(), err
+})
+
+// discardCalls is a database that stores nothing: the import's reading and
+// decoding alone.
+type discardCalls struct{}
+
+func (discardCalls) InsertCalls(_ context.Context, _ time.Time, calls []recon.Call, _ []store.ImportError) (int, error) {
+	return len(calls), nil
+}
+
+func (discardCalls) CallSource(context.Context, string, int64, time.Time, bool) (int64, error) {
+	return 1, nil
+}
+
+// BenchmarkImport imports the sandbox's call log: from a file into a
+// fresh SQLite database (lines kept by reference), from a stream (lines
+// kept redacted in the database), and read and decoded only, from the file
+// into a database that stores nothing.
+func BenchmarkImport(b *testing.B) {
+	log, err := benchCallLog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "calls.jsonl")
+	if err := os.WriteFile(path, log, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	o := ImportOptions{Secrets: []string{"sandbox-secret"}}
+	run := func(b *testing.B, imp func(db CallWriter) (ImportSummary, error), fresh bool) {
+		b.SetBytes(int64(len(log)))
+		lines := 0
+		for range b.N {
+			var db CallWriter = discardCalls{}
+			if fresh {
+				b.StopTimer()
+				db = openDB(b)
+				b.StartTimer()
+			}
+			sum, err := imp(db)
+			if err != nil || sum.Bad != 0 {
+				b.Fatalf("import: %+v %v", sum, err)
+			}
+			lines += sum.Lines
+		}
+		b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
+	}
+	b.Run("file", func(b *testing.B) {
+		run(b, func(db CallWriter) (ImportSummary, error) { return ImportFilesWith(ctx, db, []string{path}, o) }, true)
+	})
+	b.Run("stream", func(b *testing.B) {
+		run(b, func(db CallWriter) (ImportSummary, error) {
+			return ImportWith(ctx, db, "-", bytes.NewReader(log), o)
+		}, true)
+	})
+	b.Run("decode", func(b *testing.B) {
+		run(b, func(db CallWriter) (ImportSummary, error) { return ImportFilesWith(ctx, db, []string{path}, o) }, false)
+	})
+}
