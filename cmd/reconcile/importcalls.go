@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
@@ -68,7 +68,7 @@ func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			continue
 		}
 		// Every file must be there before anything is imported.
-		expanded, err := ledger.ExpandPaths([]string{a})
+		expanded, err := calllog.ExpandPaths([]string{a})
 		if err != nil {
 			return "", cli.Usagef("import-calls: %v", err)
 		}
@@ -92,14 +92,14 @@ func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	defer env.Close()
 
-	var sum ledger.ImportSummary
+	var sum calllog.Summary
 	bar := progress.New(stderr, "import-calls", 0, log)
-	o := ledger.ImportOptions{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}}
+	o := calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}}
 	var ierr error
 	for i := 0; i < len(files) && ierr == nil; {
 		if files[i] == "-" {
-			var s ledger.ImportSummary
-			s, ierr = ledger.ImportWith(ctx, env.DB, "-", stdin, o)
+			var s calllog.Summary
+			s, ierr = calllog.Import(ctx, env.DB, "-", stdin, o)
 			sum.Add(s)
 			i++
 			continue
@@ -108,8 +108,8 @@ func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		for j < len(files) && files[j] != "-" {
 			j++
 		}
-		var s ledger.ImportSummary
-		s, ierr = ledger.ImportFilesWith(ctx, env.DB, files[i:j], o)
+		var s calllog.Summary
+		s, ierr = calllog.ImportFiles(ctx, env.DB, files[i:j], o)
 		sum.Add(s)
 		i = j
 	}

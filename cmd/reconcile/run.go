@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/nightly"
 	"github.com/svcrecon/svcrecon/internal/schedule"
@@ -189,7 +190,7 @@ func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions
 		return nil, err
 	}
 	// Expand the call-log globs now: a typo should not cost a whole sync.
-	if o.callFiles, err = ledger.ExpandPaths(calls); err != nil {
+	if o.callFiles, err = calllog.ExpandPaths(calls); err != nil {
 		return nil, cli.Usagef("run: --calls: %v", err)
 	}
 	for _, p := range o.callFiles {

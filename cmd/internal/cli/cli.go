@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -279,7 +279,7 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 	env.closers = append(env.closers, db.Close)
 	// Every call svcrecon makes lands in the calls table, so that the
 	// night's reconciliation sees it.
-	cfg.Recorders = append(cfg.Recorders, ledger.NewRecorder(db, log))
+	cfg.Recorders = append(cfg.Recorders, calllog.NewRecorder(db, log))
 	cfg.Recorders = append(cfg.Recorders, o.Recorders...)
 	if c.CallLog != "" {
 		f, err := os.OpenFile(c.CallLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bytes"
@@ -320,47 +320,12 @@ func setAmounts(p *recon.PoolEntry, opening, amount, closing string) bool {
 	return true
 }
 
-// money is recon.Money of a decimal text: a plain one with up to two
-// decimals is padded in place, any other goes through decimal.Decimal.
-// false when the text is empty or no decimal.
+// money is recon.Money of a decimal text: a plain one is padded in place
+// (recon.PlainMoney), any other goes through decimal.Decimal. false when
+// the text is empty or no decimal.
 func money(s string) (string, bool) {
-	if s == "" {
-		return "", false
-	}
-	i := 0
-	if s[0] == '-' {
-		i = 1
-	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	digits := j - i
-	plain := digits > 0 && (digits == 1 || s[i] != '0')
-	frac := 0
-	if plain && j < len(s) {
-		if s[j] != '.' {
-			plain = false
-		} else {
-			k := j + 1
-			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-				k++
-			}
-			frac = k - j - 1
-			plain = k == len(s) && frac >= 1 && frac <= 2
-		}
-	}
-	if plain && i == 1 && strings.Trim(s[1:], "0.") == "" {
-		plain = false // negative zero
-	}
-	if plain {
-		switch frac {
-		case 0:
-			return s + ".00", true
-		case 1:
-			return s + "0", true
-		}
-		return s, true
+	if m, ok := recon.PlainMoney(s); ok {
+		return m, true
 	}
 	d, err := svcapi.ParseAmount(s)
 	if err != nil {

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bytes"
@@ -52,12 +52,12 @@ func BenchmarkImport(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	o := ImportOptions{Secrets: []string{"sandbox-secret"}}
-	run := func(b *testing.B, imp func(db CallWriter) (ImportSummary, error), fresh bool) {
+	o := Options{Secrets: []string{"sandbox-secret"}}
+	run := func(b *testing.B, imp func(db Writer) (Summary, error), fresh bool) {
 		b.SetBytes(int64(len(log)))
 		lines := 0
 		for range b.N {
-			var db CallWriter = discardCalls{}
+			var db Writer = discardCalls{}
 			if fresh {
 				b.StopTimer()
 				db = openDB(b)
@@ -72,14 +72,14 @@ func BenchmarkImport(b *testing.B) {
 		b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
 	}
 	b.Run("file", func(b *testing.B) {
-		run(b, func(db CallWriter) (ImportSummary, error) { return ImportFilesWith(ctx, db, []string{path}, o) }, true)
+		run(b, func(db Writer) (Summary, error) { return ImportFiles(ctx, db, []string{path}, o) }, true)
 	})
 	b.Run("stream", func(b *testing.B) {
-		run(b, func(db CallWriter) (ImportSummary, error) {
-			return ImportWith(ctx, db, "-", bytes.NewReader(log), o)
+		run(b, func(db Writer) (Summary, error) {
+			return Import(ctx, db, "-", bytes.NewReader(log), o)
 		}, true)
 	})
 	b.Run("decode", func(b *testing.B) {
-		run(b, func(db CallWriter) (ImportSummary, error) { return ImportFilesWith(ctx, db, []string{path}, o) }, false)
+		run(b, func(db Writer) (Summary, error) { return ImportFiles(ctx, db, []string{path}, o) }, false)
 	})
 }
