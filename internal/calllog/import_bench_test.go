@@ -83,3 +83,38 @@ func BenchmarkImport(b *testing.B) {
 		run(b, func(db Writer) (Summary, error) { return ImportFiles(ctx, db, []string{path}, o) }, false)
 	})
 }
+
+// BenchmarkLine decodes every line of the sandbox's call log on one
+// goroutine: as the import does (the lean decoder, the full one for the
+// lines it gives up on), and by the full decoder alone.
+func BenchmarkLine(b *testing.B) {
+	log, err := benchCallLog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ls := bytes.Split(bytes.TrimSpace(log), []byte("\n"))
+	secrets := []string{"sandbox-secret"}
+	b.Run("import", func(b *testing.B) {
+		b.SetBytes(int64(len(log)))
+		for range b.N {
+			for _, l := range ls {
+				if _, ok := fastLine(l, secrets); ok {
+					continue
+				}
+				if _, err := parseLine(l, secrets...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("full", func(b *testing.B) {
+		b.SetBytes(int64(len(log)))
+		for range b.N {
+			for _, l := range ls {
+				if _, err := parseLine(l, secrets...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
