@@ -15,8 +15,8 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// benchCallLog is the sandbox's call log of a 20,000-record world (about
-// 20,000 lines of every operation and outcome), made once.
+// benchCallLog is the sandbox's call log of a 20,000-record world (20,071
+// lines of every operation and outcome, 26.6 MB), made once.
 var benchCallLog = sync.OnceValues(func() ([]byte, error) {
 	sb, err := sandbox.New(sandbox.Options{Seed: 1, TotalRecords: 20_000, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	if err != nil {
