@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
-const importCallsExamples = `  reconcile import-calls logs/calls-2026-11-21.jsonl
+var importCallsHelp = cli.Help{
+	Synopsis: "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
+	Examples: `  reconcile import-calls logs/calls-2026-11-21.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl
@@ -23,51 +26,41 @@ anything is imported. The client secret (SVC_CLIENT_SECRET, when set) is
 replaced by [REDACTED] wherever a line carries it.
 A line read from a file is kept as a reference into it (offset and SHA-256):
 keep the files, reconcile calls show reads the lines back from them. A line
-read from standard input is kept redacted in the database.`
+read from standard input is kept redacted in the database.`,
+}
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.
 const maxShownErrors = 50
 
-func runImportCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	_, err := importCalls(ctx, args, os.Stdin, stdout, stderr)
-	return err
+// importCallsCmd is reconcile import-calls; its summary is the line it
+// prints (files, lines, imported, duplicates, bad).
+type importCallsCmd struct{ com cli.Common }
+
+func (ic *importCallsCmd) Flags(fs *flag.FlagSet) {
+	ic.com.BindDB(fs)
+	ic.com.BindLog(fs)
 }
 
-// importCallsJob is reconcile import-calls as the scheduler runs it; its
-// summary is the line it prints (files, lines, imported, duplicates, bad).
-func importCallsJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-	return importCalls(ctx, args, os.Stdin, stdout, stderr)
-}
-
-func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
-	var com cli.Common
-	fs := cli.NewFlagSet("import-calls", "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
-		importCallsExamples, stderr)
-	com.BindDB(fs)
-	com.BindLog(fs)
-	if err := cli.Parse(fs, args); err != nil {
-		return "", err
-	}
-	com.MarkExplicit(fs)
-	files, err := callLogFiles(fs.Args())
+func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	files, err := callLogFiles(call.Args)
 	if err != nil {
 		return "", err
 	}
-	log, err := com.Logger(ctx, stderr)
+	log, err := ic.com.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
 	}
-	env, err := com.Open(ctx, log, cli.Options{})
+	env, err := ic.com.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return "", err
 	}
 	defer env.Close()
 
-	bar := progress.New(stderr, "import-calls", 0, log)
-	sum, ierr := importAll(ctx, env.DB, files, stdin,
+	bar := progress.New(call.Stderr, "import-calls", 0, log)
+	sum, ierr := importAll(ctx, env.DB, files, call.Stdin,
 		calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}})
 	bar.Done()
-	return reportImport(stdout, stderr, sum, ierr)
+	return reportImport(call.Stdout, call.Stderr, sum, ierr)
 }
 
 // callLogFiles checks the FILE... arguments and expands their patterns:
