@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -129,7 +129,7 @@ func (c *Common) startSandbox(env *Env, cfg *svcapi.Config, o Options) error {
 // the night's reconciliation sees it), in the command's own recorders and
 // in --call-log.
 func (c *Common) record(env *Env, cfg *svcapi.Config, own []svcapi.Recorder) error {
-	cfg.Recorders = append(cfg.Recorders, ledger.NewRecorder(env.DB, env.Log))
+	cfg.Recorders = append(cfg.Recorders, calllog.NewRecorder(env.DB, env.Log))
 	cfg.Recorders = append(cfg.Recorders, own...)
 	if c.CallLog == "" {
 		return nil
