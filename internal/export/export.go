@@ -69,6 +69,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/buildinfo"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -136,6 +137,10 @@ type Options struct {
 	// Now is the clock of the document properties' creation time; nil is
 	// time.Now.
 	Now func() time.Time
+	// Evidence reads the evidence of the reconciliation run exported (its
+	// manifest, exceptions and sign-offs: evidence.Workbook); nil shows
+	// none.
+	Evidence func(ctx context.Context, runID int64) (*evidence.View, error)
 }
 
 func (o *Options) defaults() {
@@ -163,6 +168,7 @@ func (o *Options) defaults() {
 type Files struct {
 	Workbook string   // "" when no workbook was asked for
 	CSV      []string // in sheet order
+	Tables   []TableRows
 }
 
 // Paths lists every file written, the workbook first.
@@ -251,15 +257,21 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
 	o.Title = fmt.Sprintf("Reconciliation %s to %s", from, to)
 	o.Run = fmt.Sprintf("reconciliation run %d", r.ID)
+	ev, err := o.evidence(ctx, r.ID)
+	if err != nil {
+		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
+	}
+	sd.verdict = withCompleteness(sd.verdict, ev)
 	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
 	if err != nil {
 		return Files{}, err
 	}
 	defer w.Abort()
+	w.ev = ev
 	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range append([]sheet{legendSheet()}, reconSheets(ctx, db, &r)...) {
+	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, &r))...) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}
