@@ -153,11 +153,14 @@ func detailOf(f *Finding) string {
 	if f.Operation != "" {
 		parts = append(parts, f.Operation)
 	}
-	if f.SvcOrderID != "" && f.Kind != KindCallOnly && f.Kind != KindPending {
+	if f.SvcOrderID != "" && f.SvcOrderID != f.Key() && f.Kind != KindCallOnly && f.Kind != KindPending {
 		parts = append(parts, f.SvcOrderID)
 	}
-	if f.TS != "" {
+	switch {
+	case f.TS != "" && len(parts) > 0:
 		parts = append(parts, "at "+f.TS)
+	case f.TS != "":
+		parts = append(parts, f.TS)
 	}
 	s := strings.Join(parts, " ")
 	if f.Text != "" {

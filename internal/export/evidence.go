@@ -3,7 +3,9 @@ package export
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -25,6 +27,54 @@ import (
 type TableRows struct {
 	Sheet, File string
 	Rows        int64
+}
+
+// Verdict is the verdict of the findings of the current run of the period
+// from..to in the Summary's words ("Reconciled", "Not reconciled: …"),
+// before the completeness of the period is known: evidence.Record adds it.
+func Verdict(ctx context.Context, db Reports, from, to time.Time) (string, error) {
+	f, t := from.Format(recon.DateLayout), to.Format(recon.DateLayout)
+	r, found, err := db.ReportRun(ctx, f, t)
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		return "", &NoRunError{From: f, To: t}
+	}
+	if r.AsOf == "" {
+		r.AsOf = t
+	}
+	sd, err := loadSummary(ctx, db, &r)
+	if err != nil {
+		return "", err
+	}
+	return sd.verdict.Text, nil
+}
+
+// Exported lists the files written, with their rows, as the manifest's
+// export section names them: the workbook with its sheets' rows, each CSV
+// file with its own.
+func (f Files) Exported() []evidence.Exported {
+	var out []evidence.Exported
+	if f.Workbook != "" {
+		sheets := map[string]int64{}
+		for _, t := range f.Tables {
+			if t.File != "summary.csv" {
+				sheets[t.Sheet] = t.Rows
+			}
+		}
+		out = append(out, evidence.Exported{Path: f.Workbook, Sheets: sheets})
+	}
+	for _, p := range f.CSV {
+		e := evidence.Exported{Path: p}
+		for _, t := range f.Tables {
+			if t.File == filepath.Base(p) {
+				e.Rows = t.Rows
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // evidence reads the run's evidence through o.Evidence (nil without it).

@@ -168,7 +168,10 @@ func (o *Options) defaults() {
 type Files struct {
 	Workbook string   // "" when no workbook was asked for
 	CSV      []string // in sheet order
-	Tables   []TableRows
+	// RunID is the reconciliation run exported (0 for other exports);
+	// Tables the tables written, with their rows.
+	RunID  int64
+	Tables []TableRows
 }
 
 // Paths lists every file written, the workbook first.
@@ -285,7 +288,9 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if by != 0 {
 		return Files{}, fmt.Errorf("export %s..%s: run %d was replaced by run %d during the export; export again", from, to, r.ID, by)
 	}
-	return w.Finish()
+	files, err := w.Finish()
+	files.RunID = r.ID
+	return files, err
 }
 
 // Billers exports the biller list: billers.xlsx with the sheets Billers and

@@ -78,7 +78,8 @@ func (db *DB) EvidenceRun(ctx context.Context, runID int64) (evidence.RunInfo, b
 
 // EvidenceFindings yields a run's findings: its arithmetic and gap breaks
 // (with their call's operation and orderid), its matching rows other than
-// matched and reversed, its reversals not linked and its unsettled orders.
+// matched and reversed, its reversals not linked and its unsettled orders;
+// each kind by time.
 func (db *DB) EvidenceFindings(ctx context.Context, runID int64) iter.Seq2[evidence.Finding, error] {
 	queries := []struct {
 		q    string
@@ -87,14 +88,14 @@ func (db *DB) EvidenceFindings(ctx context.Context, runID int64) iter.Seq2[evide
 	}{
 		{`SELECT b.kind, b.pool_account, b.ts, COALESCE(c.operation, ''), b.external_ref, COALESCE(c.orderid, ''),
 			b.delta, b.note FROM recon_breaks b LEFT JOIN calls c ON c.id = b.call_id
-			WHERE b.run_id = ? AND b.kind IN (?, ?)`, []any{runID, recon.BreakArithmetic, recon.BreakGap}, scanBreakFinding},
+			WHERE b.run_id = ? AND b.kind IN (?, ?) ORDER BY b.ts, b.pool_account, b.external_ref`, []any{runID, recon.BreakArithmetic, recon.BreakGap}, scanBreakFinding},
 		{`SELECT m.outcome, m.ts, m.operation, m.external_ref, COALESCE(c.orderid, ''), m.svc_order_id,
 			m.call_amount, m.statement_amount, m.note FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id
-			WHERE m.run_id = ? AND m.outcome NOT IN (?, ?)`, []any{runID, recon.Matched, recon.Reversed}, scanMatchFinding},
+			WHERE m.run_id = ? AND m.outcome NOT IN (?, ?) ORDER BY m.ts, m.svc_order_id, m.external_ref`, []any{runID, recon.Matched, recon.Reversed}, scanMatchFinding},
 		{`SELECT svc_order_id, txn_date_time, amount, note FROM recon_reversals
-			WHERE run_id = ? AND reversal_found = 0`, []any{runID}, scanReversalFinding},
+			WHERE run_id = ? AND reversal_found = 0 ORDER BY txn_date_time, svc_order_id`, []any{runID}, scanReversalFinding},
 		{`SELECT svc_order_id, client_order_id, txn_date_time, amount, age_bucket FROM recon_unsettled
-			WHERE run_id = ?`, []any{runID}, scanUnsettledFinding},
+			WHERE run_id = ? ORDER BY txn_date_time, svc_order_id`, []any{runID}, scanUnsettledFinding},
 	}
 	return func(yield func(evidence.Finding, error) bool) {
 		for _, q := range queries {
