@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -335,7 +336,38 @@ func (s *closingSession) checkClose() {
 	if !slices.ContainsFunc(m.Inputs, func(in evidence.Input) bool { return in.Name == "calls.jsonl" && in.SHA256 == want }) {
 		t.Errorf("the manifest's inputs do not name calls.jsonl by its sha256sum %s: %+v", want, m.Inputs[:2])
 	}
+	s.checkDayDigest(m)
 	s.checkStaleAndTamper()
+}
+
+// checkDayDigest recomputes a statement day's digest from statement.csv
+// exported with --csv-raw, as the README's recipe says, and finds the
+// manifest's.
+func (s *closingSession) checkDayDigest(m *evidence.Manifest) {
+	t := s.t
+	var o, e bytes.Buffer
+	if err := run(context.Background(), []string{"export", "--from", "2026-11-01", "--to", "2026-11-30", "--out", "raw",
+		"--format", "csv", "--csv-raw"}, &o, &e); err != nil {
+		t.Fatal(err, e.String())
+	}
+	recs, err := csv.NewReader(bytes.NewReader(mustRead(t, filepath.Join(s.dir, "raw", "statement.csv")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := slices.Index(recs[0], "firstSyncedAt") // accountNumber … the last API field
+	var lines []string
+	for _, r := range recs[1:] {
+		if r[slices.Index(recs[0], "txnDate")] == "2026-11-15" {
+			lines = append(lines, strings.Join(r[:last], "\x1f")+"\n")
+		}
+	}
+	slices.Sort(lines) // LC_ALL=C sort: bytewise
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	if !slices.ContainsFunc(m.Inputs, func(in evidence.Input) bool {
+		return in.Kind == evidence.InputStatementDay && in.Name == "2026-11-15" && in.SHA256 == hex.EncodeToString(sum[:])
+	}) || len(lines) < 30 {
+		t.Errorf("2026-11-15's digest from statement.csv (%d records) is %x: the manifest's is another", len(lines), sum)
+	}
 }
 
 // checkStaleAndTamper imports a call log of November after the sign-offs

@@ -8,20 +8,8 @@ import (
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
-
-// DayColumns are the columns of a record's canonical line, for records of
-// kind k: the columns of statement.csv (orders.csv) from accountNumber to
-// its last API field, in the file's order (accountNumber, txnDateTime,
-// txnDate, svcOrderId, clientOrderId, then every other field kind k
-// carries, in the API's order).
-func DayColumns(k recon.Kind) []string {
-	cols := []string{"accountNumber", "txnDateTime", "txnDate", "svcOrderId", "clientOrderId"}
-	for _, i := range dayFields(k) {
-		cols = append(cols, recon.RecordFields[i].API)
-	}
-	return cols
-}
 
 // dayFields are the RecordFields after clientOrderId in a canonical line.
 func dayFields(k recon.Kind) []int {
@@ -35,11 +23,17 @@ func dayFields(k recon.Kind) []int {
 	return out
 }
 
-// dayDigest computes the digest of one day's records of one kind: each
-// record is one line, the values of DayColumns as stored (exactly, no
-// masking) joined by the unit separator U+001F and ended by "\n"; the
-// lines are sorted bytewise (LC_ALL=C sort) and the digest is the SHA-256
-// of them all. A day without a record digests the empty text.
+// dayDigest computes the digest of one day's records of one kind, what a
+// manifest's statementDay and ordersDay inputs hold, for an auditor to
+// recompute from statement.csv (orders.csv) exported with --csv-raw: each
+// record is one line, its values as the file shows them (as stored, the
+// narrations' card and Aadhaar numbers masked to their last four) in the
+// file's columns from accountNumber to its last API field (accountNumber,
+// txnDateTime, txnDate, svcOrderId, clientOrderId, then every other field
+// the kind carries in the API's order) joined by the unit separator
+// U+001F and ended by "\n"; the lines are sorted bytewise (LC_ALL=C sort)
+// and the digest is the SHA-256 of them all. A day without a record
+// digests the empty text.
 type dayDigest struct {
 	kind   recon.Kind
 	fields []int
@@ -58,7 +52,11 @@ func (d *dayDigest) add(r *recon.Record) {
 	}
 	for _, i := range d.fields {
 		b.WriteByte(0x1f)
-		b.WriteString(r.Values[i])
+		v := r.Values[i]
+		if recon.RecordFields[i].Mask && v != "" {
+			v = redact.Numbers(v) // as the exports show it
+		}
+		b.WriteString(v)
 	}
 	b.WriteByte('\n')
 	d.lines = append(d.lines, b.Bytes())
@@ -72,18 +70,6 @@ func (d *dayDigest) sum() (string, int) {
 		h.Write(l)
 	}
 	return hex.EncodeToString(h.Sum(nil)), len(d.lines)
-}
-
-// DayDigest is the digest of a day's records of kind k (see dayDigest):
-// what a manifest's statementDay and ordersDay inputs hold, for an auditor
-// to recompute from statement.csv (exported with --csv-raw).
-func DayDigest(k recon.Kind, records []recon.Record) string {
-	d := newDayDigest(k)
-	for i := range records {
-		d.add(&records[i])
-	}
-	s, _ := d.sum()
-	return s
 }
 
 // linesDigest is the digest of lines kept in the database: the SHA-256 of

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 )
 
 // VerifyLine is one line of a verification: what was checked and, when it
@@ -26,11 +25,6 @@ type VerifyLine struct {
 
 // Verification is what Verify found, line by line.
 type Verification struct{ Lines []VerifyLine }
-
-// Differs reports whether anything differs (or the chain is broken).
-func (v *Verification) Differs() bool {
-	return slices.ContainsFunc(v.Lines, func(l VerifyLine) bool { return !l.OK && !l.Skipped })
-}
 
 func (v *Verification) add(what string, ok bool, note string) {
 	v.Lines = append(v.Lines, VerifyLine{What: what, OK: ok, Note: note})
