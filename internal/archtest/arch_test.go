@@ -104,6 +104,8 @@ func TestImportRules(t *testing.T) {
 			"call logs are read with svcapi, store, recon, redact, jsonscan and progress only"},
 		{"internal/ledger", []string{"internal/calllog", "internal/statement", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
 			"the reconciliation reads what the store holds: it neither reads call logs nor syncs"},
+		{"internal/evidence", []string{"internal/store", "internal/statement", "internal/calllog", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/svcapi", "internal/schedule"},
+			"evidence declares the store it needs (store maps its types) and reads what the runs stored"},
 	} {
 		if pkgs[c.pkg] == nil {
 			t.Errorf("%s: no such package", c.pkg)

@@ -38,6 +38,14 @@
 // widens the mode of the file it replaces, and removes the temporary files
 // that killed writes of the same file left behind.
 //
+// Evidence (Options.Evidence, evidence.go): the Exceptions sheet
+// (exceptions.csv) with the run's exceptions and those it resolved, an
+// analyst's Decision (a drop-down), Assignee and Note to hand back; the
+// columns exception and life at the end of Breaks, Matching, Duplicates,
+// Reversals, Unsettled and Pending; the Summary's run id, manifest digest,
+// exceptions new, carried over and resolved, and sign-offs (rows at the
+// end of summary.csv); an incomplete period's verdict.
+//
 // Sheets: Summary (the verdict in words, the bridge from each pool
 // account's opening balance to its closing balance checked against the
 // last call's closing, the period, pools, calls, outcomes, breaks,

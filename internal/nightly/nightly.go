@@ -1,7 +1,8 @@
 // Package nightly is the nightly reconciliation as one function: sync the
 // statement and the collect orders of a period (and of a look-back before
-// it, for late settlements), import call logs, check, and export the
-// workbook and CSV files. `reconcile run` and the scheduler's nightly job
+// it, for late settlements), import call logs, check, record the run's
+// evidence (its manifest and exceptions), and export the workbook and CSV
+// files with manifest.json. `reconcile run` and the scheduler's nightly job
 // both call Run.
 package nightly
 
@@ -174,11 +175,11 @@ func (s *Summary) String() string {
 	return strings.TrimSpace(b.String())
 }
 
-// Run runs the night: sync, import-calls, check, export, in that order,
-// stopping at the first step that fails; the error begins with the step's
-// name ("sync: …", "import-calls: …", "check: …", "export: …"). Bad
-// call-log lines do not stop the run: they are counted in
-// Summary.Import.Bad (and Warnings), and the reports are written.
+// Run runs the night: sync, import-calls, check, evidence, export, in that
+// order, stopping at the first step that fails; the error begins with the
+// step's name ("sync: …", "import-calls: …", "check: …", "evidence: …",
+// "export: …"). Bad call-log lines do not stop the run: they are counted
+// in Summary.Import.Bad (and Warnings), and the reports are written.
 // Started again after a failure, a run skips the days already synced and
 // the lines already imported; the check replaces the period's results.
 func Run(ctx context.Context, c Config) (Summary, error) {
