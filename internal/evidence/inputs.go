@@ -51,37 +51,59 @@ func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []st
 }
 
 // days adds the day inputs of kind k for days (sorted), reading the
-// records from the first to the last, and counts them in tot.
+// records from the first to the last, by day: one day's lines are held at
+// a time. It counts the records in tot.
 func (in *inputs) days(ctx context.Context, db Store, k recon.Kind, days []string, tot *sums) error {
 	if len(days) == 0 {
 		return nil
-	}
-	want := map[string]*dayDigest{}
-	for _, d := range days {
-		want[d] = newDayDigest(k)
-	}
-	for r, err := range db.EvidenceRecords(ctx, k, days[0], days[len(days)-1]) {
-		if err != nil {
-			return fmt.Errorf("%s records: %w", k, err)
-		}
-		dd := want[r.Day()]
-		if dd == nil {
-			continue
-		}
-		dd.add(r)
-		if err := countRecord(tot, k, r); err != nil {
-			return err
-		}
 	}
 	kind := InputStatementDay
 	if k == recon.Orders {
 		kind = InputOrdersDay
 	}
+	sums := map[string]Input{}
+	var cur *dayDigest
+	day := ""
+	finish := func() {
+		if cur != nil {
+			sum, n := cur.sum()
+			sums[day] = Input{Kind: kind, Name: day, SHA256: sum, Records: n}
+		}
+	}
+	for r, err := range db.EvidenceRecords(ctx, k, days[0], days[len(days)-1]) {
+		if err != nil {
+			return fmt.Errorf("%s records: %w", k, err)
+		}
+		if r.Day() != day {
+			finish()
+			day, cur = r.Day(), nil
+			if _, ok := slices.BinarySearch(days, day); ok {
+				cur = newDayDigest(k)
+			}
+		}
+		if cur == nil {
+			continue
+		}
+		cur.add(r)
+		if err := countRecord(tot, k, r); err != nil {
+			return err
+		}
+	}
+	finish()
 	for _, d := range days {
-		sum, n := want[d].sum()
-		in.list = append(in.list, Input{Kind: kind, Name: d, SHA256: sum, Records: n})
+		in.list = append(in.list, dayInput(sums, d, kind, k))
 	}
 	return nil
+}
+
+// dayInput is the input of day d: its digest, or that of a day without
+// records.
+func dayInput(sums map[string]Input, d, kind string, k recon.Kind) Input {
+	if in, ok := sums[d]; ok {
+		return in
+	}
+	sum, _ := newDayDigest(k).sum()
+	return Input{Kind: kind, Name: d, SHA256: sum}
 }
 
 // countRecord counts a record in the stored totals of its kind and account.

@@ -19,7 +19,7 @@ type Store interface {
 	// reversals whose reversal record was not found, its unsettled orders.
 	EvidenceFindings(ctx context.Context, runID int64) iter.Seq2[Finding, error]
 	// EvidenceRecords yields the records of kind k dated from..to
-	// (YYYY-MM-DD, inclusive), by day.
+	// (YYYY-MM-DD, inclusive), ordered by day (txnDate).
 	EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error]
 	// EvidenceCalls yields the calls of the period (by ts, from..to IST
 	// days): pool account, whether it debited (success with a pool

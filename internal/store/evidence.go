@@ -250,20 +250,24 @@ func (db *DB) EvidenceCallSources(ctx context.Context, from, to string) ([]evide
 
 // EvidenceKeptCalls lists, per source, the line hashes of the period's
 // calls kept in the database (standard input; svcrecon's own calls with a
-// pool object), by time.
+// pool object), by time. It reads every kept call through their partial
+// index (calls_kept, which the ts range would lead the planner away from)
+// and keeps the period's.
 func (db *DB) EvidenceKeptCalls(ctx context.Context, from, to string) ([]evidence.KeptCalls, error) {
 	lo, hi, err := dayBounds(from, to)
 	if err != nil {
 		return nil, err
 	}
 	var out []evidence.KeptCalls
-	type row struct{ source, hash string }
+	type row struct{ source, ts, hash, shape string }
 	for r, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, r *row) error {
-		return rows.Scan(&r.source, &r.hash)
-	}, `SELECT source, line_hash FROM calls WHERE line_block IS NOT NULL AND ts >= ? AND ts < ?
-		AND (source <> ? OR pool_shape <> '') ORDER BY source, ts, line_hash`, lo, hi, ownSource) {
+		return rows.Scan(&r.source, &r.ts, &r.hash, &r.shape)
+	}, `SELECT source, ts, line_hash, pool_shape FROM calls WHERE line_block IS NOT NULL ORDER BY source, ts, line_hash`) {
 		if err != nil {
 			return nil, err
+		}
+		if r.ts < lo || r.ts >= hi || r.source == ownSource && r.shape == "" {
+			continue
 		}
 		if n := len(out); n == 0 || out[n-1].Source != r.source {
 			out = append(out, evidence.KeptCalls{Source: r.source})
