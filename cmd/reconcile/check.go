@@ -21,7 +21,10 @@ var checkHelp = cli.Help{
 	Description: "Reconciles a period from the database: pool arithmetic and chain, calls matched to statement\n" +
 		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n" +
 		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n" +
-		"a match (they stay callOnly and statementOnly).",
+		"a match (they stay callOnly and statementOnly). Then it records the run's evidence: its manifest\n" +
+		"(inputs by SHA-256, totals, completeness) and its exceptions, new, carried over or resolved\n" +
+		"(reconcile exceptions list), and prints the verdict: Incomplete: first when a day's statement\n" +
+		"walk did not finish or no call log reaches past its end (exit 0; 3 with --fail-on-breaks).",
 	Examples: `  reconcile check --from 2026-11-01 --to 2026-11-21
   reconcile check --from 2026-11-21 --to 2026-11-21 --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
   reconcile check --from 2026-10-01 --to 2026-10-31 --as-of 2026-11-21    # age unsettled orders as of today

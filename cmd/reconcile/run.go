@@ -37,8 +37,10 @@ const (
 var runHelp = cli.Help{
 	Synopsis: "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--complete-through D] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]",
 	Description: "The nightly job, step by step: sync the statement and collect orders of the period (default:\n" +
-		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n" +
-		"to --out; prints what each step did, the reconciliation summary and the report paths.\n\n" +
+		"yesterday in IST), import the call logs given, check, record the run's evidence (its manifest\n" +
+		"and exceptions), and export the workbook, the CSV files and manifest.json to --out; prints what\n" +
+		"each step did, the reconciliation summary, the verdict and the report paths. Closing a month,\n" +
+		"run the month to date every night (--from the 1st --to yesterday): see the README.\n\n" +
 		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n" +
 		"DIR/" + sandboxDBName + " (unless --db is given), imports the sandbox's client call log (written to\n" +
 		"DIR/" + sandboxCallLogName + ") and reconciles the sandbox's whole history, whose planted\n" +
