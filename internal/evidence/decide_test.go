@@ -133,7 +133,7 @@ func TestSignOff(t *testing.T) {
 		if err != nil || len(states) != 2 || states[0].State() != "valid" || states[1].Digest == "" {
 			t.Fatalf("sign-offs %+v (%v), want two valid", states, err)
 		}
-		f.exec(`UPDATE records SET txn_charged_value = '1.60' WHERE svc_order_id = 'SO2026-11-01'`) // a re-sync altered the day
+		f.record(recon.Statement, "SO2026-11-01", "2026-11-01 10:00:00", "DR", "1.60") // a re-sync altered the day
 		states, err = evidence.SignOffs(f.ctx, f.db, func(evidence.StoredManifest) bool { return true })
 		if err != nil || len(states) != 2 || states[1].State() != "stale: statementDay 2026-11-01 changed" {
 			t.Fatalf("after the day changed: %+v (%v), want both stale", states, err)

@@ -56,11 +56,16 @@ func (f *fixture) day(d string) {
 	f.call("cover-"+d, next.AddDate(0, 0, 1).Format(recon.DateLayout)+" 00:00:01")
 }
 
-// record stores a statement or collect-order record.
+// record stores a statement or collect-order record as a sync does
+// (inserted, or changed in place).
 func (f *fixture) record(k recon.Kind, svc, ts, mode, amount string) {
 	f.t.Helper()
-	f.exec(`INSERT INTO records (kind, account, svc_order_id, txn_date_time, txn_date, txn_mode, txn_charged_value,
-		first_synced_at, last_synced_at) VALUES (?, 'ACC', ?, ?, ?, ?, ?, 'x', 'x')`, string(k), svc, ts, ts[:10], mode, amount)
+	r := recon.Record{Kind: k, Account: "ACC", SvcOrderID: svc}
+	r.Values[recon.FTxnDateTime], r.Values[recon.FTxnDate], r.Values[recon.FTxnMode] = ts, ts[:10], mode
+	r.Values[recon.FTxnChargedValue] = amount
+	if _, _, err := f.db.WriteRecords(f.ctx, f.now, []store.RecordPage{{Records: []recon.Record{r}}}); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // call stores a client's call (from standard input: kept in the database).

@@ -18,8 +18,9 @@ type inputs struct {
 // gatherInputs lists the inputs of the period from..to: every call-log
 // file whose calls reach into it, the calls kept in the database, every
 // statement day of the period and the collect-order days orderDays; and
-// the stored totals of those days.
-func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []string) (*inputs, error) {
+// the stored totals of those days. useKept takes the digests kept of the
+// days no sync wrote since (verify does not).
+func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []string, useKept bool) (*inputs, error) {
 	in := &inputs{}
 	srcs, err := db.EvidenceCallSources(ctx, from, to)
 	if err != nil {
@@ -39,111 +40,24 @@ func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []st
 	if err != nil {
 		return nil, err
 	}
-	tot := newSums()
-	if err := in.days(ctx, db, recon.Statement, days, tot); err != nil {
-		return nil, err
-	}
-	if err := in.days(ctx, db, recon.Orders, orderDays, tot); err != nil {
-		return nil, err
-	}
-	in.stored = storedTotals(tot)
-	return in, nil
-}
-
-// days adds the day inputs of kind k for days (sorted), reading the
-// records from the first to the last, by day: one day's lines are held at
-// a time. It counts the records in tot.
-func (in *inputs) days(ctx context.Context, db Store, k recon.Kind, days []string, tot *sums) error {
-	if len(days) == 0 {
-		return nil
-	}
-	kind := InputStatementDay
-	if k == recon.Orders {
-		kind = InputOrdersDay
-	}
-	sums := map[string]Input{}
-	var cur *dayDigest
-	day := ""
-	finish := func() {
-		if cur != nil {
-			sum, n := cur.sum()
-			sums[day] = Input{Kind: kind, Name: day, SHA256: sum, Records: n}
-		}
-	}
-	for r, err := range db.EvidenceRecords(ctx, k, days[0], days[len(days)-1]) {
+	var all []DayDigest
+	for _, kd := range []struct {
+		k    recon.Kind
+		days []string
+	}{{recon.Statement, days}, {recon.Orders, orderDays}} {
+		ds, err := dayInputs(ctx, db, kd.k, kd.days, useKept)
 		if err != nil {
-			return fmt.Errorf("%s records: %w", k, err)
+			return nil, err
 		}
-		if r.Day() != day {
-			finish()
-			day, cur = r.Day(), nil
-			if _, ok := slices.BinarySearch(days, day); ok {
-				cur = newDayDigest(k)
-			}
+		for _, d := range ds {
+			in.list = append(in.list, d.input())
 		}
-		if cur == nil {
-			continue
-		}
-		cur.add(r)
-		if err := countRecord(tot, k, r); err != nil {
-			return err
-		}
+		all = append(all, ds...)
 	}
-	finish()
-	for _, d := range days {
-		in.list = append(in.list, dayInput(sums, d, kind, k))
+	if in.stored, err = mergeTotals(all); err != nil {
+		return nil, err
 	}
-	return nil
-}
-
-// dayInput is the input of day d: its digest, or that of a day without
-// records.
-func dayInput(sums map[string]Input, d, kind string, k recon.Kind) Input {
-	if in, ok := sums[d]; ok {
-		return in
-	}
-	sum, _ := newDayDigest(k).sum()
-	return Input{Kind: kind, Name: d, SHA256: sum}
-}
-
-// countRecord counts a record in the stored totals of its kind and account.
-func countRecord(tot *sums, k recon.Kind, r *recon.Record) error {
-	key := string(k) + "\x00" + r.Account
-	mode := r.Values[recon.FTxnMode]
-	if err := tot.add(key+"\x00records", ""); err != nil {
-		return err
-	}
-	if mode == "DR" || mode == "CR" {
-		if err := tot.add(key+"\x00"+mode, r.Values[recon.FTxnChargedValue]); err != nil {
-			return fmt.Errorf("%s record %s: %w", k, r.SvcOrderID, err)
-		}
-	}
-	return nil
-}
-
-// storedTotals turns the counts of countRecord into StoredTotals.
-func storedTotals(tot *sums) []StoredTotal {
-	out := []StoredTotal{}
-	idx := map[string]int{}
-	for _, key := range tot.keys() {
-		p := cut(key)
-		ka := p[0] + "\x00" + p[1]
-		i, ok := idx[ka]
-		if !ok {
-			i = len(out)
-			idx[ka] = i
-			out = append(out, StoredTotal{Kind: p[0], Account: p[1], Debits: CountSum{Amount: "0.00"}, Credits: CountSum{Amount: "0.00"}})
-		}
-		switch p[2] {
-		case "records":
-			out[i].Records = tot.count[key]
-		case "DR":
-			out[i].Debits = tot.get(key)
-		case "CR":
-			out[i].Credits = tot.get(key)
-		}
-	}
-	return out
+	return in, nil
 }
 
 // importedTotals counts the period's calls per pool account.

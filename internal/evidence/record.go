@@ -96,7 +96,7 @@ func buildManifest(ctx context.Context, db Store, run RunInfo, c *Check, at time
 	if err != nil {
 		return nil, err
 	}
-	in, err := gatherInputs(ctx, db, run.From, run.To, orderDaysOf(period, unsettled))
+	in, err := gatherInputs(ctx, db, run.From, run.To, orderDaysOf(period, unsettled), true)
 	if err != nil {
 		return nil, err
 	}

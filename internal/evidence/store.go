@@ -21,6 +21,14 @@ type Store interface {
 	// EvidenceRecords yields the records of kind k dated from..to
 	// (YYYY-MM-DD, inclusive), ordered by day (txnDate).
 	EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error]
+	// DayDigests returns the digests kept of kind k's days from..to that
+	// still hold (computed at the day's current version), by day.
+	DayDigests(ctx context.Context, k recon.Kind, from, to string) (map[string]DayDigest, error)
+	// DayVersions returns the current version of kind k's days from..to
+	// (a day never written is absent: version 0).
+	DayVersions(ctx context.Context, k recon.Kind, from, to string) (map[string]int64, error)
+	// SaveDayDigests keeps digests, each for the version it was computed at.
+	SaveDayDigests(ctx context.Context, ds []DayDigest) error
 	// EvidenceCalls yields the calls of the period (by ts, from..to IST
 	// days): pool account, whether it debited (success with a pool
 	// object), and its pool amount.

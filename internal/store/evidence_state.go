@@ -3,12 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/evidence"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // exceptionCols are the exceptions columns, in scanException's order.
@@ -232,4 +234,62 @@ func (db *DB) Events(ctx context.Context, f evidence.EventFilter) iter.Seq2[evid
 		return nil
 	}, `SELECT seq, exception_id, run_id, at, actor, action, note, data, prev_hash, hash FROM evidence_events
 		WHERE `+where+` ORDER BY seq`, args...)
+}
+
+// DayDigests returns the digests kept of kind k's days from..to that still
+// hold: computed at the day's current version.
+func (db *DB) DayDigests(ctx context.Context, k recon.Kind, from, to string) (map[string]evidence.DayDigest, error) {
+	out := map[string]evidence.DayDigest{}
+	for d, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, d *evidence.DayDigest) error {
+		var totals string
+		if err := rows.Scan(&d.Day, &d.Version, &d.SHA256, &d.Records, &totals); err != nil {
+			return err
+		}
+		d.Kind = k
+		return json.Unmarshal([]byte(totals), &d.Totals)
+	}, `SELECT d.day, d.version, d.sha256, d.records, d.totals FROM day_digests d
+		LEFT JOIN day_versions v ON v.kind = d.kind AND v.day = d.day
+		WHERE d.kind = ? AND d.day >= ? AND d.day <= ? AND d.version = COALESCE(v.version, 0)`, k, from, to) {
+		if err != nil {
+			return nil, err
+		}
+		out[d.Day] = d
+	}
+	return out, nil
+}
+
+// DayVersions returns the current versions of kind k's days from..to.
+func (db *DB) DayVersions(ctx context.Context, k recon.Kind, from, to string) (map[string]int64, error) {
+	out := map[string]int64{}
+	type dv struct {
+		day string
+		v   int64
+	}
+	for d, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, d *dv) error { return rows.Scan(&d.day, &d.v) },
+		`SELECT day, version FROM day_versions WHERE kind = ? AND day >= ? AND day <= ?`, k, from, to) {
+		if err != nil {
+			return nil, err
+		}
+		out[d.day] = d.v
+	}
+	return out, nil
+}
+
+// SaveDayDigests keeps digests, replacing those kept of their days.
+func (db *DB) SaveDayDigests(ctx context.Context, ds []evidence.DayDigest) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		for _, d := range ds {
+			totals, err := json.Marshal(d.Totals)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO day_digests (kind, day, version, sha256, records, totals)
+				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, day) DO UPDATE SET version = excluded.version,
+				sha256 = excluded.sha256, records = excluded.records, totals = excluded.totals`,
+				string(d.Kind), d.Day, d.Version, d.SHA256, d.Records, string(totals)); err != nil {
+				return fmt.Errorf("keep the digest of %s %s: %w", d.Kind, d.Day, err)
+			}
+		}
+		return nil
+	})
 }

@@ -93,3 +93,26 @@ CREATE TABLE evidence_events (
 );
 CREATE INDEX evidence_events_exception ON evidence_events (exception_id, seq);
 CREATE INDEX evidence_events_run ON evidence_events (run_id, action);
+
+-- The digest of a day's records of one kind (a manifest's statementDay or
+-- ordersDay input) and their totals per account (JSON), as of the day's
+-- version: WriteRecords moves day_versions.version on in the transaction
+-- that inserts or changes a record of the day, so a digest kept for an
+-- older version is not used (a night digests again only the days written
+-- since, and a digest computed while a sync wrote the day is never
+-- trusted). reconcile verify always digests the records themselves.
+CREATE TABLE day_versions (
+    kind    TEXT COLLATE "C" NOT NULL,
+    day     TEXT COLLATE "C" NOT NULL,
+    version BIGINT NOT NULL,
+    PRIMARY KEY (kind, day)
+);
+CREATE TABLE day_digests (
+    kind    TEXT COLLATE "C" NOT NULL,
+    day     TEXT COLLATE "C" NOT NULL,
+    version BIGINT NOT NULL,       -- day_versions.version when it was computed (0: none yet)
+    sha256  TEXT COLLATE "C" NOT NULL,
+    records BIGINT NOT NULL,
+    totals  TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (kind, day)
+);
