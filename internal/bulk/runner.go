@@ -118,13 +118,19 @@ func (r *Runner) now() time.Time { return now(r.Now) }
 // state, and Summary.Workers says how many others were still working.
 func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, error) {
 	log := r.Log.With(LogRun, run.ID)
-	var sum Summary
 	if _, ok := svcapi.Lookup(run.Op); !ok {
-		return sum, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
+		return Summary{}, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
 	}
 	if r.Lease != nil && r.Lease.Shared() {
 		return r.executeShared(ctx, run, rows, log)
 	}
+	return r.executeAlone(ctx, run, rows, log)
+}
+
+// executeAlone is Execute for a run held by this process alone: it sends
+// the rows not journaled yet in file order, Concurrency at a time.
+func (r *Runner) executeAlone(ctx context.Context, run *Run, rows []Row, log *slog.Logger) (Summary, error) {
+	var sum Summary
 	var err error
 	if sum.Recovered, err = recoverSending(ctx, r.DB, run.ID); err != nil {
 		return sum, err
@@ -133,8 +139,7 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: recheck resolves them",
 			"rows", sum.Recovered)
 	}
-	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent
-	err = entries(ctx, r.DB, run.ID, func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
+	todo, err := r.toSend(ctx, run, rows)
 	if err != nil {
 		return sum, err
 	}
@@ -142,16 +147,32 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	if err != nil {
 		return sum, err
 	}
+	ex := r.newExecution(run, log, before.Debit, len(rows), len(rows)-len(todo))
+	ex.sendAll(ctx, todo, max(r.Concurrency, 1))
+	ex.bar.Done()
+	return r.endAlone(context.WithoutCancel(ctx), run, ex, sum)
+}
+
+// toSend returns the rows to send: those without a journal row, and those
+// Recheck returned to unsent.
+func (r *Runner) toSend(ctx context.Context, run *Run, rows []Row) ([]Row, error) {
+	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent
+	err := entries(ctx, r.DB, run.ID, func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
+	if err != nil {
+		return nil, err
+	}
 	todo := make([]Row, 0, len(rows))
 	for _, row := range rows {
 		if !journaled[row.Line] {
 			todo = append(todo, row)
 		}
 	}
+	return todo, nil
+}
 
-	ex := r.newExecution(run, log, before.Debit, len(rows), len(rows)-len(todo))
-	conc := max(r.Concurrency, 1)
-
+// sendAll sends the rows in order, conc at a time, until they are all sent
+// or the execution stops.
+func (ex *execution) sendAll(ctx context.Context, todo []Row, conc int) {
 	jobs := make(chan Row)
 	var wg sync.WaitGroup
 	for range conc {
@@ -163,24 +184,25 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 			}
 		}()
 	}
-feed:
+	defer wg.Wait()
+	defer close(jobs)
 	for _, row := range todo {
 		if ex.stopped() != "" {
-			break
+			return
 		}
 		select {
 		case jobs <- row:
 		case <-ctx.Done():
 			ex.stop(StopInterrupted, nil)
-			break feed
+			return
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	ex.bar.Done()
+}
 
-	// The journal is written whatever happened to ctx.
-	jctx := context.WithoutCancel(ctx)
+// endAlone counts the run's rows after an execution and records its state:
+// done when every row was sent, else stopped. The journal is written
+// whatever happened to the execution's context (jctx is not cancelled).
+func (r *Runner) endAlone(jctx context.Context, run *Run, ex *execution, sum Summary) (Summary, error) {
 	after, err := CountRows(jctx, r.DB, run)
 	if err != nil {
 		return sum, err
