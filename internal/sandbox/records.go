@@ -1,9 +1,5 @@
 package sandbox
 
-import (
-	"strconv"
-)
-
 // stmtRec is one plain-statement record ready to be written.
 type stmtRec struct {
 	date       string
@@ -115,46 +111,6 @@ func (w *world) txnID(dn int, i int32) string {
 	b := make([]byte, 0, 16)
 	b = append(b, "TX"...)
 	return string(appendPad(b, int64(mix(w.seed, uint64(dn), uint64(i), 7)%1_000_000_000_000), 12))
-}
-
-// appendStr appends a JSON string; the sandbox's own texts need no escaping
-// beyond quotes and backslashes, but live echoes might, so escape properly.
-func appendStr(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendKey(b []byte, k string) []byte {
-	b = append(b, '"')
-	b = append(b, k...)
-	return append(b, '"', ':')
-}
-
-func appendAmount(b []byte, p int64, number bool) []byte {
-	if number {
-		return appendMoney(b, p)
-	}
-	b = append(b, '"')
-	b = appendMoney(b, p)
-	return append(b, '"')
-}
-
-// appendAmounts writes the amounts of a record from txnChargedValue's value
-// to txnTds, and a comma; orderValue and convenienceFee as JSON numbers when
-// number is set.
-func appendAmounts(b []byte, charged, orderValue, fee int64, number bool) []byte {
-	b = appendAmount(b, charged, false)
-	b = append(b, `,"orderValue":`...)
-	b = appendAmount(b, orderValue, number)
-	b = append(b, `,"convenienceFee":`...)
-	b = appendAmount(b, fee, number)
-	return append(b, `,"txnSurcharge":"0.00","txnCashback":"0.00","txnTds":"0.00",`...)
 }
 
 // appendStatementRecord writes r as a plain-statement record.

@@ -8,6 +8,19 @@ import (
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
+// mix is a splitmix64-style hash of its inputs: the source of every
+// per-item property that must not depend on generation order.
+func mix(vals ...uint64) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, v := range vals {
+		h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
+		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
+		h = (h ^ (h >> 27)) * 0x94d049bb133111eb
+		h ^= h >> 31
+	}
+	return h
+}
+
 // defectPlace puts a planted defect on a day at a primary position.
 type defectPlace struct {
 	kind slotKind
