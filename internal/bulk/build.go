@@ -3,6 +3,8 @@ package bulk
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +15,19 @@ import (
 
 // Sets are the --set values: field name → text, applied to every row.
 type Sets map[string]string
+
+// String lists the values as field=value, sorted by field; "(none)" when
+// there are none.
+func (s Sets) String() string {
+	if len(s) == 0 {
+		return "(none)"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		parts = append(parts, k+"="+s[k])
+	}
+	return strings.Join(parts, " ")
+}
 
 // ParseSets parses "field=value" arguments against the operation's schema.
 // Aliases are accepted and stored under the field's name; externalRef cannot
