@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"

@@ -1,8 +1,6 @@
 package sandbox
 
-import (
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // slotKind is what one position of a generated day is.
 type slotKind uint8
