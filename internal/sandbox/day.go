@@ -117,8 +117,8 @@ func (w *world) genDay(d int, open int64) *dayData {
 	return w.genWholeDay(d, open, nil)
 }
 
-// genWholeDay generates day d; with marks set it also records the day's
-// marks and fills in its index (nDR, reversals, slots without a record).
+// genWholeDay generates day d; with ix set it also fills in the day's index
+// (nDR, the reversal plan, the slots without a record, the marks).
 func (w *world) genWholeDay(d int, open int64, ix *dayIndex) *dayData {
 	dd := &dayData{d: d, dn: w.startDN + d, ds: newDayStrings(w.startDN + d)}
 	if d == w.days {

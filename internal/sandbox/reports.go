@@ -70,13 +70,13 @@ func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
 	for _, dc := range days {
 		total += dc.n
 	}
-	b := make([]byte, 0, 1024+min(q.per, max(total, 1))*900)
-	b = append(b, `{"meta":`...)
-	b = appendMeta(b, total, q.page, q.per, q.capped)
-	b = append(b, `,"records":[`...)
-	b = s.appendPage(b, q, days)
-	b = append(b, "]}"...)
-	s.ok(w, "Statement fetched", b, "")
+	s.okPage(w, "Statement fetched", func(b []byte) []byte {
+		b = append(b, `{"meta":`...)
+		b = appendMeta(b, total, q.page, q.per, q.capped)
+		b = append(b, `,"records":[`...)
+		b = s.appendPage(b, q, days)
+		return append(b, "]}"...)
+	})
 }
 
 // parseStatement reads a statement or collect-order request: nil for an
