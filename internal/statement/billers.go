@@ -183,11 +183,11 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 			req.Pagination.PageNumber = strconv.Itoa(p)
 			*calls++
 			pg, err := o.Client.Billers(ctx, req)
+			if err == nil && pg == nil {
+				err = errNoPage
+			}
 			if err != nil {
 				return nil, 0, false, fmt.Errorf("fetch biller list page %d: %w", p, err)
-			}
-			if pg == nil {
-				pg = &svcapi.BillerPage{}
 			}
 			sum.Pages++
 			for i := range pg.Records {

@@ -5,7 +5,8 @@
 //
 // Statement and collect-order periods are split into IST day windows. Each
 // window is walked page by page until a page is empty, short, or past
-// meta.totalPages; its records are upserted by svcOrderId (a hash of the
+// meta.totalPages (an answer that is not a well-formed page is a fault of
+// the page, never the window's end: svcapi.ErrNotPage); its records are upserted by svcOrderId (a hash of the
 // record when it has none), and its checkpoint (sync_windows) is written in
 // the same transaction as each page's records, so a killed run resumes at
 // the next page. After a walk the stored records of the day are compared

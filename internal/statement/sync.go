@@ -272,6 +272,9 @@ func (s *syncer) probe(ctx context.Context, w *window, log *slog.Logger) (bool, 
 	s.calls.Add(1)
 	s.probed.Add(1)
 	pg, err := s.o.Client.Statement(ctx, req)
+	if err == nil && pg == nil {
+		err = errNoPage
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, context.Cause(ctx)
@@ -285,9 +288,6 @@ func (s *syncer) probe(ctx context.Context, w *window, log *slog.Logger) (bool, 
 		s.ended.Add(1)
 		s.bar.Add(1)
 		return false, nil
-	}
-	if pg == nil {
-		pg = &svcapi.StatementPage{}
 	}
 	total := int64(pg.Meta.TotalRecords)
 	var changed bool

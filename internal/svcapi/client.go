@@ -347,6 +347,9 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	env.Status = String(ScrubString(string(env.Status), secrets...))
 	switch {
 	case env.OK():
+		if err := pageFault(op, resp.StatusCode, env); err != nil {
+			return nil, true, err // a fault of the page: retried, never its end
+		}
 		return env, false, nil
 	case env.Pending():
 		return env, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,

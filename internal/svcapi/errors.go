@@ -64,7 +64,8 @@ func (e *PendingError) Unwrap() error { return e.Err }
 
 // ResponseError is a response that could not be read as an envelope (HTML,
 // truncated, not JSON, or its body broken off) from a read-only operation,
-// after its retries.
+// or a TXN answer to a page operation that is not a well-formed page
+// (ErrNotPage), after its retries.
 type ResponseError struct {
 	Op         string
 	HTTPStatus int
