@@ -1,8 +1,10 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,8 +12,11 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -115,5 +120,257 @@ func TestSyncMalformedMidDayPageExit1(t *testing.T) {
 	}
 	if got, _ := recordsDump(t, db); !slices.Equal(got, clean) {
 		t.Errorf("after the healthy re-run %d records, a clean sync stores %d (or they differ)", len(got), len(clean))
+	}
+}
+
+// The markers a hostile service quotes back: the client secret, and the
+// database password (given in PGPASSWORD, so learnt even with SQLite).
+const (
+	markerSecret = "Hq7MarkerSecretZ9x"
+	markerDBPass = "Pw4MarkerDbPass8k"
+)
+
+// markerSpellings are the spellings of a marker a hostile service uses:
+// upper and lower case, JSON \u escapes, URL-encoded (query and every
+// byte), split by a line break, base64 (both alphabets, padded or not,
+// inside a longer base64 text).
+func markerSpellings(m string) []string {
+	var pct, js strings.Builder
+	for i := 0; i < len(m); i++ {
+		fmt.Fprintf(&pct, "%%%02x", m[i])
+		fmt.Fprintf(&js, `\u%04X`, m[i])
+	}
+	return []string{m, strings.ToUpper(m), strings.ToLower(m), js.String(), url.QueryEscape(m), pct.String(),
+		m[:5] + "\n" + m[5:], m[:7] + "\r\n" + strings.ToUpper(m[7:]),
+		base64.StdEncoding.EncodeToString([]byte(m)), base64.RawURLEncoding.EncodeToString([]byte(m)),
+		base64.StdEncoding.EncodeToString([]byte("Basic user:" + m)),
+		url.QueryEscape(base64.StdEncoding.EncodeToString([]byte("xy:" + m + "?>")))}
+}
+
+// hostileText is every spelling of both markers, an Aadhaar number, a
+// forged log line and terminal escapes, in one text.
+func hostileText() string {
+	parts := append(markerSpellings(markerSecret), markerSpellings(markerDBPass)...)
+	return "uid 234567890124 " + strings.Join(parts, " ~ ") + "\n level=ERROR msg=forged \x1b[31mred\x1b[0m"
+}
+
+// jsonText encodes s as a JSON string, keeping the \u escapes it spells
+// (s holds JSON escapes already: only quotes, control characters and
+// escapes other than \u are encoded).
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return strings.ReplaceAll(string(b), `\\u`, `\u`)
+}
+
+// hostileService answers the statement and collect orders of day1 with
+// records whose every text field, and every field of whose envelopes,
+// quote the markers; it answers day2's statement with a failure whose
+// every field does.
+func hostileService(t *testing.T, day1, day2 string) *httptest.Server {
+	h := jsonText(hostileText())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			IsOrder    bool `json:"isOrder"`
+			Pagination struct {
+				PageNumber string `json:"pageNumber"`
+			} `json:"pagination"`
+			Filters struct {
+				TxnDateFrom string `json:"txnDateFrom"`
+			} `json:"filters"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		envelope := fmt.Sprintf(`"actcode":%s,"svc_uuid":%s,"orderid":%s,"internalCode":%s,"environment":%s,"timestamp":%s`, h, h, h, h, h, h)
+		day := req.Filters.TxnDateFrom
+		switch {
+		case day == day2 && !req.IsOrder:
+			fmt.Fprintf(w, `{"statuscode":%s,"status":%s,%s}`, h, h, envelope)
+			return
+		case day != day1 || req.Pagination.PageNumber != "1":
+			fmt.Fprintf(w, `{"statuscode":"TXN","status":%s,%s,"data":{"meta":{"totalPages":1,"totalRecords":0},"records":[]}}`, h, envelope)
+			return
+		}
+		var recs []string
+		for i := range 3 {
+			fields := []string{fmt.Sprintf(`"svcOrderId":"SV%d%t"`, i, req.IsOrder), fmt.Sprintf(`"txnDateTime":"%s 10:0%d:00"`, day, i),
+				`"txnChargedValue":"12.50"`, `"orderValue":"12.50"`, `"txnMode":"DR"`}
+			for _, f := range []string{"status", "clientOrderId", "transactionId", "productCode", "productName", "subProductCode",
+				"subProductName", "narrationValue0", "narrationValue1", "narrationValue2", "narrationValue3", "narrationValue4",
+				"narrationValue5", "narrationValue6", "narrationValue7", "narrationValue8", "narrationValue9", "responseCode",
+				"responseMsg", "reversalSvcOrderId", "closingBalance", "settlementSvcOrderId"} {
+				fields = append(fields, fmt.Sprintf(`%q:%s`, f, h))
+			}
+			recs = append(recs, "{"+strings.Join(fields, ",")+"}")
+		}
+		fmt.Fprintf(w, `{"statuscode":"TXN","status":%s,%s,"data":{"meta":{"totalPages":1,"totalRecords":3,"recordsOnCurrentPage":3},"records":[%s]}}`,
+			h, envelope, strings.Join(recs, ","))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// markerLeak returns the spelling of a marker that text still holds: the
+// marker in any case once line breaks, %XX and \uXXXX escapes are undone
+// (three times over), or a part of its base64 encoding at any alignment.
+func markerLeak(text []byte, marker string) (string, bool) {
+	t := string(text)
+	undo := regexp.MustCompile(`(?i)%[0-9a-f]{2}|\\u[0-9a-f]{4}`)
+	for range 3 {
+		t = strings.NewReplacer("\r", "", "\n", "", `\r`, "", `\n`, "", `\\`, `\`).Replace(t)
+		t = undo.ReplaceAllStringFunc(t, func(e string) string {
+			n, _ := strconv.ParseUint(strings.TrimLeft(e[1:], "uU"), 16, 32)
+			if n == '\r' || n == '\n' {
+				return ""
+			}
+			return string(rune(n))
+		})
+		if strings.Contains(strings.ToLower(t), strings.ToLower(marker)) {
+			return "the marker", true
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for k := range 3 {
+			full := enc.EncodeToString([]byte(strings.Repeat("\x00", k) + marker))
+			core := full[[]int{0, 2, 3}[k] : 8*(k+len(marker))/6]
+			if strings.Contains(t, core) {
+				return "base64 " + core, true
+			}
+		}
+	}
+	return "", false
+}
+
+// filesUnder returns every file under dir by name, the entries of xlsx
+// files as files of their own.
+func filesUnder(t *testing.T, dir string) map[string][]byte {
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out[path] = b
+		if strings.HasSuffix(path, ".xlsx") {
+			zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				return err
+			}
+			for _, f := range zr.File {
+				rc, err := f.Open()
+				if err != nil {
+					return err
+				}
+				x, _ := io.ReadAll(rc)
+				rc.Close()
+				out[path+"!"+f.Name] = x
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNoMarkerLeaks: a hostile service quotes the client secret and the
+// database password back in every spelling, in every field of its failure
+// and success answers. After a sync (text and JSON logs, a call log), a
+// check and an export, no spelling of either is on stdout or stderr, in
+// any byte of the database files, in the call log or in any export; the
+// Aadhaar number, the forged log line and the terminal escapes are not
+// on the terminal either.
+func TestNoMarkerLeaks(t *testing.T) {
+	const day1, day2 = "2026-11-01", "2026-11-02"
+	srv := hostileService(t, day1, day2)
+	t.Setenv("SVC_BASE_URL", srv.URL)
+	t.Setenv("SVC_CLIENT_ID", "id")
+	t.Setenv("SVC_CLIENT_SECRET", markerSecret)
+	t.Setenv("SVC_ENDPOINT_IP", "203.0.113.1")
+	t.Setenv("SVC_ACCOUNT", "0409000123456")
+	t.Setenv("PGPASSWORD", markerDBPass)
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "h.db")
+			var terminal bytes.Buffer
+			cmd := func(want int, args ...string) {
+				var out, errb bytes.Buffer
+				err := run(context.Background(), append(args, "--db", db, "--log-format", format, "--log-level", "debug"), &out, &errb)
+				code := cli.Exit(err, &errb)
+				terminal.Write(out.Bytes())
+				terminal.Write(errb.Bytes())
+				if code != want {
+					t.Fatalf("%s: exit %d, want %d\n%s%s", args[0], code, want, out.String(), errb.String())
+				}
+			}
+			cmd(cli.ExitFailure, "sync", "--from", day1, "--to", day2, "--call-log", filepath.Join(dir, "calls.jsonl"))
+			cmd(cli.ExitOK, "check", "--from", day1, "--to", day2)
+			cmd(cli.ExitOK, "export", "--from", day1, "--to", day2, "--out", filepath.Join(dir, "out"), "--format", "both")
+			files := filesUnder(t, dir)
+			files["the terminal (stdout and stderr)"] = terminal.Bytes()
+			for name, b := range files {
+				for _, m := range []string{markerSecret, markerDBPass} {
+					if form, ok := markerLeak(b, m); ok {
+						t.Errorf("%s holds %s of %s", name, form, m)
+					}
+				}
+			}
+			if !strings.Contains(terminal.String(), "[REDACTED]") || !strings.Contains(terminal.String(), "statement window "+day2+" failed at page 1") {
+				t.Errorf("the terminal does not show the failure, redacted:\n%s", terminal.String())
+			}
+			if strings.Contains(terminal.String(), "234567890124") || !strings.Contains(terminal.String(), "XXXXXXXX0124") {
+				t.Errorf("the Aadhaar number is not masked on the terminal:\n%s", terminal.String())
+			}
+			if strings.ContainsRune(terminal.String(), 0x1b) {
+				t.Errorf("a raw escape reached the terminal")
+			}
+			for _, line := range strings.Split(terminal.String(), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "level=ERROR msg=forged") {
+					t.Errorf("a forged log line reached the terminal: %q", line)
+				}
+			}
+			var stored string
+			if err := openStore(t, db).QueryRow(`SELECT error FROM sync_windows WHERE day = ? AND kind = 'statement'`, day2).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(stored, "234567890124") || strings.ContainsAny(stored, "\n\x1b") {
+				t.Errorf("sync_windows.error is not safe text: %q", stored)
+			}
+		})
+	}
+}
+
+// TestSchedulePasswordsMasked: a database URL with a password in a job's
+// args is shown by schedule list, and logged by schedule run, without it.
+func TestSchedulePasswordsMasked(t *testing.T) {
+	const pw = "Sup3rS3cretPw"
+	dir := t.TempDir()
+	file := writeFile(t, dir, "schedules.yaml", `jobs:
+  nightly:
+    cron: "30 2 * * *"
+    command: check
+    args: ["--from", "2026-11-01", "--to", "2026-11-01", "--db", "postgres://svc:`+pw+`@127.0.0.1:1/recon?sslmode=disable&password=`+pw+`"]
+`)
+	stdout, stderr, err := runCmd(t, "schedule", "list", "--file", file)
+	if err != nil {
+		t.Fatalf("schedule list: %v\n%s", err, stderr)
+	}
+	if strings.Contains(stdout, pw) || !strings.Contains(stdout, "svc:xxxxx@127.0.0.1:1") {
+		t.Errorf("schedule list shows the password:\n%s", stdout)
+	}
+	for _, format := range []string{"text", "json"} {
+		stdout, stderr, err = runCmd(t, "schedule", "run", "--file", file, "--db", filepath.Join(dir, format+".db"), "--log-format", format, "nightly")
+		var errLine bytes.Buffer
+		if code := cli.Exit(err, &errLine); code != cli.ExitFailure {
+			t.Errorf("%s: schedule run against no database: exit %d, want 1", format, code)
+		}
+		all := stdout + stderr + errLine.String()
+		if strings.Contains(all, pw) || !strings.Contains(all, "xxxxx") || !strings.Contains(all, "job started") {
+			t.Errorf("%s: schedule run shows the password, or logs no args:\n%s", format, all)
+		}
 	}
 }

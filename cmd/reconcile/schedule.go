@@ -17,6 +17,7 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/billercmd"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -325,7 +326,8 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if j.Notify != "" {
 			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
-		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
+		// A database URL in the args is shown without its password.
+		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", redact.URLPasswords(shellJoin(append([]string{j.Command}, j.Args...))))
 		next := j.Next(now, *n)
 		if len(next) == 0 {
 			b.WriteString("  next: never\n")

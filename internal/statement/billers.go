@@ -139,7 +139,7 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	res := store.BillerSyncResult{State: "ok", MaxUpdated: maxUpdated, Seen: sum.Seen, Added: sum.Added,
 		Changed: sum.Changed, Removed: sum.Removed}
 	if err != nil {
-		res.State, res.Error = "failed", err.Error()
+		res.State, res.Error = "failed", errText(err)
 	}
 	werr := o.DB.FinishBillerSync(context.WithoutCancel(ctx), sum.SyncID, o.Now(), res)
 	if err == nil && werr != nil {

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -179,7 +180,7 @@ func (p WindowProblem) String() string {
 	if p.State == StateMismatch {
 		return fmt.Sprintf("%s window %s: %d records stored, the service says %d", p.Kind, p.Day, p.Stored, p.Total)
 	}
-	return fmt.Sprintf("%s window %s failed at page %d: %s", p.Kind, p.Day, p.Page, p.Err)
+	return fmt.Sprintf("%s window %s failed at page %d: %s", p.Kind, p.Day, p.Page, redact.Text(p.Err))
 }
 
 // Line is a one-line summary: records new/updated, windows walked, held

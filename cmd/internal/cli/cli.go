@@ -19,6 +19,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -66,6 +67,19 @@ type Common struct {
 	DBPool                                                         int   // connection pool size
 
 	explicit map[string]bool
+	scrub    *redact.Scrubber
+}
+
+// Scrubber is the command's one redaction (redact.Scrubber): it knows the
+// client secret, the database password (of --db and PGPASSWORD) and, once
+// Open started it, the sandbox's secret. The logger, the API client and
+// the call log all remove them through it.
+func (c *Common) Scrubber() *redact.Scrubber {
+	if c.scrub == nil {
+		c.scrub = redact.NewScrubber()
+	}
+	c.scrub.Learn(c.ClientSecret, redact.DSNPassword(c.DB), os.Getenv("PGPASSWORD"))
+	return c.scrub
 }
 
 // EnvClientSecret is the variable of the client secret: environment only,
@@ -182,7 +196,7 @@ func (c *Common) Logger(ctx context.Context, w io.Writer) (*slog.Logger, error) 
 	default:
 		return nil, Usagef("--log-format %q: want text or json", c.LogFormat)
 	}
-	log := slog.New(h)
+	log := slog.New(c.Scrubber().Handler(h))
 	if attrs, _ := ctx.Value(logAttrsKey{}).([]any); len(attrs) > 0 {
 		log = log.With(attrs...)
 	}
@@ -239,7 +253,8 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 		}
 	}
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log}
+		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log,
+		Scrubber: c.Scrubber()}
 	if c.Sandbox {
 		so := sandbox.Options{Seed: c.SandboxSeed, Days: c.SandboxDays}
 		if o.SandboxOptions != nil {
@@ -255,6 +270,7 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 		cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, cfg.OutletID, cfg.EndpointIP =
 			sc.BaseURL, sc.ClientID, sc.ClientSecret, sc.OutletID, sc.EndpointIP
 		env.Account = srv.Credentials().Account
+		cfg.Scrubber.Learn(sc.ClientSecret)
 		log.Info("sandbox started", "url", sc.BaseURL, "account", env.Account)
 	}
 	if o.NeedClient {
@@ -382,7 +398,9 @@ func Exit(err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	fmt.Fprintln(stderr, "error:", err)
+	// The error's sources removed the secrets they knew; masks and escapes
+	// make it one line that is safe to show.
+	fmt.Fprintln(stderr, "error:", redact.Text(err.Error()))
 	var ue *UsageError
 	var ce *svcapi.ConfigError
 	var ee *ExitError
