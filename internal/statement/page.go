@@ -2,6 +2,7 @@ package statement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -143,8 +144,9 @@ func leanRecord(data []byte, v []jsonscan.Span, kind recon.Kind, account string)
 		var text string
 		var ok bool
 		if slot >= 0 && recon.RecordFields[slot].Type == recon.Amount {
-			text, ok = jsonscan.Amount(data, v[k])
-			text = amountString(text)
+			if text, ok = jsonscan.Amount(data, v[k]); ok {
+				text, ok = amountString(text)
+			}
 		} else {
 			text, ok = jsonscan.Text(data, v[k])
 			text = strings.TrimSpace(text)
@@ -193,18 +195,24 @@ func digitsAt(ts string) bool {
 
 // amountString is svcapi.Amount's String of a trimmed amount text: the
 // decimal without trailing zeros (decimal.Decimal's String) when the text
-// is a number, else the text itself (a masked balance).
-func amountString(s string) string {
+// is a number, else the text itself (a masked balance). ok is false for a
+// number beyond the bound of an amount (recon.CheckAmount): toRecord then
+// says which.
+func amountString(s string) (string, bool) {
 	if s == "" {
-		return s
+		return s, true
 	}
 	if plain, ok := plainDecimalString(s); ok {
-		return plain
+		return plain, recon.CheckAmountText(plain) == nil
 	}
-	if d, err := svcapi.ParseAmount(s); err == nil {
-		return d.String()
+	d, err := svcapi.ParseAmount(s)
+	switch {
+	case err == nil:
+		return d.String(), true
+	case errors.Is(err, recon.ErrAmountRange):
+		return s, false
 	}
-	return s
+	return s, true
 }
 
 // plainDecimalString writes a plain decimal ([-]digits[.digits]) as
