@@ -26,6 +26,23 @@ import (
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 )
 
+// pageRequest is what the hostile services read of a page request.
+type pageRequest struct {
+	IsOrder    bool `json:"isOrder"`
+	Pagination struct {
+		PageNumber string `json:"pageNumber"`
+	} `json:"pagination"`
+	Filters struct {
+		TxnDateFrom string `json:"txnDateFrom"`
+	} `json:"filters"`
+}
+
+func readPageRequest(r io.Reader) pageRequest {
+	var req pageRequest
+	json.NewDecoder(r).Decode(&req)
+	return req
+}
+
 // hostileProxy stands between the commands and the sandbox: it passes
 // every request on, except that it may answer one statement page itself.
 type hostileProxy struct {
@@ -45,16 +62,7 @@ func startHostileProxy(t *testing.T, srv *sandbox.Server) (*hostileProxy, string
 	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		var req struct {
-			IsOrder    bool `json:"isOrder"`
-			Pagination struct {
-				PageNumber string `json:"pageNumber"`
-			} `json:"pagination"`
-			Filters struct {
-				TxnDateFrom string `json:"txnDateFrom"`
-			} `json:"filters"`
-		}
-		json.Unmarshal(body, &req)
+		req := readPageRequest(bytes.NewReader(body))
 		hp.mu.Lock()
 		bad, badBody := hp.badPage, hp.badBody
 		hp.mu.Unlock()
@@ -169,16 +177,7 @@ func jsonText(s string) string {
 func hostileService(t *testing.T, day1, day2 string) *httptest.Server {
 	h := jsonText(hostileText())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			IsOrder    bool `json:"isOrder"`
-			Pagination struct {
-				PageNumber string `json:"pageNumber"`
-			} `json:"pagination"`
-			Filters struct {
-				TxnDateFrom string `json:"txnDateFrom"`
-			} `json:"filters"`
-		}
-		json.NewDecoder(r.Body).Decode(&req)
+		req := readPageRequest(r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		envelope := fmt.Sprintf(`"actcode":%s,"svc_uuid":%s,"orderid":%s,"internalCode":%s,"environment":%s,"timestamp":%s`, h, h, h, h, h, h)
 		day := req.Filters.TxnDateFrom
