@@ -172,8 +172,8 @@ func jsonText(s string) string {
 
 // hostileService answers the statement and collect orders of day1 with
 // records whose every text field, and every field of whose envelopes,
-// quote the markers; it answers day2's statement with a failure whose
-// every field does.
+// quote the markers; it answers day2's statement and the biller list with
+// a failure whose every field does.
 func hostileService(t *testing.T, day1, day2 string) *httptest.Server {
 	h := jsonText(hostileText())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -182,7 +182,7 @@ func hostileService(t *testing.T, day1, day2 string) *httptest.Server {
 		envelope := fmt.Sprintf(`"actcode":%s,"svc_uuid":%s,"orderid":%s,"internalCode":%s,"environment":%s,"timestamp":%s`, h, h, h, h, h, h)
 		day := req.Filters.TxnDateFrom
 		switch {
-		case day == day2 && !req.IsOrder:
+		case strings.HasSuffix(r.URL.Path, "/billers"), day == day2 && !req.IsOrder:
 			fmt.Fprintf(w, `{"statuscode":%s,"status":%s,%s}`, h, h, envelope)
 			return
 		case day != day1 || req.Pagination.PageNumber != "1":
@@ -278,7 +278,7 @@ func filesUnder(t *testing.T, dir string) map[string][]byte {
 // TestNoMarkerLeaks: a hostile service quotes the client secret and the
 // database password back in every spelling, in every field of its failure
 // and success answers. After a sync (text and JSON logs, a call log), a
-// check and an export, no spelling of either is on stdout or stderr, in
+// biller sync, a check and an export, no spelling of either is on stdout or stderr, in
 // any byte of the database files, in the call log or in any export; the
 // Aadhaar number, the forged log line and the terminal escapes are not
 // on the terminal either.
@@ -290,6 +290,7 @@ func TestNoMarkerLeaks(t *testing.T) {
 	t.Setenv("SVC_CLIENT_SECRET", markerSecret)
 	t.Setenv("SVC_ENDPOINT_IP", "203.0.113.1")
 	t.Setenv("SVC_ACCOUNT", "0409000123456")
+	t.Setenv("SVC_OUTLET_ID", "OUT1")
 	t.Setenv("PGPASSWORD", markerDBPass)
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
@@ -307,6 +308,7 @@ func TestNoMarkerLeaks(t *testing.T) {
 				}
 			}
 			cmd(cli.ExitFailure, "sync", "--from", day1, "--to", day2, "--call-log", filepath.Join(dir, "calls.jsonl"))
+			cmd(cli.ExitFailure, "billersync")
 			cmd(cli.ExitOK, "check", "--from", day1, "--to", day2)
 			cmd(cli.ExitOK, "export", "--from", day1, "--to", day2, "--out", filepath.Join(dir, "out"), "--format", "both")
 			files := filesUnder(t, dir)
@@ -332,12 +334,15 @@ func TestNoMarkerLeaks(t *testing.T) {
 					t.Errorf("a forged log line reached the terminal: %q", line)
 				}
 			}
-			var stored string
-			if err := openStore(t, db).QueryRow(`SELECT error FROM sync_windows WHERE day = ? AND kind = 'statement'`, day2).Scan(&stored); err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(stored, "234567890124") || strings.ContainsAny(stored, "\n\x1b") {
-				t.Errorf("sync_windows.error is not safe text: %q", stored)
+			for _, q := range []string{`SELECT error FROM sync_windows WHERE day = '` + day2 + `' AND kind = 'statement'`,
+				`SELECT error FROM biller_syncs`} {
+				var stored string
+				if err := openStore(t, db).QueryRow(q).Scan(&stored); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(stored, "[REDACTED]") || strings.Contains(stored, "234567890124") || strings.ContainsAny(stored, "\n\x1b") {
+					t.Errorf("%s: not safe text: %q", q, stored)
+				}
 			}
 		})
 	}
