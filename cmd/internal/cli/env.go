@@ -64,7 +64,8 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 		}
 	}
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log}
+		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log,
+		Scrubber: c.Scrubber()}
 	if c.Sandbox {
 		if err := c.startSandbox(env, &cfg, o); err != nil {
 			return nil, err
@@ -121,6 +122,7 @@ func (c *Common) startSandbox(env *Env, cfg *svcapi.Config, o Options) error {
 	cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, cfg.OutletID, cfg.EndpointIP =
 		sc.BaseURL, sc.ClientID, sc.ClientSecret, sc.OutletID, sc.EndpointIP
 	env.Account = srv.Credentials().Account
+	cfg.Scrubber.Learn(sc.ClientSecret)
 	env.Log.Info("sandbox started", "url", sc.BaseURL, "account", env.Account)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -44,7 +45,9 @@ func Exit(err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	fmt.Fprintln(stderr, "error:", err)
+	// The error's sources removed the secrets they knew; masks and escapes
+	// make it one line that is safe to show.
+	fmt.Fprintln(stderr, "error:", redact.Text(err.Error()))
 	var ue *UsageError
 	var ce *svcapi.ConfigError
 	var ee *ExitError

@@ -16,7 +16,9 @@ func WithLogAttrs(ctx context.Context, args ...any) context.Context {
 }
 
 // Logger builds the slog logger the flags ask for, writing to w, with the
-// attributes of WithLogAttrs. A bad --log-level or --log-format is a
+// attributes of WithLogAttrs. Every line goes through the command's
+// Scrubber: secrets removed, numbers and URL passwords masked, control
+// characters escaped. A bad --log-level or --log-format is a
 // *UsageError.
 func (c *Common) Logger(ctx context.Context, w io.Writer) (*slog.Logger, error) {
 	var lvl slog.Level
@@ -33,7 +35,7 @@ func (c *Common) Logger(ctx context.Context, w io.Writer) (*slog.Logger, error) 
 	default:
 		return nil, Usagef("--log-format %q: want text or json", c.LogFormat)
 	}
-	log := slog.New(h)
+	log := slog.New(c.Scrubber().Handler(h))
 	if attrs, _ := ctx.Value(logAttrsKey{}).([]any); len(attrs) > 0 {
 		log = log.With(attrs...)
 	}
