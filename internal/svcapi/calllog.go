@@ -82,16 +82,9 @@ func RedactJSON(doc []byte, secrets ...string) json.RawMessage {
 	return redact.RawJSON(doc, secrets...)
 }
 
-// ScrubString replaces each secret in s (redact.Scrub).
-func ScrubString(s string, secrets ...string) string { return redact.Scrub(s, secrets...) }
-
 // IsRedactedKey reports whether values under this key (any case) are
 // removed before anything is written (RedactedKeys).
 func IsRedactedKey(k string) bool { return redact.IsRemovedKey(k) }
-
-// IsMaskedKey reports whether values under this key (any case) are masked
-// to their last four characters (MaskedKeys).
-func IsMaskedKey(k string) bool { return redact.IsMaskedKey(k) }
 
 // MaskLast4 masks all but the last four characters of s with X (redact.Last4).
 func MaskLast4(s string) string { return redact.Last4(s) }

@@ -1,0 +1,539 @@
+package calllog
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// BatchLines is how many lines an import commits per transaction.
+const BatchLines = 20000
+
+// MaxLineBytes is the longest line an import reads; a longer one is a bad
+// line (and the rest of the file is still read, without holding it).
+const MaxLineBytes = 16 << 20
+
+// chunkBytes is how much of the input a worker decodes at once.
+const chunkBytes = 1 << 20
+
+// Summary counts what an import did. Lines counts the non-blank lines
+// read: each was imported, a duplicate of a line imported before, or bad.
+type Summary struct {
+	Files, Lines, Imported, Duplicates, Bad int
+	Errors                                  []LineError
+}
+
+// Add adds the counts and errors of o to s.
+func (s *Summary) Add(o Summary) {
+	s.Files += o.Files
+	s.Lines += o.Lines
+	s.Imported += o.Imported
+	s.Duplicates += o.Duplicates
+	s.Bad += o.Bad
+	s.Errors = append(s.Errors, o.Errors...)
+}
+
+// String is the one-line summary the import-calls command prints.
+func (s Summary) String() string {
+	return fmt.Sprintf("%d files, %d lines: %d imported, %d already imported, %d bad",
+		s.Files, s.Lines, s.Imported, s.Duplicates, s.Bad)
+}
+
+// LineError is a line that could not be imported. Line 0 concerns the file
+// as a whole (an empty file).
+type LineError struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (e LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+
+// Options are the optional parts of an import.
+type Options struct {
+	Log *slog.Logger
+	// Progress is advanced by the bytes read (compressed size for .gz),
+	// shown in MiB, and counts the lines read.
+	Progress *progress.Bar
+	Now      func() time.Time
+	// Secrets (the configured client secret) are replaced by
+	// redact.Marker wherever they appear in what is stored: every text of
+	// a call, the lines kept in the database, and the reasons of bad lines.
+	Secrets []string
+	// Workers decode lines at once (default: one per CPU but the one the
+	// database writer needs, and at least one).
+	Workers int
+}
+
+func (o *Options) defaults() {
+	o.Progress.SetUnit(progress.Bytes)
+	o.Progress.CountItems("lines")
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Workers <= 0 {
+		o.Workers = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+}
+
+// Writer stores calls and the lines that could not be read as calls: the
+// import and the Recorder write to it; *store.DB implements it.
+type Writer interface {
+	// InsertCalls stores a batch in one transaction and returns how many
+	// calls were new (a call whose line hash is stored already is not).
+	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
+	// CallSource returns the id of a call-log file, recording it when new.
+	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
+}
+
+var _ Writer = (*store.DB)(nil)
+
+// ExpandPaths expands glob patterns the shell left alone; a pattern that
+// matches nothing is an error naming it.
+func ExpandPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil || !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", p, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("pattern %q: no file matches", p)
+		}
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// ImportFiles imports each file (a pattern with * ? [ is expanded when no
+// file has that exact name, ExpandPaths), as Import does a stream, but
+// each line is kept as a reference into its file (byte offset and length,
+// checked by the line's SHA-256), not copied. It stops at the first file
+// that cannot be read or stored; the summary counts what was imported
+// until then.
+func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Summary, error) {
+	o.defaults()
+	var sum Summary
+	files, err := ExpandPaths(paths)
+	if err != nil {
+		return sum, err
+	}
+	if o.Progress != nil {
+		var total int64
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+		o.Progress.SetTotal(total)
+	}
+	for _, p := range files {
+		s, err := importFile(ctx, db, p, o)
+		sum.Add(s)
+		if err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+func importFile(ctx context.Context, db Writer, path string, o Options) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("import %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Summary{}, fmt.Errorf("import %w", err)
+	}
+	var magic [2]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return Summary{}, fmt.Errorf("import %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	src, err := db.CallSource(ctx, abs, st.Size(), st.ModTime(), n == 2 && magic == [2]byte{0x1f, 0x8b})
+	if err != nil {
+		return Summary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
+	}
+	return importStream(ctx, db, path, f, o, src)
+}
+
+type countingReader struct {
+	r   io.Reader
+	bar *progress.Bar
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.bar.Add(int64(n))
+	return n, err
+}
+
+// Import reads one call log (JSONL, plain or gzip, detected by its magic
+// bytes) from r and stores its calls; name is the file name or "-" for
+// standard input. The redacted lines are kept in the database (there is no
+// file to point at). Lines are decoded in parallel and committed every
+// BatchLines lines, so a failure loses nothing already committed. Bad lines
+// are recorded in import_errors and returned in the summary; they are not
+// an error. The error is for reading r or writing the database.
+func Import(ctx context.Context, db Writer, name string, r io.Reader, o Options) (Summary, error) {
+	o.defaults()
+	return importStream(ctx, db, name, r, o, 0)
+}
+
+// importStream imports one call log: the input is cut into chunks of whole
+// lines, decoded by o.Workers workers, and written in input order, BatchLines
+// lines a transaction. src is the call_sources id of a file (its lines are
+// kept by reference), 0 for a stream (its lines are kept redacted).
+func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Options, src int64) (Summary, error) {
+	sum := Summary{Files: 1}
+	in, err := uncompressed(r, o.Progress)
+	if err != nil {
+		return sum, fmt.Errorf("import %s: gzip: %w", name, err)
+	}
+	defer in.Close()
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results, readErr := decodeChunks(dctx, in, name, src, o)
+	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress}
+	w.start()
+	werr := w.storeInOrder(results, cancel)
+	if err := w.close(); err != nil && (werr == nil || errors.Is(werr, errStoreFailed)) {
+		werr = err
+	}
+	rerr := <-readErr
+	switch {
+	case werr != nil:
+		return sum, fmt.Errorf("import %s: %w", name, werr)
+	case rerr != nil && !errors.Is(rerr, context.Canceled):
+		return sum, fmt.Errorf("import %s: %w", name, rerr)
+	case ctx.Err() != nil:
+		return sum, fmt.Errorf("import %s: %w", name, ctx.Err())
+	}
+	if sum.Lines == 0 {
+		if err := w.empty(); err != nil {
+			return sum, fmt.Errorf("import %s: %w", name, err)
+		}
+	}
+	o.Log.Info("call log imported", "file", name, "lines", sum.Lines, "imported", sum.Imported,
+		"duplicates", sum.Duplicates, "bad", sum.Bad)
+	return sum, nil
+}
+
+// uncompressed is the call log r holds, gunzipped when it starts with
+// gzip's magic bytes; bar (when not nil) counts the bytes read from r.
+func uncompressed(r io.Reader, bar *progress.Bar) (io.ReadCloser, error) {
+	if bar != nil {
+		r = countingReader{r, bar}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return io.NopCloser(br), nil
+}
+
+// decodeChunks cuts the input into chunks of whole lines (readChunks) and
+// decodes them on o.Workers goroutines. results delivers the decoded
+// chunks in any order and is closed after the last; readErr then holds the
+// reading's error. Cancelling ctx stops the reading and the decoders.
+func decodeChunks(ctx context.Context, in io.Reader, name string, src int64, o Options) (results <-chan *chunk, readErr <-chan error) {
+	// Room for the decoders to run ahead of the writer by about a batch.
+	chunks := make(chan *chunk, 4*o.Workers)
+	out := make(chan *chunk, 16)
+	rerr := make(chan error, 1)
+	go func() {
+		defer close(chunks)
+		rerr <- readChunks(ctx, in, chunks)
+	}()
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Go(func() {
+			for c := range chunks {
+				c.decode(name, src, o.Secrets)
+				select {
+				case out <- c:
+				case <-ctx.Done():
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out, rerr
+}
+
+// importWriter gathers decoded lines into batches of BatchLines lines and
+// stores each batch in one transaction, in order. The batches are stored by
+// a goroutine of their own, so that the lines of the next one are decoded
+// while the last is written: the database's one writer is the import's
+// bound, and it never waits for the decoders while a batch is ready.
+type importWriter struct {
+	db    Writer
+	ctx   context.Context
+	name  string
+	now   time.Time
+	sum   *Summary // updated by the storing goroutine; read after close
+	bar   *progress.Bar
+	calls []recon.Call
+	bad   []store.ImportError
+	errs  []LineError
+	lines int
+
+	batches chan importBatch // to the storing goroutine
+	done    chan error       // its first error, when it ends
+	failed  atomic.Bool      // it has failed: stop sending
+}
+
+// importBatch is one transaction's lines.
+type importBatch struct {
+	calls []recon.Call
+	bad   []store.ImportError
+	errs  []LineError
+	lines int
+}
+
+// start starts the storing goroutine: one batch is stored while at most
+// one more waits, so at most three batches are held.
+func (w *importWriter) start() {
+	w.batches = make(chan importBatch, 1)
+	w.done = make(chan error, 1)
+	go func() {
+		var err error
+		for b := range w.batches {
+			if err == nil {
+				if err = w.store(b); err != nil {
+					w.failed.Store(true)
+				}
+			}
+		}
+		w.done <- err
+	}()
+}
+
+// close waits for the batches sent to be stored; it returns the first
+// error in storing them.
+func (w *importWriter) close() error {
+	close(w.batches)
+	return <-w.done
+}
+
+// storeInOrder takes the decoded chunks in input order (add) and sends
+// the last batch. After an error it cancels the decoding (cancel) and
+// drains results; the error is the first one.
+func (w *importWriter) storeInOrder(results <-chan *chunk, cancel func()) error {
+	pending := map[int]*chunk{}
+	next := 0
+	var err error
+	for c := range results {
+		if err != nil {
+			continue // drain
+		}
+		pending[c.seq] = c
+		for c := pending[next]; c != nil && err == nil; c = pending[next] {
+			delete(pending, next)
+			next++
+			err = w.add(c)
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// empty records an input without a line as one bad line of its own (line
+// 0 of the file), after close.
+func (w *importWriter) empty() error {
+	le := LineError{File: w.name, Line: 0, Reason: "empty file: no call records"}
+	w.sum.Bad++
+	w.sum.Errors = append(w.sum.Errors, le)
+	_, err := w.db.InsertCalls(w.ctx, w.now, nil, []store.ImportError{{Source: w.name, Reason: le.Reason}})
+	return err
+}
+
+// add takes a decoded chunk's lines, in order.
+func (w *importWriter) add(c *chunk) error {
+	w.bar.AddItems(int64(len(c.lines)))
+	for i := range c.lines {
+		l := &c.lines[i]
+		if l.reason != "" {
+			w.bad = append(w.bad, store.ImportError{Source: w.name, Line: l.n, Reason: l.reason})
+			w.errs = append(w.errs, LineError{File: w.name, Line: l.n, Reason: l.reason})
+		} else {
+			w.calls = append(w.calls, l.call)
+		}
+		if w.lines++; w.lines == BatchLines {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush sends the batch to be stored. After the storing goroutine failed
+// it sends nothing more; close returns the error.
+func (w *importWriter) flush() error {
+	if w.lines == 0 {
+		return nil
+	}
+	if w.failed.Load() {
+		return errStoreFailed
+	}
+	w.batches <- importBatch{w.calls, w.bad, w.errs, w.lines}
+	w.calls, w.bad, w.errs, w.lines = make([]recon.Call, 0, BatchLines), nil, nil, 0
+	return nil
+}
+
+// errStoreFailed stops the reading of lines once a batch failed to be
+// stored; the import returns the storing error itself.
+var errStoreFailed = errors.New("storing a batch failed")
+
+// store stores one batch in one transaction and counts it.
+func (w *importWriter) store(b importBatch) error {
+	imported, err := w.db.InsertCalls(w.ctx, w.now, b.calls, b.bad)
+	if err != nil {
+		return err
+	}
+	w.sum.Lines += b.lines
+	w.sum.Imported += imported
+	w.sum.Duplicates += len(b.calls) - imported
+	w.sum.Bad += len(b.bad)
+	w.sum.Errors = append(w.sum.Errors, b.errs...)
+	return nil
+}
+
+// chunk is a run of whole lines of the input, and once decoded, what they
+// hold.
+type chunk struct {
+	seq    int
+	data   []byte // the lines, each ending in '\n' (the last one may not)
+	first  int    // the number of the first line
+	offset int64  // where data starts in the (decompressed) input
+	long   bool   // data is empty: line first was longer than MaxLineBytes
+	lines  []lineResult
+}
+
+// lineResult is a non-blank line: its call, or the reason it is bad.
+type lineResult struct {
+	n      int
+	call   recon.Call
+	reason string
+}
+
+// readChunks cuts the input into chunks of whole lines, about chunkBytes
+// each. A line longer than MaxLineBytes is skipped without being held
+// whole and reported as a chunk of its own.
+func readChunks(ctx context.Context, r io.Reader, out chan<- *chunk) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	seq, line := 0, 1
+	var offset int64
+	send := func(c *chunk) error {
+		c.seq = seq
+		seq++
+		select {
+		case out <- c:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	buf := make([]byte, 0, chunkBytes)
+	eof := false
+	for !eof || len(buf) > 0 {
+		// Fill up to a chunk, and on while no line ends in it.
+		newline := bytes.IndexByte(buf, '\n') >= 0
+		for !eof && (len(buf) < chunkBytes || !newline) && len(buf) <= MaxLineBytes {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := br.Read(buf[len(buf):cap(buf)])
+			newline = newline || bytes.IndexByte(buf[len(buf):len(buf)+n], '\n') >= 0
+			buf = buf[:len(buf)+n]
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+					_ = send(&chunk{data: buf[:i+1], first: line, offset: offset})
+					line += bytes.Count(buf[:i+1], []byte{'\n'})
+				}
+				return fmt.Errorf("read line %d: %w", line, err)
+			}
+		}
+		end := bytes.LastIndexByte(buf, '\n') + 1
+		if end == 0 && !eof { // one line longer than MaxLineBytes: skip to its end
+			skipped := int64(len(buf))
+			for {
+				part, err := br.ReadSlice('\n')
+				skipped += int64(len(part))
+				if errors.Is(err, bufio.ErrBufferFull) {
+					continue
+				}
+				if errors.Is(err, io.EOF) {
+					eof = true
+				} else if err != nil {
+					return fmt.Errorf("read line %d: %w", line, err)
+				}
+				break
+			}
+			if err := send(&chunk{first: line, long: true}); err != nil {
+				return err
+			}
+			offset += skipped
+			line++
+			buf = buf[:0]
+			continue
+		}
+		if end == 0 {
+			end = len(buf) // the last line, without its newline
+		}
+		c := &chunk{data: buf[:end], first: line, offset: offset}
+		line += bytes.Count(c.data, []byte{'\n'})
+		offset += int64(end)
+		rest := buf[end:]
+		buf = make([]byte, len(rest), max(chunkBytes, len(rest)+chunkBytes/2))
+		copy(buf, rest)
+		if err := send(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
