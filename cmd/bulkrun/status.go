@@ -206,9 +206,9 @@ var recheckHelp = cli.Help{Synopsis: "bulkrun recheck RUN [--min-wait 2m]", Exam
   bulkrun recheck 7KQ2M --min-wait 10m
 
 Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
-TUP → still pending, not found (SNA) → the service never executed it: the row is returned
-to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends it again with the
-same externalRef; any other code → failed. Sending such a row again is safe: the look-up
+TUP → still pending, not found (SNA, or ERR "not found") → the service never executed it:
+the row is returned to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends
+it again with the same externalRef; any other code → failed. Sending such a row again is safe: the look-up
 proved it was not executed, and the service refuses a repeated externalRef (DTX) without
 debiting, so a late first request and the re-send cannot both be charged (a re-send
 answered DTX is pending until the next recheck finds the first request's transaction).

@@ -76,15 +76,19 @@
 //   - TXN: the service executed it: success, with the order id and pool
 //     debit from the look-up;
 //   - TUP: still pending;
-//   - svcapi.TxnNotFound (SNA, in the data or as the look-up's own
-//     statuscode, also on the next day for a row sent just before
-//     midnight): the service never executed it — typically a process killed
-//     after journaling the row and before its request left. The row is
-//     returned to unsent (state 'unsent'; its journal row stays, with
-//     statuscode SNA, an audit note in error and its attempts count) and the
-//     run, if done, becomes stopped. The next Execute (bulkrun resume, or the
-//     same bulkrun run again) sends it with the same externalRef;
-//   - any other code: the transaction failed at the service: failed.
+//   - never executed (NeverExecuted: svcapi.TxnNotFound, SNA, or ERR with a
+//     status that says not found or no such transaction; in the data or as
+//     the look-up's own statuscode, also on the next day for a row sent just
+//     before midnight): the service never executed it — typically a process
+//     killed after journaling the row and before its request left, or a
+//     request lost on its way. The row is returned to unsent (state
+//     'unsent'; its journal row stays, with the statuscode the look-up gave,
+//     an audit note in error and its attempts count) and the run, if done,
+//     becomes stopped. The next Execute (bulkrun resume, settle, or the same
+//     bulkrun run again) sends it once more with the same externalRef;
+//   - any other code: a definite failure at the service: failed;
+//   - no transaction status at all: the look-up said nothing; the row
+//     stays pending.
 //
 // This is a deliberate decision: leaving such rows failed would lose them
 // (called zero times). Sending them again is not a blind re-send: the

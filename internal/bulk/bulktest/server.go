@@ -50,7 +50,23 @@ type Options struct {
 	// when its handling ends: its outcome (executed, refused, lost) is
 	// recorded by then.
 	After func(ref string)
+	// NotFound is how the transaction-status look-up answers a ref the
+	// fake never executed (on that day): NotFoundSNA (the default),
+	// NotFoundERR or NotFoundOuter.
+	NotFound string
 }
+
+// How the transaction-status look-up says a ref was never executed
+// (Options.NotFound).
+const (
+	// NotFoundSNA: transactionStatusCode SNA, "no such transaction".
+	NotFoundSNA = "SNA"
+	// NotFoundERR: transactionStatusCode ERR, "Transaction not found".
+	NotFoundERR = "ERR"
+	// NotFoundOuter: the look-up itself answers statuscode ERR, "No such
+	// transaction for this externalRef", without data.
+	NotFoundOuter = "outer"
+)
 
 // Fault kinds, as returned by Server.Fault.
 const (
@@ -283,6 +299,12 @@ func (s *Server) txnStatus(w http.ResponseWriter, r *http.Request, body map[stri
 	s.mu.Unlock()
 	data := map[string]any{"externalRef": ref, "transactionDate": day}
 	switch {
+	case (!ok || t.day != day) && s.opts.NotFound == NotFoundOuter:
+		env["statuscode"], env["status"] = "ERR", "No such transaction for this externalRef"
+		writeJSON(w, env)
+		return
+	case (!ok || t.day != day) && s.opts.NotFound == NotFoundERR:
+		data["transactionStatusCode"], data["transactionStatus"] = "ERR", "Transaction not found"
 	case !ok || t.day != day:
 		data["transactionStatusCode"], data["transactionStatus"] = svcapi.TxnNotFound, "no such transaction"
 	case t.failed:
