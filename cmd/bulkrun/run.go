@@ -39,7 +39,7 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
-	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
+	fs.StringVar(&f.maxDebit, "max-debit", "", "spend at most AMOUNT: a call starts only while the run's confirmed debits, with every call in flight or pending counted at the expected debit, stay within it (the first call goes alone to learn the debit; on PostgreSQL shared by every worker)")
 }
 
 // apply overrides s with the flags set on the command line.
@@ -528,8 +528,8 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	case werr != nil:
 		return werr
 	case sum.Stop == bulk.StopMaxDebit:
-		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
-			run.ID, sum.Debit, s.MaxDebit, sum.Unsent, run.ID)
+		return fmt.Errorf("run %s stopped: pool debits %s reach --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, sum.Debits(), s.MaxDebit, sum.Unsent, run.ID)
 	case sum.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun resume %s continues)", run.ID, sum.Stop, sum.Unsent, run.ID)
 	case sum.Workers > 0:

@@ -47,7 +47,7 @@ func listRuns(ctx context.Context, env *cli.Env, stdout io.Writer) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
+	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tCONFIRMED DEBITS\tINPUT")
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(recon.IST).Format("2006-01-02 15:04"),
 			r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
@@ -114,7 +114,12 @@ func showCounts(stdout io.Writer, c bulk.Counts, live bool) error {
 	} else {
 		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
 	}
-	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
+	fmt.Fprintf(tw, "pool debits\t%s\t confirmed\n", c.Debit.StringFixed(2))
+	if p, known := c.PendingDebit(); !known {
+		fmt.Fprintf(tw, "\t\t + %d rows pending of unknown debit\n", c.Pending)
+	} else if c.Pending > 0 {
+		fmt.Fprintf(tw, "\t%s\t pending (%d rows at the expected %s, until recheck resolves them)\n", p.StringFixed(2), c.Pending, c.MaxDebit.StringFixed(2))
+	}
 	return tw.Flush()
 }
 

@@ -108,12 +108,16 @@
 // Precedence of values: a non-empty cell wins over a --set value of the same
 // field; --set fills empty cells and missing columns.
 //
-// --max-debit, with one holder, reserves nothing: no new call starts once
-// the pool debits of the run's successful rows reach the amount, so the
-// calls in flight at that moment may overshoot it by at most Concurrency ×
-// the largest single debit. The workers of a shared run reserve instead:
-// each claim counts the rows in flight of every worker at the run's
-// largest debit so far, under a lock of the run (store.DB.ClaimBulkRows),
-// so that together they overshoot by about one row's debit. Pending rows
-// are not counted until recheck resolves them.
+// --max-debit is the most a run spends, whatever answers are lost
+// (store.DebitCap): a call starts only while the run's confirmed debits,
+// with every call whose debit is unknown (in flight, or pending) counted
+// at the expected debit of one call, and the new call too, stay within it.
+// The expected debit is the largest debit seen in the run (or the rate
+// card's, Runner.Price): the first call goes alone to learn it, and while
+// no answer has told it no other call starts. One holder keeps the account
+// in memory (reserve, release); the workers of a shared run reserve in the
+// database, under a lock of the run (store.DB.ClaimBulkRows), with the
+// same arithmetic. A TXN answer whose pool debit is missing, unreadable or
+// beyond the bound of an amount (recon.CheckAmount) is pending: executed,
+// its debit unknown until Recheck reads it from the look-up.
 package bulk

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -174,7 +176,7 @@ func (lu *lookups) start(ctx context.Context) chan<- Entry {
 				if !ok {
 					sec = []string{lu.rc.Secret}
 				}
-				kind, err := lu.rc.one(ctx, lu.run.ID, e, sec)
+				kind, err := lu.rc.one(ctx, lu.run, e, sec)
 				lu.count(e, kind, scrubErr(err, sec))
 			}
 		}()
@@ -294,9 +296,34 @@ func lookupState(code, msg string) string {
 // errNoStatus is a look-up answered without a transaction status.
 var errNoStatus = errors.New("txnStatus answered without a transaction status")
 
+// lookupDebit is the debit of a transaction the look-up found executed
+// (TXN): its pool's amount, else its txnValue; "" for an operation that
+// debits no pool. For one that does, a debit missing, or beyond the bound
+// of an amount (recon.CheckAmount), is an error: the row's debit is still
+// unknown, and it stays pending.
+func lookupDebit(opName string, d *svcapi.TxnStatusData) (string, error) {
+	var a decimal.Decimal
+	switch {
+	case d.Pool != nil:
+		a = d.Pool.Amount
+	case d.TxnValue.Valid:
+		a = d.TxnValue.Decimal
+	default:
+		if op, ok := svcapi.Lookup(opName); !ok || op.Pool == svcapi.PoolNone {
+			return "", nil
+		}
+		return "", errors.New("txnStatus answered TXN without a debit (no pool, no txnValue): the row's debit is still unknown")
+	}
+	if err := recon.CheckAmount(a); err != nil {
+		return "", fmt.Errorf("txnStatus answered TXN with a debit %w: the row's debit is still unknown", err)
+	}
+	return recon.Exact(a), nil
+}
+
 // one looks one row up and journals the answer, with secrets scrubbed. It
 // returns the row's new state, or "" when the look-up failed.
-func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []string) (string, error) {
+func (rc *Rechecker) one(ctx context.Context, run *Run, e Entry, secrets []string) (string, error) {
+	runID := run.ID
 	sent := e.SentAt.In(recon.IST)
 	d, err := rc.lookup(ctx, sent, e.Ref)
 	if err == nil && lookupState(string(d.TransactionStatusCode), string(d.TransactionStatus)) == StateUnsent {
@@ -307,11 +334,14 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []s
 			d, err = rc.lookup(ctx, next, e.Ref)
 		}
 	}
-	state := ""
+	state, amount := "", ""
 	if err == nil {
 		if state = lookupState(string(d.TransactionStatusCode), string(d.TransactionStatus)); state == "" {
 			err = errNoStatus
 		}
+	}
+	if state == StateSuccess {
+		amount, err = lookupDebit(run.Op, d)
 	}
 	checked := rc.now()
 	jctx := context.WithoutCancel(ctx)
@@ -322,6 +352,7 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []s
 		return "", err
 	}
 	res := rc.resolved(e, state, d, secrets)
+	res.PoolAmount = amount
 	if werr := rc.DB.ResolveBulkRow(jctx, runID, e.State, res, checked); werr != nil {
 		return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
 	}
@@ -332,16 +363,13 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []s
 // it state; secrets are scrubbed from every text kept.
 func (rc *Rechecker) resolved(e Entry, state string, d *svcapi.TxnStatusData, secrets []string) Entry {
 	code := string(d.TransactionStatusCode)
-	orderID, amount := e.OrderID, ""
+	orderID := e.OrderID
 	msg := redact.Scrub(string(d.TransactionStatus), secrets...)
 	errText := ""
 	switch state {
 	case StateSuccess:
 		if d.OrderID != "" {
 			orderID = redact.Scrub(string(d.OrderID), secrets...)
-		}
-		if d.Pool != nil {
-			amount = recon.Exact(d.Pool.Amount)
 		}
 	case StateUnsent:
 		if msg == "" {
@@ -358,5 +386,5 @@ func (rc *Rechecker) resolved(e Entry, state string, d *svcapi.TxnStatusData, se
 		}
 	}
 	return Entry{Line: e.Line, State: state, StatusCode: redact.Scrub(code, secrets...), Status: msg, OrderID: orderID,
-		PoolAmount: amount, Error: errText}
+		Error: errText}
 }
