@@ -290,21 +290,27 @@ func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	return "", execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
 }
 
-// Test hooks: the clock of the journal, the leases and settle, the pause
-// between settle rounds (nil: a timer) and the id of new runs.
+// Test hooks: the clock of the journal and settle, the leases' clock (nil:
+// the database's), the pause between settle rounds (nil: a timer) and the
+// id of new runs.
 var (
 	clock      = time.Now
+	leaseClock func() time.Time
 	pause      func(ctx context.Context, d time.Duration) error
 	newRunID   = bulk.NewRunID
 	leaseAfter func(time.Duration) <-chan time.Time
 )
+
+// takeOverWait is how long ago a row a dead process left must have been
+// sent for run and resume to look it up (recheck's --min-wait default).
+const takeOverWait = 2 * time.Minute
 
 // leases are the leases of this command's runs, held by this process: as
 // one of each run's workers where the database shares runs (several
 // processes, on this host or others, work on a run at once), else as its
 // only holder.
 func leases(env *cli.Env) *bulk.Leases {
-	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
+	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: leaseClock, After: leaseAfter,
 		Shared: env.DB.SharesRuns()}
 }
 
@@ -496,6 +502,7 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	ctx, cancel := lease.Context(ctx)
 	defer cancel()
 	runner := newRunner(env, run, lease, stderr)
+	runner.Recheck = newRechecker(env, takeOverWait, 4, rows)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
 		return err
@@ -516,7 +523,11 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	}
 	sum, runErr := runner.Execute(ctx, run, rows)
 	if sum.Recovered > 0 {
-		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless bulkrun recheck finds them never executed\n", sum.Recovered)
+		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless txnStatus finds them never executed\n", sum.Recovered)
+	}
+	if t := sum.TakenOver; t.Checked > 0 {
+		fmt.Fprintf(stdout, "%d rows a dead process left were looked up: %d success, %d failed, %d never executed (sent now), %d still pending, %d look-ups failed\n",
+			t.Checked, t.Success, t.Failed, t.NotExecuted, t.StillPending, t.LookupErrors)
 	}
 	// The results are written whatever happened, from the journal.
 	paths, werr := writeResults(context.WithoutCancel(ctx), env, run, op, table)

@@ -30,6 +30,9 @@ func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", err
 	}
 	defer env.Close()
+	if err := sweep(ctx, env, call.Args, call.Stdout); err != nil {
+		return "", err
+	}
 	if len(call.Args) == 0 {
 		return "", listRuns(ctx, env, call.Stdout)
 	}

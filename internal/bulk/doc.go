@@ -39,7 +39,18 @@
 // the holder, before it changes anything. A lease whose holder is gone —
 // its pid no longer runs on this host, or its heartbeat is older than
 // Leases.Timeout — is taken over; the holder taken over sees Lease.Lost and
-// stops starting calls.
+// stops starting calls. Heartbeats are written and aged by the database's
+// clock (store.BulkLease.Now), not a host's.
+//
+// # Dead processes
+//
+// Leases.Sweep (bulkrun status) clears what a dead holder or dead workers
+// left: their rows 'sending' become pending and a run left running by
+// them RunInterrupted. With Runner.Recheck, the next Execute takes the
+// rows a dead process left over: it looks them up before sending, and
+// sends in the same Execute those the service never executed (takeOver);
+// a worker of a shared run that finds no row left does so for workers
+// gone meanwhile, and claims again.
 //
 // # One run, many workers (PostgreSQL)
 //

@@ -47,6 +47,8 @@ type Rechecker struct {
 	// optional) are scrubbed by value from the look-ups' answers.
 	Secret string
 	Rows   []Row
+
+	only func(Entry) bool // when set, the rows looked up (the others are left alone, uncounted)
 }
 
 func (rc *Rechecker) now() time.Time { return now(rc.Now) }
@@ -98,7 +100,7 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 	lu := &lookups{rc: rc, run: run, sum: &s, secrets: rc.rowSecrets(), log: rc.Log.With(LogRun, run.ID)}
 	work := lu.start(ctx)
 	for _, e := range pending {
-		if !s.due(e, start, rc.MinWait, hasRef) || ctx.Err() != nil {
+		if rc.only != nil && !rc.only(e) || !s.due(e, start, rc.MinWait, hasRef) || ctx.Err() != nil {
 			continue
 		}
 		select {

@@ -79,6 +79,11 @@ type Runner struct {
 	// expected debit is learnt from the run's first answer with a debit
 	// (until then, with MaxDebit, one call at a time).
 	Price func(op string) (decimal.Decimal, bool)
+	// Recheck, when set, takes over the rows a dead process left: those
+	// found 'sending' (and pending since for that reason) are looked up
+	// before sending, and the ones the service never executed are sent
+	// in the same Execute (see takeOver). Nil leaves them to Recheck.
+	Recheck *Rechecker
 }
 
 // Summary is the state of a run after Execute.
@@ -91,6 +96,9 @@ type Summary struct {
 	// were still working on the run when it ended its part (their rows in
 	// flight count as pending); the last one sets the run's state.
 	Workers int
+	// TakenOver are the look-ups of the rows dead processes left
+	// (Runner.Recheck).
+	TakenOver RecheckSummary
 }
 
 func (r *Runner) now() time.Time { return now(r.Now) }
@@ -142,8 +150,11 @@ func (r *Runner) executeAlone(ctx context.Context, run *Run, rows []Row, log *sl
 		return sum, err
 	}
 	if sum.Recovered > 0 {
-		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: recheck resolves them",
+		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: the transaction-status look-up resolves them",
 			"rows", sum.Recovered)
+	}
+	if sum.TakenOver, err = r.takeOver(ctx, run, log); err != nil {
+		return sum, err
 	}
 	todo, err := r.toSend(ctx, run, rows)
 	if err != nil {

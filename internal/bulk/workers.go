@@ -34,6 +34,9 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	if err := seed(ctx, r.DB, run, rows); err != nil {
 		return sum, err
 	}
+	if sum.TakenOver, err = r.takeOver(ctx, run, log); err != nil {
+		return sum, err
+	}
 	before, err := r.start(ctx, run)
 	if err != nil {
 		return sum, err
@@ -45,6 +48,9 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	ex := r.newExecution(run, log, before, len(rows), before.Journaled())
 	ex.worker = r.Lease.Worker()
 	ex.work(ctx, byLine, max(r.Concurrency, 1))
+	if r.takeOverGone(ctx, run, ex, &sum, log) {
+		ex.work(ctx, byLine, max(r.Concurrency, 1))
+	}
 	ex.bar.Done()
 	return r.endShared(context.WithoutCancel(ctx), run, ex, sum, log)
 }

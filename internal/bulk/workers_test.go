@@ -275,7 +275,7 @@ func TestSharedWorkerGoneIsReaped(t *testing.T) {
 		if _, err := db.SeedBulkRows(ctx, fx.run.ID, seeds); err != nil {
 			t.Fatal(err)
 		}
-		gone := store.BulkLease{RunID: fx.run.ID, Holder: "elsewhere:77:dead", Host: "elsewhere", PID: 77, Since: t0}
+		gone := store.BulkLease{RunID: fx.run.ID, Holder: "elsewhere:77:dead", Host: "elsewhere", PID: 77, Since: t0, Heartbeat: t0}
 		claimed, _, err := db.ClaimBulkRows(ctx, store.BulkClaim{Worker: gone, N: 5, At: t0})
 		if err != nil || len(claimed) != 5 {
 			t.Fatalf("ClaimBulkRows = %v, %v", claimed, err)

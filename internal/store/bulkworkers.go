@@ -97,10 +97,13 @@ func (db *DB) BulkRowsJournaled(ctx context.Context, runID string) (int, error) 
 	return n, nil
 }
 
-func putBulkWorker(ctx context.Context, tx *sql.Tx, w BulkLease) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_workers (run_id, worker, host, pid, since, heartbeat) VALUES (?, ?, ?, ?, ?, ?)
+// putBulkWorker records worker w (its times the database's clock where
+// zero), or its heartbeat when it is recorded already.
+func (db *DB) putBulkWorker(ctx context.Context, tx *sql.Tx, w BulkLease) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_workers (run_id, worker, host, pid, since, heartbeat)
+		VALUES (?, ?, ?, ?, `+db.clockOr()+`, `+db.clockOr()+`)
 		ON CONFLICT (run_id, worker) DO UPDATE SET heartbeat = excluded.heartbeat`,
-		w.RunID, w.Holder, w.Host, w.PID, FormatTime(w.Since), FormatTime(w.Heartbeat))
+		w.RunID, w.Holder, w.Host, w.PID, stamp(w.Since), stamp(w.Heartbeat))
 	if err != nil {
 		return fmt.Errorf("record worker %s of bulk run %s: %w", w.Holder, w.RunID, err)
 	}
@@ -110,16 +113,17 @@ func putBulkWorker(ctx context.Context, tx *sql.Tx, w BulkLease) error {
 // JoinBulkRun records w (Holder is the worker id) as a worker of run
 // w.RunID, or renews its heartbeat when it is one already.
 func (db *DB) JoinBulkRun(ctx context.Context, w BulkLease) error {
-	return db.Write(ctx, func(tx *sql.Tx) error { return putBulkWorker(ctx, tx, w) })
+	return db.Write(ctx, func(tx *sql.Tx) error { return db.putBulkWorker(ctx, tx, w) })
 }
 
-// RenewBulkWorker records worker's heartbeat on run runID at at; false
-// when worker is not (or no more) one of the run's workers.
+// RenewBulkWorker records worker's heartbeat on run runID at at (the
+// database's clock when zero); false when worker is not (or no more) one
+// of the run's workers.
 func (db *DB) RenewBulkWorker(ctx context.Context, runID, worker string, at time.Time) (bool, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE bulk_workers SET heartbeat = ? WHERE run_id = ? AND worker = ?`,
-			FormatTime(at), runID, worker)
+		res, err := tx.ExecContext(ctx, `UPDATE bulk_workers SET heartbeat = `+db.clockOr()+` WHERE run_id = ? AND worker = ?`,
+			stamp(at), runID, worker)
 		if err != nil {
 			return err
 		}
@@ -134,7 +138,7 @@ func (db *DB) RenewBulkWorker(ctx context.Context, runID, worker string, at time
 
 // BulkWorkers returns the workers of run runID, oldest first.
 func (db *DB) BulkWorkers(ctx context.Context, runID string) ([]BulkLease, error) {
-	rows, err := db.QueryContext(ctx, `SELECT run_id, worker, host, pid, since, heartbeat FROM bulk_workers
+	rows, err := db.QueryContext(ctx, `SELECT `+db.leaseColumns("worker")+` FROM bulk_workers
 		WHERE run_id = ? ORDER BY since, worker`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("list workers of bulk run %s: %w", runID, err)
@@ -184,10 +188,11 @@ func (db *DB) ReapBulkWorkers(ctx context.Context, runID string, dead []BulkLeas
 // BulkClaim asks ClaimBulkRows for rows of a shared run.
 type BulkClaim struct {
 	// Worker is the claiming worker (RunID, Holder as its id, Host, PID,
-	// Since); its heartbeat becomes At, in the claim's transaction.
+	// Since); its heartbeat becomes Worker.Heartbeat (the database's clock
+	// when zero), in the claim's transaction.
 	Worker BulkLease
 	N      int       // rows wanted
-	At     time.Time // sent_at of the claimed rows, and the heartbeat
+	At     time.Time // sent_at of the claimed rows
 	// MaxDebit, when positive, is the run's --max-debit: rows are claimed
 	// only within the shared reservation (see ClaimBulkRows).
 	MaxDebit decimal.Decimal
@@ -236,10 +241,9 @@ const (
 func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkClaimed, hold string, err error) {
 	runID := c.Worker.RunID
 	w := c.Worker
-	w.Heartbeat = c.At
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		claimed, hold = nil, ""
-		if err := putBulkWorker(ctx, tx, w); err != nil {
+		if err := db.putBulkWorker(ctx, tx, w); err != nil {
 			return err
 		}
 		n := c.N

@@ -44,6 +44,10 @@ type dialect interface {
 	// retry runs fn, again while the database answers busy where it does
 	// not wait by itself.
 	retry(ctx context.Context, fn func() error) error
+	// now is the SQL expression of the database's clock, as TimeLayout
+	// text in UTC: the one clock of leases and heartbeats, whichever host
+	// writes or reads them.
+	now() string
 
 	// Writing.
 
