@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -38,19 +39,19 @@ const maxPairs = 10
 
 // summaryData is what the Summary sheet and summary.csv show.
 type summaryData struct {
-	run     *store.ReportRun
+	run     *ledger.Run
 	days    []store.ReportDay
 	bridges []bridge
 	verdict verdict
-	pairs   []store.ReportMatch // the first maxPairs suggested pairs
-	nPairs  int                 // how many there are
-	skipped string              // why none were suggested (recon.Summary.PairingSkipped)
+	pairs   []ledger.Match // the first maxPairs suggested pairs
+	nPairs  int            // how many there are
+	skipped string         // why none were suggested (recon.Summary.PairingSkipped)
 }
 
 // loadSummary reads what the Summary shows besides the run's summary: the
 // statement's daily totals, the break totals (for the bridges and the
 // verdict) and the suggested pairs.
-func loadSummary(ctx context.Context, db Reports, r *store.ReportRun) (*summaryData, error) {
+func loadSummary(ctx context.Context, db Reports, r *ledger.Run) (*summaryData, error) {
 	sd := &summaryData{run: r}
 	var err error
 	if sd.days, err = db.ReportDays(ctx, r.From, r.To); err != nil {
@@ -84,12 +85,11 @@ func loadSummary(ctx context.Context, db Reports, r *store.ReportRun) (*summaryD
 
 // finishedIST is the run's finish time in IST, RFC 3339 ("" when unknown
 // or not a time).
-func finishedIST(r *store.ReportRun) (time.Time, bool) {
-	t, err := time.Parse(time.RFC3339Nano, r.FinishedAt)
-	if err != nil {
+func finishedIST(r *ledger.Run) (time.Time, bool) {
+	if r.Finished.IsZero() {
 		return time.Time{}, false
 	}
-	return t.In(recon.IST), true
+	return r.Finished.In(recon.IST), true
 }
 
 // summaryPairs flattens the summary to the key/value rows of summary.csv,

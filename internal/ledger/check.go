@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -28,63 +26,6 @@ type CheckOptions struct {
 	Now        func() time.Time
 	Log        *slog.Logger
 }
-
-// CheckStore is everything Check reads and writes; *store.DB implements it.
-type CheckStore interface {
-	// CheckStats brings the planner's statistics of the tables the check
-	// reads up to date (PostgreSQL: ANALYZE; SQLite: nothing).
-	CheckStats(ctx context.Context) error
-	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
-	CheckPoolAccounts(ctx context.Context, w store.CheckWindow) ([]string, error)
-	// CheckRecordAccounts lists the accounts the window's statement records name.
-	CheckRecordAccounts(ctx context.Context, w store.CheckWindow) ([]string, error)
-	// CheckResentPending lists the window's pending calls re-sent and executed.
-	CheckResentPending(ctx context.Context, w store.CheckWindow) ([]int64, error)
-	// CheckLookups yields the look-ups (operation op) of the window's pending calls.
-	CheckLookups(ctx context.Context, w store.CheckWindow, op string) iter.Seq2[store.CheckLookup, error]
-	// CheckOpenRefs lists the externalRefs of unsuccessful calls that some record carries.
-	CheckOpenRefs(ctx context.Context, w store.CheckWindow) ([]string, error)
-	// CheckCalls yields the window's calls in (ts, id) order.
-	CheckCalls(ctx context.Context, w store.CheckWindow) iter.Seq2[recon.Call, error]
-	// CheckStatement yields the window's statement records in time order.
-	CheckStatement(ctx context.Context, w store.CheckWindow) iter.Seq2[store.CheckRecord, error]
-	// CheckUnsettled yields the unsettled collect orders up to a day, in time order.
-	CheckUnsettled(ctx context.Context, to string) iter.Seq2[recon.Record, error]
-	// CheckFinder prepares the point look-ups of a check.
-	CheckFinder(ctx context.Context, w store.CheckWindow) (*store.CheckFinder, error)
-	// BeginCheckRun starts storing a run's results, in one transaction.
-	BeginCheckRun(ctx context.Context, run store.CheckRun) (*store.CheckRunWriter, error)
-	// FailCheckRun records a run that failed.
-	FailCheckRun(ctx context.Context, run store.CheckRun, finished time.Time) error
-}
-
-var _ CheckStore = (*store.DB)(nil)
-
-// finder is the pass's point look-ups (*store.CheckFinder).
-type finder interface {
-	PeriodRecord(ctx context.Context, svcOrderID string) (store.CheckRecord, bool, error)
-	PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]store.CheckRecord, error)
-	LaterCalls(ctx context.Context, svcOrderID, clientOrderID, from string) (string, bool, error)
-	OutsideCall(ctx context.Context, svcOrderID, clientOrderID string) (found, debit bool, err error)
-	DebitBySvc(ctx context.Context, svcOrderID string) (store.CheckRecord, bool, error)
-	DebitByClient(ctx context.Context, clientOrderID string) (store.CheckRecord, bool, error)
-	Record(ctx context.Context, svcOrderID string) (store.CheckRecord, bool, error)
-	RefCalls(ctx context.Context, ref string) ([]store.CheckRefCall, error)
-}
-
-var _ finder = (*store.CheckFinder)(nil)
-
-// sink is where the pass puts what it finds (*store.CheckRunWriter).
-type sink interface {
-	Break(store.CheckBreak)
-	Match(store.CheckMatch)
-	Reversal(store.CheckReversal)
-	Unsettled(store.CheckUnsettled)
-	Duplicates(refs []string, note func(m *store.CheckMatch)) ([]store.CheckMatch, error)
-	Err() error
-}
-
-var _ sink = (*store.CheckRunWriter)(nil)
 
 // Check reconciles a period (design: reconciliation; recon-contract.md):
 // the arithmetic of every pool object, the chain of balances per pool
@@ -122,12 +63,12 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 		o.PairWindow = DefaultPairWindow
 	}
 	c := &checkRun{db: db, log: o.Log, t0: time.Now(), pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans,
-		run: store.CheckRun{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
+		run: Run{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
 		return nil, fmt.Errorf("check: to %s is before from %s", to, from)
 	}
-	c.window = store.CheckWindow{From: from + " 00:00:00", To: to + " 23:59:59", Skip: readOnlyOps}
+	c.window = Window{From: from + " 00:00:00", To: to + " 23:59:59", Skip: readOnlyOps}
 	rep, err := c.check(ctx)
 	if err != nil {
 		c.recordFailure(ctx)
@@ -165,8 +106,8 @@ var readOnlyOps = func() []string {
 type checkRun struct {
 	db         CheckStore
 	log        *slog.Logger
-	run        store.CheckRun
-	window     store.CheckWindow
+	run        Run
+	window     Window
 	pairWindow time.Duration
 	maxOrphans int
 	t0         time.Time

@@ -2,8 +2,8 @@ package ledger
 
 import (
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 // dupFinder finds the externalRefs debited more than once (design:
@@ -137,7 +137,7 @@ func (p *pass) fixDuplicates() error {
 }
 
 // toDuplicate makes a stored call's row a duplicateDebit row.
-func toDuplicate(m *store.CheckMatch) {
+func toDuplicate(m *Match) {
 	m.Outcome, m.Note, m.Delta = recon.DuplicateDebit, "externalRef debited more than once", ""
 	if m.CallID == 0 {
 		m.Note += "; no call logged for this debit"

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 // recordSpan is how far in time, in seconds, from the call at hand the
@@ -27,6 +27,28 @@ const recordSpan = 15 * 60
 // wrong (a call log not imported, a statement of another account), and
 // memory must not grow with it.
 const MaxOrphans = 100_000
+
+// finder is the pass's point look-ups (Finder).
+type finder interface {
+	PeriodRecord(ctx context.Context, svcOrderID string) (Record, bool, error)
+	PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]Record, error)
+	LaterCalls(ctx context.Context, svcOrderID, clientOrderID, from string) (string, bool, error)
+	OutsideCall(ctx context.Context, svcOrderID, clientOrderID string) (found, debit bool, err error)
+	DebitBySvc(ctx context.Context, svcOrderID string) (Record, bool, error)
+	DebitByClient(ctx context.Context, clientOrderID string) (Record, bool, error)
+	Record(ctx context.Context, svcOrderID string) (Record, bool, error)
+	RefCalls(ctx context.Context, ref string) ([]RefCall, error)
+}
+
+// sink is where the pass puts what it finds (RunWriter).
+type sink interface {
+	Break(Break)
+	Match(Match)
+	Reversal(Reversal)
+	Unsettled(Unsettled)
+	Duplicates(refs []string, note func(m *Match)) ([]Match, error)
+	Err() error
+}
 
 // passConfig is what the pass must know before the first call.
 type passConfig struct {
@@ -155,7 +177,7 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 }
 
 // run streams the calls through the pass, with the records alongside.
-func (p *pass) run(calls iter.Seq2[recon.Call, error], records iter.Seq2[store.CheckRecord, error]) error {
+func (p *pass) run(calls iter.Seq2[recon.Call, error], records iter.Seq2[Record, error]) error {
 	next, stop := iter.Pull2(records)
 	defer stop()
 	p.win = newRecWindow(p, next)
@@ -283,7 +305,7 @@ func (p *pass) flush() error {
 // linkOutside looks beyond the period for the record of a call that has
 // none in it: by orderid, else by externalRef.
 func (p *pass) linkOutside(k *kcall) error {
-	var rec store.CheckRecord
+	var rec Record
 	var ok bool
 	var err error
 	if k.orderID != "" {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -115,8 +115,8 @@ func TestChainPass(t *testing.T) {
 }
 
 // rec is a statement record for the passes.
-func rec(svc, client, ts, mode, amount, reversal string) store.CheckRecord {
-	return store.CheckRecord{Account: "0409000123456", SvcOrderID: svc, ClientOrderID: client, TxnDateTime: ts,
+func rec(svc, client, ts, mode, amount, reversal string) Record {
+	return Record{Account: "0409000123456", SvcOrderID: svc, ClientOrderID: client, TxnDateTime: ts,
 		TxnMode: mode, Amount: amount, ReversalSvcOrderID: reversal}
 }
 
@@ -138,34 +138,34 @@ func TestExplainGaps(t *testing.T) {
 	pendingP := recon.Call{ID: 4, TS: day + "10:01:00", ExternalRef: "P", Outcome: recon.CallPending}
 	for _, tt := range []struct {
 		name     string
-		recs     []store.CheckRecord
+		recs     []Record
 		calls    []recon.Call // besides the two debits
 		delta    string
 		kind     string
 		explains []string
 		note     string
 	}{
-		{"an unlogged debit explains it", []store.CheckRecord{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil,
+		{"an unlogged debit explains it", []Record{rec("OX", "X", day+"10:02:00", "DR", "4.50", "")}, nil,
 			"4.50", recon.BreakExplainedGap, []string{"OX"}, "explained by unlogged debit OX (4.50)"},
-		{"a credit explains a negative gap", []store.CheckRecord{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil,
+		{"a credit explains a negative gap", []Record{rec("RV", "A", day+"10:03:00", "CR", "10", "")}, nil,
 			"-10", recon.BreakExplainedGap, []string{"RV"}, "explained by reversal credit RV (10.00)"},
-		{"a pending call's debit explains it", []store.CheckRecord{rec("OP", "P", day+"10:01:00", "DR", "2.95", "")},
+		{"a pending call's debit explains it", []Record{rec("OP", "P", day+"10:01:00", "DR", "2.95", "")},
 			[]recon.Call{pendingP}, "2.95", recon.BreakExplainedGap, []string{"OP"}, "explained by a pending call's debit OP (2.95)"},
-		{"each record named for what it is", []store.CheckRecord{rec("OP", "P", day+"10:01:00", "DR", "2.95", ""),
+		{"each record named for what it is", []Record{rec("OP", "P", day+"10:01:00", "DR", "2.95", ""),
 			rec("OX", "X", day+"10:02:00", "DR", "1.50", ""), rec("RV", "A", day+"10:03:00", "CR", "25", "")},
 			[]recon.Call{pendingP}, "-20.55", recon.BreakExplainedGap, []string{"OP", "OX", "RV"},
 			"explained by a pending call's debit OP (2.95), unlogged debit OX (1.50), reversal credit RV (25.00)"},
-		{"records that do not sum to it", []store.CheckRecord{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil,
+		{"records that do not sum to it", []Record{rec("OX", "X", day+"10:02:00", "DR", "2", "")}, nil,
 			"3", recon.BreakGap, nil, "statement records with no logged debit in the interval sum to 2.00, not 3.00"},
-		{"a logged debit's record does not count", []store.CheckRecord{rec("OX", "X", day+"10:02:00", "DR", "3", "")},
+		{"a logged debit's record does not count", []Record{rec("OX", "X", day+"10:02:00", "DR", "3", "")},
 			[]recon.Call{linkOX}, "3", recon.BreakGap, nil, "no statement record explains it"},
-		{"a record outside the interval does not count", []store.CheckRecord{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil,
+		{"a record outside the interval does not count", []Record{rec("OX", "X", day+"11:00:00", "DR", "3", "")}, nil,
 			"3", recon.BreakGap, nil, "no statement record explains it"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := append(chainCalls(tt.delta), tt.calls...)
 			res := runPass(t, calls, tt.recs, nil)
-			var got []store.CheckBreak
+			var got []Break
 			for _, b := range res.breaks {
 				if b.PoolAccount == "A" {
 					got = append(got, b)
@@ -186,33 +186,33 @@ func TestMatchPass(t *testing.T) {
 	const day = "2026-11-21 10:00:0"
 	for _, tt := range []struct {
 		name  string
-		recs  []store.CheckRecord
+		recs  []Record
 		calls []recon.Call
 		want  []string // outcomes in time order
 	}{
-		{"matched by orderid", []store.CheckRecord{rec("OA", "other", day+"0", "DR", "10", "")},
+		{"matched by orderid", []Record{rec("OA", "other", day+"0", "DR", "10", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.Matched}},
-		{"matched by externalRef", []store.CheckRecord{rec("OA", "A", day+"1", "DR", "10", "")},
+		{"matched by externalRef", []Record{rec("OA", "A", day+"1", "DR", "10", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.Matched}},
-		{"amount mismatch", []store.CheckRecord{rec("OA", "A", day+"0", "DR", "9.50", "")},
+		{"amount mismatch", []Record{rec("OA", "A", day+"0", "DR", "9.50", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.AmountMismatch}},
-		{"call only and statement only", []store.CheckRecord{rec("OX", "X", day+"1", "DR", "3", "")},
+		{"call only and statement only", []Record{rec("OX", "X", day+"1", "DR", "3", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.CallOnly, recon.StatementOnly}},
-		{"a CR record is never statement only", []store.CheckRecord{rec("RV", "X", day+"0", "CR", "3", "")}, nil, nil},
-		{"duplicate debit", []store.CheckRecord{rec("OA1", "A", day+"0", "DR", "10", ""), rec("OA2", "A", day+"5", "DR", "10", "")},
+		{"a CR record is never statement only", []Record{rec("RV", "X", day+"0", "CR", "3", "")}, nil, nil},
+		{"duplicate debit", []Record{rec("OA1", "A", day+"0", "DR", "10", ""), rec("OA2", "A", day+"5", "DR", "10", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA1", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.DuplicateDebit, recon.DuplicateDebit}},
-		{"pending", []store.CheckRecord{rec("OP", "P", day+"0", "DR", "7", "")},
+		{"pending", []Record{rec("OP", "P", day+"0", "DR", "7", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "P", Outcome: recon.CallPending}},
 			[]string{recon.Pending}},
-		{"reversed", []store.CheckRecord{rec("OA", "A", day+"0", "DR", "10", "RV")},
+		{"reversed", []Record{rec("OA", "A", day+"0", "DR", "10", "RV")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "A", OrderID: "OA", Outcome: recon.CallSuccess, Pool: pool("100", "10", "90")}},
 			[]string{recon.Reversed}},
-		{"a failed call's record is no statement only", []store.CheckRecord{rec("OX", "X", day+"0", "DR", "3", "")},
+		{"a failed call's record is no statement only", []Record{rec("OX", "X", day+"0", "DR", "3", "")},
 			[]recon.Call{{ID: 1, TS: day + "0", ExternalRef: "X", Outcome: recon.CallFailed}}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,12 +228,12 @@ func TestMatchPass(t *testing.T) {
 }
 
 func TestReversalsPass(t *testing.T) {
-	recs := []store.CheckRecord{
+	recs := []Record{
 		rec("OA", "A", "2026-11-21 10:00:00", "DR", "10", "RVA"),
 		rec("OB", "B", "2026-11-21 10:00:10", "DR", "20", "RVB"),
 		rec("OC", "C", "2026-11-21 10:00:20", "DR", "30", "RVC"),
 		rec("RVC", "C", "2026-11-21 11:00:00", "CR", "30", "")}
-	synced := []store.CheckRecord{rec("RVA", "A", "2026-11-23 09:00:00", "CR", "10", "")}
+	synced := []Record{rec("RVA", "A", "2026-11-23 09:00:00", "CR", "10", "")}
 	var got []string
 	for _, r := range runPass(t, nil, recs, synced).reversals {
 		got = append(got, r.SvcOrderID+"|"+r.ReversalTxnDateTime+"|"+r.ReversalAmount+"|"+fmt.Sprint(r.Found))
@@ -271,8 +271,8 @@ func TestAge(t *testing.T) {
 	}
 }
 
-func lookups(ls ...store.CheckLookup) iter.Seq2[store.CheckLookup, error] {
-	return func(yield func(store.CheckLookup, error) bool) {
+func lookups(ls ...Lookup) iter.Seq2[Lookup, error] {
+	return func(yield func(Lookup, error) bool) {
 		for _, l := range ls {
 			if !yield(l, nil) {
 				return
@@ -281,14 +281,14 @@ func lookups(ls ...store.CheckLookup) iter.Seq2[store.CheckLookup, error] {
 	}
 }
 
-func answer(tb testing.TB, id int64, code string) store.CheckLookup {
+func answer(tb testing.TB, id int64, code string) Lookup {
 	tb.Helper()
 	b, err := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": "2026-11-21 10:00:00",
 		"data": map[string]any{"transactionStatusCode": code, "orderid": "O" + code}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return store.CheckLookup{PendingID: id, Response: b}
+	return Lookup{PendingID: id, Response: b}
 }
 
 func TestResolvePending(t *testing.T) {
@@ -297,7 +297,7 @@ func TestResolvePending(t *testing.T) {
 		answer(t, 2, svcapi.TxnNotFound),
 		answer(t, 3, svcapi.StatusSuccess), // after a re-send: the re-send's
 		answer(t, 4, svcapi.StatusPending),
-		store.CheckLookup{PendingID: 5, Response: []byte("not json")},
+		Lookup{PendingID: 5, Response: []byte("not json")},
 	))
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestResolvePending(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	if _, err := resolvePending(nil, func(yield func(store.CheckLookup, error) bool) { yield(store.CheckLookup{}, boom) }); !errors.Is(err, boom) {
+	if _, err := resolvePending(nil, func(yield func(Lookup, error) bool) { yield(Lookup{}, boom) }); !errors.Is(err, boom) {
 		t.Errorf("resolvePending with a failing stream: %v, want %v", err, boom)
 	}
 }

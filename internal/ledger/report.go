@@ -5,30 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 )
-
-// Break is one break of the pool chain or arithmetic (recon_breaks).
-type Break struct {
-	PoolAccount string
-	Kind        string
-	CallID      int64
-	PrevCallID  int64 // gaps only; 0 for none
-	TS          string
-	ExternalRef string
-	Expected    decimal.Decimal
-	Actual      decimal.Decimal
-	Delta       decimal.Decimal
-	ExplainedBy []string
-	Note        string
-}
-
-// Match is one matching result other than matched and reversed, as
-// the store holds every result (recon_matches, and recon_matched for the
-// plain matches): CallID 0 for statementOnly.
-type Match = store.CheckMatch
 
 // Report is the result of Check. Its lists are bounded, so that a month
 // of findings stays small: Breaks holds the first 10,000 arithmetic and

@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -40,7 +39,7 @@ type resolution struct {
 // their externalRef); lookups yields the successful txnStatus answers at or
 // after each pending call, the newest of a call last. An unreadable answer
 // resolves nothing. The error is lookups' own.
-func resolvePending(resent []int64, lookups iter.Seq2[store.CheckLookup, error]) (map[int64]resolution, error) {
+func resolvePending(resent []int64, lookups iter.Seq2[Lookup, error]) (map[int64]resolution, error) {
 	out := map[int64]resolution{}
 	for _, id := range resent {
 		out[id] = resolution{state: recon.CallFailed, resent: true}

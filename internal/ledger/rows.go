@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -45,7 +45,7 @@ func amountDelta(call, stmt decimal.Decimal) string {
 // record is kept as an orphan for the end (callOnly, maybe paired).
 func (p *pass) callRow(k *kcall) {
 	r := k.rec
-	m := store.CheckMatch{TS: p.fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op}
+	m := Match{TS: p.fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op}
 	amount := k.amount
 	if !k.pending {
 		m.CallAmount = k.money
@@ -110,7 +110,7 @@ func (p *pass) callRow(k *kcall) {
 
 // emit stores a matching row and counts it; amount is what it counts for
 // (the call's debit, else the record's).
-func (p *pass) emit(m store.CheckMatch, amount decimal.Decimal, ts int64, rec *wrec) {
+func (p *pass) emit(m Match, amount decimal.Decimal, ts int64, rec *wrec) {
 	p.out.Match(m)
 	p.sum.outN[m.Outcome]++
 	p.sum.outSum[m.Outcome] = p.sum.outSum[m.Outcome].Add(amount)
@@ -176,7 +176,7 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 	var recWs []*wrec
 	for _, k := range orphanCalls {
 		if p.dups.isDup(k.ref) {
-			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
+			m := Match{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
 				Operation: k.op, CallAmount: k.money, Note: "externalRef debited more than once"}
 			p.emit(m, k.amount, k.ts, nil)
 			continue
@@ -186,7 +186,7 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 	}
 	for _, r := range orphanRecs {
 		if p.dups.isDup(r.client) {
-			m := store.CheckMatch{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
+			m := Match{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
 				StatementAmount: r.money, Note: "externalRef debited more than once; no call logged for this debit"}
 			p.emit(m, r.amount, r.ts, r)
 			continue
@@ -208,20 +208,20 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 			recNotes[i].reason = p.sum.pairingSkipped
 		}
 	}
-	note := func(m *store.CheckMatch, n pairNote) {
+	note := func(m *Match, n pairNote) {
 		m.SuggestedPair = n.suggestion
 		if n.reason != "" {
 			m.Note += "; no suggested pair: " + n.reason
 		}
 	}
 	for i, k := range callKs {
-		m := store.CheckMatch{Outcome: recon.CallOnly, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op,
+		m := Match{Outcome: recon.CallOnly, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op,
 			CallAmount: k.money, Note: "no statement record for this debit"}
 		note(&m, callNotes[i])
 		p.emit(m, k.amount, k.ts, nil)
 	}
 	for i, r := range recWs {
-		m := store.CheckMatch{Outcome: recon.StatementOnly, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
+		m := Match{Outcome: recon.StatementOnly, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
 			StatementAmount: r.money, Note: "no call logged for this debit"}
 		note(&m, recNotes[i])
 		p.emit(m, r.amount, r.ts, r)
@@ -230,9 +230,7 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 
 // addBreak stores a break and counts it.
 func (p *pass) addBreak(b Break) {
-	p.out.Break(store.CheckBreak{PoolAccount: b.PoolAccount, Kind: b.Kind, CallID: b.CallID, PrevCallID: b.PrevCallID,
-		TS: b.TS, ExternalRef: b.ExternalRef, Expected: recon.Money(b.Expected), Actual: recon.Money(b.Actual),
-		Delta: recon.Money(b.Delta), ExplainedBy: b.ExplainedBy, Note: b.Note})
+	p.out.Break(b)
 	p.sum.brN[b.Kind]++
 	p.sum.brSum[b.Kind] = p.sum.brSum[b.Kind].Add(b.Delta)
 	p.rep.addBreak(b)
@@ -242,7 +240,7 @@ func (p *pass) addBreak(b Break) {
 // reversalSvcOrderId) to its reversal record, where that was synced, and
 // stores the row; a reversal found nowhere is flagged.
 func (p *pass) reversal(r *wrec) error {
-	row := store.CheckReversal{SvcOrderID: r.svc, ReversalSvcOrderID: r.reversal, TxnDateTime: fmtTS(r.ts),
+	row := Reversal{SvcOrderID: r.svc, ReversalSvcOrderID: r.reversal, TxnDateTime: fmtTS(r.ts),
 		Amount: r.money, Note: "reversal record not synced"}
 	if j, ok := p.win.bySvc[r.reversal]; ok {
 		row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, fmtTS(j.ts), j.money, ""
@@ -271,7 +269,7 @@ func (p *pass) reversal(r *wrec) error {
 // addUnsettled stores an unsettled order and counts it.
 func (p *pass) addUnsettled(u unsettledRow) {
 	b := u.bucket()
-	p.out.Unsettled(store.CheckUnsettled{SvcOrderID: u.svc, ClientOrderID: u.client, TxnDateTime: u.ts,
+	p.out.Unsettled(Unsettled{SvcOrderID: u.svc, ClientOrderID: u.client, TxnDateTime: u.ts,
 		Amount: recon.Money(u.amount), AgeDays: u.age, AgeBucket: b})
 	p.sum.unN[b]++
 	p.sum.unSum[b] = p.sum.unSum[b].Add(u.amount)
@@ -370,7 +368,7 @@ func cmpBool(a, b bool) int {
 }
 
 // report builds the run's summary and the report's lists.
-func (p *pass) report(run store.CheckRun) (*Report, error) {
+func (p *pass) report(run Run) (*Report, error) {
 	if err := p.out.Err(); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
-	"github.com/svcrecon/svcrecon/internal/store"
+
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -65,7 +65,7 @@ func isCR(mode string) bool { return strings.EqualFold(strings.TrimSpace(mode), 
 // linked to a debit already (else it would have been deferred).
 type recWindow struct {
 	p    *pass
-	next func() (store.CheckRecord, error, bool)
+	next func() (Record, error, bool)
 
 	head     *wrec // the next record of the stream, not loaded yet
 	done     bool  // the stream is exhausted
@@ -79,13 +79,13 @@ type recWindow struct {
 	premarks map[string]uint8 // marks for records not loaded yet, by key
 }
 
-func newRecWindow(p *pass, next func() (store.CheckRecord, error, bool)) *recWindow {
+func newRecWindow(p *pass, next func() (Record, error, bool)) *recWindow {
 	return &recWindow{p: p, next: next, loadedTo: math.MinInt64, bySvc: map[string]*wrec{},
 		byClient: map[string][]*wrec{}, premarks: map[string]uint8{}}
 }
 
 // compact reads the fields of a record the check uses.
-func compact(r *store.CheckRecord) (*wrec, error) {
+func compact(r *Record) (*wrec, error) {
 	w := &wrec{id: r.ID, account: r.Account, svc: r.SvcOrderID, client: r.ClientOrderID, reversal: r.ReversalSvcOrderID,
 		product: r.ProductCode}
 	var err error
@@ -370,7 +370,7 @@ func (w *recWindow) link(orderID, ref string, stored bool) (*wrec, error) {
 // far returns the record rec found by key: the window's own when it holds
 // it, else a record standing for it (after the window: with the marks
 // waiting for it; before it: finished, linked to a debit).
-func (w *recWindow) far(rec *store.CheckRecord) (*wrec, error) {
+func (w *recWindow) far(rec *Record) (*wrec, error) {
 	if r, ok := w.bySvc[rec.SvcOrderID]; ok && r.id == rec.ID {
 		return r, nil
 	}
@@ -396,7 +396,7 @@ func (w *recWindow) far(rec *store.CheckRecord) (*wrec, error) {
 // outside returns a record found beyond the period (for a call that has
 // none in it); one of the period's after all (a mode the database and the
 // check read differently) is the period's own.
-func (w *recWindow) outside(rec store.CheckRecord) (*wrec, error) {
+func (w *recWindow) outside(rec Record) (*wrec, error) {
 	if rec.TxnDateTime >= w.p.cfg.from && rec.TxnDateTime <= w.p.cfg.to {
 		return w.far(&rec)
 	}

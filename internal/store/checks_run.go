@@ -5,124 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// CheckRun identifies a reconciliation run: its period and as-of date
-// (YYYY-MM-DD) and its start.
-type CheckRun struct {
-	From, To, AsOf string
-	Started        time.Time
-}
-
-// CheckBreak is one row of recon_breaks. Amounts are exact decimal text;
-// a zero call id is stored as NULL.
-type CheckBreak struct {
-	PoolAccount, Kind       string
-	CallID, PrevCallID      int64
-	TS, ExternalRef         string
-	Expected, Actual, Delta string
-	ExplainedBy             []string
-	Note                    string
-}
-
-// CheckMatch is one row of recon_matches; a zero call id is stored as NULL.
-type CheckMatch struct {
-	Outcome         string
-	CallID          int64
-	SvcOrderID      string
-	ExternalRef     string
-	Operation       string
-	TS              string
-	CallAmount      string
-	StatementAmount string
-	Delta           string
-	Note            string
-	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
-	// CallsOwn says that TS and ExternalRef are the call's own, as the
-	// calls table holds them: a plain match then stores neither again.
-	CallsOwn bool
-}
-
-// CheckReversal is one row of recon_reversals.
-type CheckReversal struct {
-	SvcOrderID, ReversalSvcOrderID, TxnDateTime, Amount string
-	Found                                               bool
-	ReversalTxnDateTime, ReversalAmount, Note           string
-}
-
-// CheckUnsettled is one row of recon_unsettled.
-type CheckUnsettled struct {
-	SvcOrderID, ClientOrderID, TxnDateTime, Amount string
-	AgeDays                                        int
-	AgeBucket                                      string
-}
-
-// CheckResults are what a run found, yielded in the order they are stored,
-// and its JSON summary. Finished is called when the rows are written.
-type CheckResults struct {
-	Breaks    iter.Seq[CheckBreak]
-	Matches   iter.Seq[CheckMatch]
-	Reversals iter.Seq[CheckReversal]
-	Unsettled iter.Seq[CheckUnsettled]
-	Summary   []byte
-	Finished  func() time.Time
-}
-
-// SaveCheckRun stores a run and its rows in one transaction (see
-// BeginCheckRun) and returns the new run's id.
-func (db *DB) SaveCheckRun(ctx context.Context, run CheckRun, res CheckResults) (int64, error) {
-	w, err := db.BeginCheckRun(ctx, run)
-	if err != nil {
-		return 0, err
-	}
-	each := func(add func()) {
-		if w.Err() == nil {
-			add()
-		}
-	}
-	each(func() {
-		for b := range orEmpty(res.Breaks) {
-			w.Break(b)
-		}
-	})
-	each(func() {
-		for m := range orEmpty(res.Matches) {
-			w.Match(m)
-		}
-	})
-	each(func() {
-		for r := range orEmpty(res.Reversals) {
-			w.Reversal(r)
-		}
-	})
-	each(func() {
-		for u := range orEmpty(res.Unsettled) {
-			w.Unsettled(u)
-		}
-	})
-	if err := w.Commit(res.Summary, res.Finished); err != nil {
-		return 0, err
-	}
-	return w.ID(), nil
-}
-
-func orEmpty[T any](seq iter.Seq[T]) iter.Seq[T] {
-	if seq == nil {
-		return func(func(T) bool) {}
-	}
-	return seq
-}
-
 // FailCheckRun records a run that failed, finished at finished, so that
 // the history shows the attempt.
-func (db *DB) FailCheckRun(ctx context.Context, run CheckRun, finished time.Time) error {
+func (db *DB) FailCheckRun(ctx context.Context, run ledger.Run, finished time.Time) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, finished_at, state)
 			VALUES (?, ?, ?, ?, ?, 'failed')`, run.From, run.To, run.AsOf, FormatTime(run.Started), FormatTime(finished))
@@ -164,12 +58,12 @@ type checkEnd struct {
 // dupFix turns rows into duplicateDebit rows (CheckRunWriter.Duplicates).
 type dupFix struct {
 	refs  []string
-	note  func(m *CheckMatch)
+	note  func(m *ledger.Match)
 	reply chan dupReply
 }
 
 type dupReply struct {
-	rows []CheckMatch // the rows as they were
+	rows []ledger.Match // the rows as they were
 	err  error
 }
 
@@ -207,7 +101,7 @@ const checkBatchRows = 256
 // BeginCheckRun starts storing run: it opens the transaction (holding the
 // database's writer for the run's length) and records the run as running.
 // The caller adds rows and must end with Commit or Abort.
-func (db *DB) BeginCheckRun(ctx context.Context, run CheckRun) (*CheckRunWriter, error) {
+func (db *DB) BeginCheckRun(ctx context.Context, run ledger.Run) (ledger.RunWriter, error) {
 	w := &CheckRunWriter{ops: make(chan checkOp, 8), stopped: make(chan struct{}), done: make(chan error, 1)}
 	started := make(chan error, 1)
 	go func() {
@@ -235,14 +129,15 @@ func (w *CheckRunWriter) ID() int64 { return w.id }
 // Err is the first error of the writer, nil while all is well.
 func (w *CheckRunWriter) Err() error { return w.err }
 
-// Break adds a break.
-func (w *CheckRunWriter) Break(b CheckBreak) {
+// Break adds a break; its amounts are stored as recon.Money text.
+func (w *CheckRunWriter) Break(b ledger.Break) {
 	w.add(tBreaks, b.PoolAccount, b.Kind, checkNullID(b.CallID), checkNullID(b.PrevCallID), b.TS,
-		b.ExternalRef, b.Expected, b.Actual, b.Delta, strings.Join(b.ExplainedBy, ","), b.Note)
+		b.ExternalRef, recon.Money(b.Expected), recon.Money(b.Actual), recon.Money(b.Delta),
+		strings.Join(b.ExplainedBy, ","), b.Note)
 }
 
 // Match adds a matching result.
-func (w *CheckRunWriter) Match(m CheckMatch) {
+func (w *CheckRunWriter) Match(m ledger.Match) {
 	if plainMatch(&m) {
 		w.seq++
 		w.add(tMatched, w.seq, m.CallID, m.SvcOrderID, m.CallAmount)
@@ -256,13 +151,13 @@ func (w *CheckRunWriter) Match(m CheckMatch) {
 // match of a call and a record of equal amounts, with nothing to add,
 // whose time and externalRef are the call's own (as is its operation: the
 // check takes it from there).
-func plainMatch(m *CheckMatch) bool {
+func plainMatch(m *ledger.Match) bool {
 	return m.Outcome == recon.Matched && m.CallID != 0 && m.CallsOwn && m.CallAmount == m.StatementAmount &&
 		m.Delta == "" && m.Note == "" && m.SuggestedPair == ""
 }
 
 // Reversal adds a reversed record.
-func (w *CheckRunWriter) Reversal(r CheckReversal) {
+func (w *CheckRunWriter) Reversal(r ledger.Reversal) {
 	found := 0
 	if r.Found {
 		found = 1
@@ -272,7 +167,7 @@ func (w *CheckRunWriter) Reversal(r CheckReversal) {
 }
 
 // Unsettled adds an unsettled order.
-func (w *CheckRunWriter) Unsettled(u CheckUnsettled) {
+func (w *CheckRunWriter) Unsettled(u ledger.Unsettled) {
 	w.add(tUnsettled, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
 }
 
@@ -329,7 +224,7 @@ func (w *CheckRunWriter) wait() {
 // are not duplicateDebit yet into duplicateDebit rows, note setting each
 // one's delta and note; pending rows stay. It returns the rows as they
 // were before, so that the caller can correct its counts.
-func (w *CheckRunWriter) Duplicates(refs []string, note func(m *CheckMatch)) ([]CheckMatch, error) {
+func (w *CheckRunWriter) Duplicates(refs []string, note func(m *ledger.Match)) ([]ledger.Match, error) {
 	w.flushAll()
 	fix := &dupFix{refs: refs, note: note, reply: make(chan dupReply, 1)}
 	if !w.send(checkOp{fixes: fix}) {
@@ -373,7 +268,7 @@ func (w *CheckRunWriter) Abort() {
 var errAborted = errors.New("check run aborted")
 
 // apply runs the writer's operations in tx until the end.
-func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (err error) {
+func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) (err error) {
 	batches := make([]*checkBatch, len(checkTables))
 	runID := strconv.FormatInt(w.id, 10)
 	for i, t := range checkTables {
@@ -405,7 +300,7 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (e
 	return errAborted // closed without an end
 }
 
-func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run CheckRun, end *checkEnd) error {
+func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run, end *checkEnd) error {
 	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
@@ -423,8 +318,8 @@ func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run CheckRun, e
 }
 
 // fixDuplicates is Duplicates in the writer's transaction.
-func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]CheckMatch, error) {
-	var out []CheckMatch
+func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]ledger.Match, error) {
+	var out []ledger.Match
 	for _, ref := range fix.refs {
 		rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
 			call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
@@ -434,9 +329,9 @@ func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dup
 		if err != nil {
 			return nil, err
 		}
-		var found []CheckMatch
+		var found []ledger.Match
 		for rows.Next() {
-			var m CheckMatch
+			var m ledger.Match
 			if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
 				&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
 				rows.Close()
@@ -476,8 +371,8 @@ func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dup
 // externalRefs fix.refs to recon_matches, as fix.note makes them (a
 // duplicateDebit); it returns them as they were. The run's rows are read
 // once for up to 500 externalRefs.
-func (w *CheckRunWriter) fixMatched(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]CheckMatch, error) {
-	var out []CheckMatch
+func (w *CheckRunWriter) fixMatched(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]ledger.Match, error) {
+	var out []ledger.Match
 	for refs := range slices.Chunk(fix.refs, 500) {
 		moved, err := w.fixMatchedOf(ctx, tx, fix, refs)
 		if err != nil {
@@ -488,7 +383,7 @@ func (w *CheckRunWriter) fixMatched(ctx context.Context, tx *sql.Tx, fix *dupFix
 	return out, nil
 }
 
-func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupFix, refs []string) ([]CheckMatch, error) {
+func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupFix, refs []string) ([]ledger.Match, error) {
 	args := []any{w.id}
 	for _, r := range refs {
 		args = append(args, r)
@@ -500,10 +395,10 @@ func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupF
 	if err != nil {
 		return nil, err
 	}
-	var found []CheckMatch
+	var found []ledger.Match
 	var seqs []int64
 	for rows.Next() {
-		m := CheckMatch{Outcome: recon.Matched, CallsOwn: true}
+		m := ledger.Match{Outcome: recon.Matched, CallsOwn: true}
 		var seq int64
 		if err := rows.Scan(&seq, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS, &m.CallAmount); err != nil {
 			rows.Close()

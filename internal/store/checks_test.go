@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -19,8 +20,8 @@ func TestCheckStatementFields(t *testing.T) {
 		if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: []recon.Record{r}}}); err != nil {
 			t.Fatal(err)
 		}
-		var got []CheckRecord
-		for rec, err := range db.CheckStatement(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+		var got []ledger.Record
+		for rec, err := range db.CheckStatement(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -30,7 +31,7 @@ func TestCheckStatementFields(t *testing.T) {
 			got[0].Amount != "1.50" {
 			t.Fatalf("CheckStatement = %+v, want S1 of R1, 1.50, productCode IDV", got)
 		}
-		f, err := db.CheckFinder(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"})
+		f, err := db.CheckFinder(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,17 +41,30 @@ func TestCheckStatementFields(t *testing.T) {
 		}
 
 		const pair = "call 7 verifyPanPlusV2 — rule: equal amount 1.50"
-		id, err := db.SaveCheckRun(ctx, CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
-			CheckResults{Summary: []byte(`{}`), Finished: time.Now,
-				Matches: func(yield func(CheckMatch) bool) {
-					yield(CheckMatch{Outcome: recon.StatementOnly, SvcOrderID: "S1", TS: "2026-11-21 10:00:00", SuggestedPair: pair})
-				}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := storeRun(t, db, testRun, func(w ledger.RunWriter) {
+			w.Match(ledger.Match{Outcome: recon.StatementOnly, SvcOrderID: "S1", TS: "2026-11-21 10:00:00", SuggestedPair: pair})
+		})
 		var stored string
 		if err := db.QueryRow(`SELECT suggested_pair FROM recon_matches WHERE run_id = ?`, id).Scan(&stored); err != nil || stored != pair {
 			t.Errorf("suggested_pair = %q, %v; want %q", stored, err, pair)
 		}
 	})
+}
+
+// testRun is a run of the day 2026-11-21.
+var testRun = ledger.Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()}
+
+// storeRun stores a run as a check does (BeginCheckRun, the rows add adds,
+// Commit with an empty summary) and returns its id.
+func storeRun(tb testing.TB, db *DB, run ledger.Run, add func(w ledger.RunWriter)) int64 {
+	tb.Helper()
+	w, err := db.BeginCheckRun(context.Background(), run)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	add(w)
+	if err := w.Commit([]byte(`{}`), func() time.Time { return run.Started }); err != nil {
+		tb.Fatal(err)
+	}
+	return w.ID()
 }
