@@ -106,8 +106,11 @@ type RunWriter interface {
 	Match(Match)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
-	// Duplicates turns the stored rows of refs into duplicateDebit rows.
-	Duplicates(refs []string, note func(m *Match)) ([]Match, error)
+	// RewriteMatches offers each matching row stored so far of refs (the
+	// rows of the calls whose externalRef is one of refs, and the rows
+	// without a call whose externalRef is) to rewrite, and stores the row
+	// it returns in place of the old one when it returns true.
+	RewriteMatches(refs []string, rewrite func(Match) (Match, bool)) error
 	// Err is the first error of the writer.
 	Err() error
 	// Commit stores the run's summary, replaces the results of earlier

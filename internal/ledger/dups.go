@@ -107,13 +107,22 @@ func (d *dupFinder) seeRecord(client string) error {
 }
 
 // fixDuplicates turns the stored rows of calls whose externalRef turned
-// out to be debited more than once after they were stored into
-// duplicateDebit rows, and corrects the counts and the report.
+// out to be debited more than once after they were stored (and the
+// statementOnly rows of such a clientOrderId) into duplicateDebit rows,
+// and corrects the counts and the report. A pending row stays.
 func (p *pass) fixDuplicates() error {
 	if len(p.dups.found) == 0 {
 		return nil
 	}
-	old, err := p.out.Duplicates(p.dups.found, toDuplicate)
+	var old []Match
+	err := p.out.RewriteMatches(p.dups.found, func(m Match) (Match, bool) {
+		if m.Outcome == recon.DuplicateDebit || m.Outcome == recon.Pending || m.CallID == 0 && m.Outcome != recon.StatementOnly {
+			return m, false
+		}
+		old = append(old, m)
+		toDuplicate(&m)
+		return m, true
+	})
 	if err != nil {
 		return err
 	}

@@ -179,26 +179,19 @@ func (m *memStore) Reversal(r Reversal)   { m.reversals = append(m.reversals, r)
 func (m *memStore) Unsettled(u Unsettled) { m.unsettled = append(m.unsettled, u) }
 func (m *memStore) Err() error            { return nil }
 
-func (m *memStore) Duplicates(refs []string, note func(*Match)) ([]Match, error) {
-	var old []Match
+func (m *memStore) RewriteMatches(refs []string, rewrite func(Match) (Match, bool)) error {
 	for i := range m.matches {
 		x := &m.matches[i]
-		if x.Outcome == recon.DuplicateDebit || x.Outcome == recon.Pending {
-			continue
-		}
-		if x.CallID == 0 { // a record's row stored before its clientOrderId was found twice
-			if x.Outcome == recon.StatementOnly && slices.Contains(refs, x.ExternalRef) {
-				old = append(old, *x)
-				note(x)
-			}
-			continue
-		}
+		mine := x.CallID == 0 && slices.Contains(refs, x.ExternalRef) // a record's row
 		for _, c := range m.calls {
-			if c.ID == x.CallID && slices.Contains(refs, c.ExternalRef) {
-				old = append(old, *x)
-				note(x)
-			}
+			mine = mine || x.CallID != 0 && c.ID == x.CallID && slices.Contains(refs, c.ExternalRef)
+		}
+		if !mine {
+			continue
+		}
+		if fixed, ok := rewrite(*x); ok {
+			*x = fixed
 		}
 	}
-	return old, nil
+	return nil
 }

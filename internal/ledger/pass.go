@@ -46,7 +46,7 @@ type sink interface {
 	Match(Match)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
-	Duplicates(refs []string, note func(m *Match)) ([]Match, error)
+	RewriteMatches(refs []string, rewrite func(Match) (Match, bool)) error
 	Err() error
 }
 

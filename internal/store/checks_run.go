@@ -46,7 +46,7 @@ type CheckRunWriter struct {
 type checkOp struct {
 	table int   // one of the check tables, for rows
 	args  []any // rows' values
-	fixes *dupFix
+	rewrite *rewriteOp
 	end   *checkEnd
 }
 
@@ -55,16 +55,11 @@ type checkEnd struct {
 	finished func() time.Time
 }
 
-// dupFix turns rows into duplicateDebit rows (CheckRunWriter.Duplicates).
-type dupFix struct {
-	refs  []string
-	note  func(m *ledger.Match)
-	reply chan dupReply
-}
-
-type dupReply struct {
-	rows []ledger.Match // the rows as they were
-	err  error
+// rewriteOp is RewriteMatches in the writer's goroutine.
+type rewriteOp struct {
+	refs    []string
+	rewrite func(ledger.Match) (ledger.Match, bool)
+	reply   chan error
 }
 
 // The check tables (and recon_matched, where the plain matched rows go:
@@ -143,8 +138,13 @@ func (w *CheckRunWriter) Match(m ledger.Match) {
 		w.add(tMatched, w.seq, m.CallID, m.SvcOrderID, m.CallAmount)
 		return
 	}
-	w.add(tMatches, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
-		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
+	w.add(tMatches, matchValues(&m)...)
+}
+
+// matchValues are a row's values in recon_matches (but its run).
+func matchValues(m *ledger.Match) []any {
+	return []any{m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
+		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair}
 }
 
 // plainMatch reports whether a matching row goes to recon_matched: a
@@ -219,23 +219,23 @@ func (w *CheckRunWriter) wait() {
 	w.err = err
 }
 
-// Duplicates turns the stored matching rows of calls with one of refs as
-// their externalRef (and the statement rows of that clientOrderId) that
-// are not duplicateDebit yet into duplicateDebit rows, note setting each
-// one's delta and note; pending rows stay. It returns the rows as they
-// were before, so that the caller can correct its counts.
-func (w *CheckRunWriter) Duplicates(refs []string, note func(m *ledger.Match)) ([]ledger.Match, error) {
+// RewriteMatches offers each matching row stored so far of refs (the
+// rows of the calls whose externalRef is one of refs, and the rows without
+// a call whose externalRef is) to rewrite, and stores the row it returns
+// in place of the old one when it returns true. The rule is the caller's:
+// the store only reads and replaces rows.
+func (w *CheckRunWriter) RewriteMatches(refs []string, rewrite func(ledger.Match) (ledger.Match, bool)) error {
 	w.flushAll()
-	fix := &dupFix{refs: refs, note: note, reply: make(chan dupReply, 1)}
-	if !w.send(checkOp{fixes: fix}) {
-		return nil, w.err
+	op := &rewriteOp{refs: refs, rewrite: rewrite, reply: make(chan error, 1)}
+	if !w.send(checkOp{rewrite: op}) {
+		return w.err
 	}
 	select {
-	case r := <-fix.reply:
-		return r.rows, r.err
+	case err := <-op.reply:
+		return err
 	case <-w.stopped:
 		w.wait()
-		return nil, w.err
+		return w.err
 	}
 }
 
@@ -285,9 +285,9 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) 
 			return errAborted
 		case op.end != nil:
 			return w.finish(ctx, tx, run, op.end)
-		case op.fixes != nil:
-			rows, err := w.fixDuplicates(ctx, tx, op.fixes)
-			op.fixes.reply <- dupReply{rows, err}
+		case op.rewrite != nil:
+			err := w.rewriteMatches(ctx, tx, op.rewrite)
+			op.rewrite.reply <- err
 			if err != nil {
 				return err
 			}
@@ -317,73 +317,74 @@ func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run,
 	return err
 }
 
-// fixDuplicates is Duplicates in the writer's transaction.
-func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]ledger.Match, error) {
-	var out []ledger.Match
-	for _, ref := range fix.refs {
-		rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
-			call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
-			WHERE run_id = ? AND outcome NOT IN ('duplicateDebit', 'pending')
-			AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
-				OR call_id IS NULL AND outcome = 'statementOnly' AND external_ref = ?)`, w.id, ref, ref)
+// rewriteMatches is RewriteMatches in the writer's transaction: the rows
+// of recon_matches first, ref by ref, rewritten in place, then those of
+// recon_matched (moved to recon_matches when they are no plain match any
+// more).
+func (w *CheckRunWriter) rewriteMatches(ctx context.Context, tx *sql.Tx, op *rewriteOp) error {
+	for _, ref := range op.refs {
+		rows, err := w.storedMatches(ctx, tx, ref)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var found []ledger.Match
-		for rows.Next() {
-			var m ledger.Match
-			if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
-				&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			found = append(found, m)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		for _, m := range found {
-			fixed := m
-			fix.note(&fixed)
-			// A statementOnly row (stored early, see ledger.MaxOrphans) has
-			// no call: it is its record's.
-			q, key := `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
-				WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(m.CallID)
-			if m.CallID == 0 {
-				q, key = `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
-				WHERE run_id = ? AND call_id IS NULL AND svc_order_id = ? AND outcome = ?`, m.SvcOrderID
-			}
-			if _, err := tx.ExecContext(ctx, q, fixed.Outcome, fixed.Delta, fixed.Note, w.id, key, m.Outcome); err != nil {
-				return nil, err
+		for _, m := range rows {
+			if fixed, ok := op.rewrite(m); ok {
+				if err := w.replaceMatch(ctx, tx, m, fixed); err != nil {
+					return err
+				}
 			}
 		}
-		out = append(out, found...)
 	}
-	moved, err := w.fixMatched(ctx, tx, fix)
+	for refs := range slices.Chunk(op.refs, 500) {
+		if err := w.rewriteMatched(ctx, tx, op, refs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedMatches reads the run's recon_matches rows of ref: those of the
+// calls with externalRef ref, and those without a call of that externalRef.
+func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref string) ([]ledger.Match, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
+		call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
+		WHERE run_id = ? AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
+			OR call_id IS NULL AND external_ref = ?)`, w.id, ref, ref)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, moved...), nil
-}
-
-// fixMatched moves the run's recon_matched rows of the calls of the
-// externalRefs fix.refs to recon_matches, as fix.note makes them (a
-// duplicateDebit); it returns them as they were. The run's rows are read
-// once for up to 500 externalRefs.
-func (w *CheckRunWriter) fixMatched(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]ledger.Match, error) {
-	var out []ledger.Match
-	for refs := range slices.Chunk(fix.refs, 500) {
-		moved, err := w.fixMatchedOf(ctx, tx, fix, refs)
-		if err != nil {
+	defer rows.Close()
+	var found []ledger.Match
+	for rows.Next() {
+		var m ledger.Match
+		if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
+			&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
 			return nil, err
 		}
-		out = append(out, moved...)
+		found = append(found, m)
 	}
-	return out, nil
+	return found, rows.Err()
 }
 
-func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupFix, refs []string) ([]ledger.Match, error) {
+// replaceMatch stores m in place of the recon_matches row old: the row of
+// its call, or (no call) of its record.
+func (w *CheckRunWriter) replaceMatch(ctx context.Context, tx *sql.Tx, old, m ledger.Match) error {
+	q, key := `UPDATE recon_matches SET outcome = ?, call_id = ?, svc_order_id = ?, external_ref = ?, operation = ?, ts = ?,
+		call_amount = ?, statement_amount = ?, delta = ?, note = ?, suggested_pair = ?
+		WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(old.CallID)
+	if old.CallID == 0 {
+		q, key = strings.Replace(q, "call_id = ? AND outcome", "call_id IS NULL AND svc_order_id = ? AND outcome", 1), old.SvcOrderID
+	}
+	_, err := tx.ExecContext(ctx, q, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS,
+		m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, w.id, key, old.Outcome)
+	return err
+}
+
+// rewriteMatched offers the run's recon_matched rows of the calls of the
+// externalRefs refs to op.rewrite; a row it rewrites is moved to
+// recon_matches (or, still a plain match, stored again in recon_matched).
+// The run's rows are read once for up to 500 externalRefs.
+func (w *CheckRunWriter) rewriteMatched(ctx context.Context, tx *sql.Tx, op *rewriteOp, refs []string) error {
 	args := []any{w.id}
 	for _, r := range refs {
 		args = append(args, r)
@@ -393,7 +394,7 @@ func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupF
 		WHERE d.run_id = ? AND d.call_id IN (SELECT id FROM calls WHERE external_ref IN (?`+strings.Repeat(", ?", len(refs)-1)+`))
 		ORDER BY d.seq`, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var found []ledger.Match
 	var seqs []int64
@@ -402,29 +403,39 @@ func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupF
 		var seq int64
 		if err := rows.Scan(&seq, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS, &m.CallAmount); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
 		m.StatementAmount = m.CallAmount
 		found, seqs = append(found, m), append(seqs, seq)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	for i, m := range found {
-		fixed := m
-		fix.note(&fixed)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
-			return nil, err
+		fixed, ok := op.rewrite(m)
+		if !ok {
+			continue
 		}
-		t := checkTables[tMatches] // the row as Match would add it
-		if _, err := tx.ExecContext(ctx, t.prefix+strings.Replace(t.row, "RUN", "?", 1),
-			w.id, fixed.Outcome, fixed.CallID, fixed.SvcOrderID, fixed.ExternalRef, fixed.Operation, fixed.TS,
-			fixed.CallAmount, fixed.StatementAmount, fixed.Delta, fixed.Note, fixed.SuggestedPair); err != nil {
-			return nil, err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
+			return err
+		}
+		if err := w.insertMatch(ctx, tx, fixed); err != nil {
+			return err
 		}
 	}
-	return found, nil
+	return nil
+}
+
+// insertMatch inserts one row as Match would add it.
+func (w *CheckRunWriter) insertMatch(ctx context.Context, tx *sql.Tx, m ledger.Match) error {
+	t, vals := checkTables[tMatches], matchValues(&m)
+	if plainMatch(&m) {
+		w.seq++
+		t, vals = checkTables[tMatched], []any{w.seq, m.CallID, m.SvcOrderID, m.CallAmount}
+	}
+	_, err := tx.ExecContext(ctx, t.prefix+strings.Replace(t.row, "RUN", "?", 1), append([]any{w.id}, vals...)...)
+	return err
 }
 
 // checkNullID stores a zero id as NULL.

@@ -66,14 +66,17 @@ func TestPlainMatchesReadBackAsStored(t *testing.T) {
 		for _, m := range added {
 			w.Match(m)
 		}
-		old, err := w.Duplicates([]string{"R4"}, func(m *ledger.Match) {
+		var old []ledger.Match
+		err = w.RewriteMatches([]string{"R4"}, func(m ledger.Match) (ledger.Match, bool) {
+			old = append(old, m)
 			m.Outcome, m.Note = recon.DuplicateDebit, "externalRef debited more than once"
+			return m, true
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(old) != 1 || old[0] != added[3] {
-			t.Errorf("Duplicates(R4) = %+v, want the plain match as it was added: %+v", old, added[3])
+			t.Errorf("RewriteMatches(R4) offered %+v, want the plain match as it was added: %+v", old, added[3])
 		}
 		if err := w.Commit([]byte(`{}`), time.Now); err != nil {
 			t.Fatal(err)
