@@ -44,10 +44,10 @@ type CheckRunWriter struct {
 
 // checkOp is one unit of the writer goroutine's work.
 type checkOp struct {
-	table int   // one of the check tables, for rows
-	args  []any // rows' values
+	table   int   // one of the check tables, for rows
+	args    []any // rows' values
 	rewrite *rewriteOp
-	end   *checkEnd
+	end     *checkEnd
 }
 
 type checkEnd struct {
