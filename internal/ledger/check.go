@@ -113,52 +113,13 @@ type checkRun struct {
 	t0         time.Time
 }
 
-// setup reads what the pass must know before the first call: the pool
-// accounts, the records' accounts, what became of pending calls and the
-// externalRefs of unsuccessful calls that records carry.
-func (c *checkRun) setup(ctx context.Context) (passConfig, error) {
-	cfg := passConfig{span: recordSpan, from: c.window.From, to: c.window.To, pairWindow: c.pairWindow,
-		maxOrphans: c.maxOrphans}
-	var err error
-	step := func(name string, fn func() error) {
-		if err == nil {
-			t := time.Now()
-			if err = fn(); err != nil {
-				err = fmt.Errorf("%s: %w", name, err)
-			}
-			c.log.Debug("check step done", "step", name, "seconds", time.Since(t).Seconds())
-		}
-	}
-	step("refresh statistics", func() error { return c.db.CheckStats(ctx) })
-	step("read pool accounts", func() (err error) {
-		cfg.named, err = c.db.CheckPoolAccounts(ctx, c.window)
-		return err
-	})
-	step("read record accounts", func() (err error) {
-		cfg.recAccts, err = c.db.CheckRecordAccounts(ctx, c.window)
-		return err
-	})
-	step("resolve pending calls", func() error {
-		resent, err := c.db.CheckResentPending(ctx, c.window)
-		if err != nil {
-			return err
-		}
-		cfg.resolved, err = resolvePending(resent, c.db.CheckLookups(ctx, c.window, svcapi.OpTxnStatus))
-		return err
-	})
-	step("read open externalRefs", func() (err error) {
-		cfg.openRefs, err = c.db.CheckOpenRefs(ctx, c.window)
-		return err
-	})
-	return cfg, err
-}
-
 // check runs the pass and stores its results.
 func (c *checkRun) check(ctx context.Context) (*Report, error) {
-	cfg, err := c.setup(ctx)
+	per, err := loadPeriod(ctx, c.db, c.window, c.log)
 	if err != nil {
 		return nil, err
 	}
+	cfg := passConfig{period: per, span: recordSpan, pairWindow: c.pairWindow, maxOrphans: c.maxOrphans}
 	find, err := c.db.CheckFinder(ctx, c.window)
 	if err != nil {
 		return nil, err

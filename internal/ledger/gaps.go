@@ -101,7 +101,7 @@ func (g *gapLog) trim() {
 // names each record and what it is (explanation).
 func (g *gapLog) explain(c gapCand) Break {
 	name := g.p.accts.names[c.acct]
-	restrict := g.p.recAccts[name] && name != ""
+	restrict := g.p.cfg.recAccts[name] && name != ""
 	lo := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].ts >= c.from })
 	sum := decimal.Zero
 	var ids []string

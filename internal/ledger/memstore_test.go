@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -53,29 +54,57 @@ func runPass(tb testing.TB, calls []recon.Call, recs, outside []Record) *memStor
 }
 
 func (m *memStore) run() (*Report, error) {
-	cfg := passConfig{span: recordSpan, from: memFrom, to: memTo, pairWindow: DefaultPairWindow}
-	named := map[string]bool{}
-	for _, c := range m.calls {
-		if c.Pool.Shape != "" && c.Pool.Account != "" && !named[c.Pool.Account] {
-			named[c.Pool.Account] = true
-			cfg.named = append(cfg.named, c.Pool.Account)
-		}
-		if c.Outcome != recon.CallSuccess && c.ExternalRef != "" && len(m.byClient(c.ExternalRef)) > 0 {
-			cfg.openRefs = append(cfg.openRefs, c.ExternalRef)
-		}
+	ctx := context.Background()
+	per, err := loadPeriod(ctx, m, Window{From: memFrom, To: memTo}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, r := range m.recs {
-		if !seen[r.Account] {
-			seen[r.Account] = true
-			cfg.recAccts = append(cfg.recAccts, r.Account)
-		}
-	}
-	p := newPass(context.Background(), cfg, m, m)
+	cfg := passConfig{period: per, span: recordSpan, pairWindow: DefaultPairWindow}
+	p := newPass(ctx, cfg, m, m)
 	if err := p.run(slices2(m.calls), slices2(m.recs)); err != nil {
 		return nil, err
 	}
 	return p.report(Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()})
+}
+
+// The load stage's reads (periodReader).
+
+func (m *memStore) CheckStats(context.Context) error { return nil }
+
+func (m *memStore) CheckPoolAccounts(context.Context, Window) ([]string, error) {
+	var named []string
+	for _, c := range m.calls {
+		if c.Pool.Shape != "" && c.Pool.Account != "" && !slices.Contains(named, c.Pool.Account) {
+			named = append(named, c.Pool.Account)
+		}
+	}
+	return named, nil
+}
+
+func (m *memStore) CheckRecordAccounts(context.Context, Window) ([]string, error) {
+	var accts []string
+	for _, r := range m.recs {
+		if !slices.Contains(accts, r.Account) {
+			accts = append(accts, r.Account)
+		}
+	}
+	return accts, nil
+}
+
+func (m *memStore) CheckResentPending(context.Context, Window) ([]int64, error) { return nil, nil }
+
+func (m *memStore) CheckLookups(context.Context, Window, string) iter.Seq2[Lookup, error] {
+	return slices2[Lookup](nil)
+}
+
+func (m *memStore) CheckOpenRefs(context.Context, Window) ([]string, error) {
+	var refs []string
+	for _, c := range m.calls {
+		if c.Outcome != recon.CallSuccess && c.ExternalRef != "" && len(m.byClient(c.ExternalRef)) > 0 {
+			refs = append(refs, c.ExternalRef)
+		}
+	}
+	return refs, nil
 }
 
 func slices2[T any](s []T) iter.Seq2[T, error] {

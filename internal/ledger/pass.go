@@ -52,14 +52,10 @@ type sink interface {
 
 // passConfig is what the pass must know before the first call.
 type passConfig struct {
-	span       int64  // recordSpan
-	from, to   string // the period's first and last timestamps
+	period
+	span       int64 // recordSpan
 	pairWindow time.Duration
-	named      []string             // pool accounts the window's calls name (two at most)
-	recAccts   []string             // accounts the window's statement records name
-	resolved   map[int64]resolution // what became of pending calls, by call id
-	openRefs   []string             // externalRefs of unsuccessful calls that records carry
-	maxOrphans int                  // MaxOrphans unless set (tests)
+	maxOrphans int // MaxOrphans unless set (tests)
 }
 
 // accounts numbers the pool accounts a check meets, in order of meeting.
@@ -108,12 +104,9 @@ type pass struct {
 	find finder
 	out  sink
 
-	accts          *accounts
-	defaultAcct    uint16 // the account of a debit that names none
-	recAccts       map[string]bool
-	openRefs       map[string]bool
-	resolvedOrders map[string]bool // orderids pending calls were resolved to
-	ops            map[string]string
+	accts       *accounts
+	defaultAcct uint16 // the account of a debit that names none
+	ops         map[string]string
 
 	win     *recWindow
 	chain   *chain
@@ -149,7 +142,6 @@ type passSums struct {
 
 func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 	p := &pass{ctx: ctx, cfg: cfg, find: find, out: out, accts: newAccounts(), chain: newChain(),
-		recAccts: map[string]bool{}, openRefs: map[string]bool{}, resolvedOrders: map[string]bool{},
 		ops: map[string]string{}, groupTS: -1, products: map[string]map[string]bool{}}
 	if p.cfg.span <= 0 {
 		p.cfg.span = recordSpan
@@ -157,17 +149,6 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 	p.defaultAcct = p.accts.id("")
 	if len(cfg.named) == 1 {
 		p.defaultAcct = p.accts.id(cfg.named[0])
-	}
-	for _, a := range cfg.recAccts {
-		p.recAccts[a] = true
-	}
-	for _, r := range cfg.openRefs {
-		p.openRefs[r] = true
-	}
-	for _, r := range cfg.resolved {
-		if r.orderID != "" {
-			p.resolvedOrders[r.orderID] = true
-		}
 	}
 	p.sum.outN, p.sum.brN, p.sum.unN = map[string]int{}, map[string]int{}, map[string]int{}
 	p.sum.outSum, p.sum.brSum, p.sum.unSum = map[string]decimal.Decimal{}, map[string]decimal.Decimal{}, map[string]decimal.Decimal{}

@@ -86,3 +86,14 @@ func (r resolution) apply(c *recon.Call) {
 		c.OrderID = r.orderID
 	}
 }
+
+// resolvedOrders are the orderids the pending calls were resolved to.
+func resolvedOrders(resolved map[int64]resolution) map[string]bool {
+	orders := map[string]bool{}
+	for _, r := range resolved {
+		if r.orderID != "" {
+			orders[r.orderID] = true
+		}
+	}
+	return orders
+}

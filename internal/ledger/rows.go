@@ -198,7 +198,7 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 	recNotes := make([]pairNote, len(recs))
 	switch {
 	case pair && len(calls) > 0 && len(recs) > 0:
-		rule := pairRule{window: p.cfg.pairWindow, products: p.products, accounts: p.recAccts}
+		rule := pairRule{window: p.cfg.pairWindow, products: p.products, accounts: p.cfg.recAccts}
 		callNotes, recNotes, p.sum.pairs = suggestPairs(calls, recs, rule)
 	case !pair:
 		for i := range callNotes {

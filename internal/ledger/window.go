@@ -214,7 +214,7 @@ func (w *recWindow) laterLink(r *wrec, callsDone bool) (bool, int64, error) {
 	if callsDone || r.cr() || r.linkedDebit() {
 		return false, 0, nil
 	}
-	if w.p.resolvedOrders[r.svc] {
+	if w.p.cfg.resolvedOrders[r.svc] {
 		return true, math.MaxInt64, nil // a pending call resolved to it: wait for the end
 	}
 	last, found, err := w.p.find.LaterCalls(w.p.ctx, r.svc, r.client, w.p.tsText)
@@ -341,7 +341,7 @@ func (w *recWindow) link(orderID, ref string, stored bool) (*wrec, error) {
 			return r, nil
 		}
 	}
-	if len(cands) == 0 && !stored && !w.p.openRefs[ref] {
+	if len(cands) == 0 && !stored && !w.p.cfg.openRefs[ref] {
 		return nil, nil // no record of the period carries it
 	}
 	all, err := w.p.find.PeriodRecordsByClient(w.p.ctx, ref)
@@ -397,7 +397,7 @@ func (w *recWindow) far(rec *Record) (*wrec, error) {
 // none in it); one of the period's after all (a mode the database and the
 // check read differently) is the period's own.
 func (w *recWindow) outside(rec Record) (*wrec, error) {
-	if rec.TxnDateTime >= w.p.cfg.from && rec.TxnDateTime <= w.p.cfg.to {
+	if rec.TxnDateTime >= w.p.cfg.window.From && rec.TxnDateTime <= w.p.cfg.window.To {
 		return w.far(&rec)
 	}
 	r, err := compact(&rec)
