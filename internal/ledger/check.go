@@ -170,7 +170,8 @@ func (c *checkRun) unsettled(ctx context.Context, p *pass) error {
 		if err != nil {
 			return fmt.Errorf("unsettled orders: %w", err)
 		}
-		p.addUnsettled(u)
+		p.tally.unsettled(Unsettled{SvcOrderID: u.svc, ClientOrderID: u.client, TxnDateTime: u.ts,
+			Amount: recon.Money(u.amount), AgeDays: u.age, AgeBucket: u.bucket()}, u.amount)
 	}
 	return p.out.Err()
 }

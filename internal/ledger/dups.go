@@ -134,13 +134,9 @@ func (p *pass) fixDuplicates() error {
 		case m.StatementAmount != "":
 			amount, _ = decimal.NewFromString(m.StatementAmount)
 		}
-		p.sum.outN[m.Outcome]--
-		p.sum.outSum[m.Outcome] = p.sum.outSum[m.Outcome].Sub(amount)
-		p.sum.outN[recon.DuplicateDebit]++
-		p.sum.outSum[recon.DuplicateDebit] = p.sum.outSum[recon.DuplicateDebit].Add(amount)
-		toDuplicate(&m)
-		ts, _ := parseTS(m.TS)
-		p.rep.replaceException(m, ts)
+		fixed := m
+		toDuplicate(&fixed)
+		p.tally.replace(m, fixed, amount)
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ func (g *gapLog) resolve(all bool) {
 		if !all && (c.to >= front || g.p.win.deferredIn(c.from, c.to)) {
 			break
 		}
-		g.p.addBreak(g.explain(c))
+		g.p.tally.brk(g.explain(c))
 		g.pending = g.pending[1:]
 	}
 	if len(g.pending) == 0 {

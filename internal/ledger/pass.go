@@ -124,18 +124,14 @@ type pass struct {
 	orphanRecs  []*wrec
 	unpaired    bool // more than cfg.maxOrphans: orphans are stored as found, not paired
 
-	sum passSums
-	rep reportLists
+	sum   passSums
+	tally *tally
 }
 
 // passSums are the summary's counts and totals.
 type passSums struct {
 	calls, failed, pending, withDebit, records int
 	debited, credited                          decimal.Decimal
-	outN, brN, unN                             map[string]int
-	outSum, brSum, unSum                       map[string]decimal.Decimal
-	reversals, unlinked                        int
-	reversed                                   decimal.Decimal
 	pairs                                      int
 	pairingSkipped                             string // why no pairs were suggested (boundOrphans)
 }
@@ -150,8 +146,7 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 	if len(cfg.named) == 1 {
 		p.defaultAcct = p.accts.id(cfg.named[0])
 	}
-	p.sum.outN, p.sum.brN, p.sum.unN = map[string]int{}, map[string]int{}, map[string]int{}
-	p.sum.outSum, p.sum.brSum, p.sum.unSum = map[string]decimal.Decimal{}, map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
+	p.tally = newTally(out)
 	p.gaps = newGapLog(p)
 	p.dups = newDupFinder(p)
 	return p
@@ -226,7 +221,7 @@ func (p *pass) call(c recon.Call) error {
 			return err
 		}
 		if brk != nil {
-			p.addBreak(*brk)
+			p.tally.brk(*brk)
 		}
 		k.amount, k.money = amount, moneyText(c.Pool.Amount, amount)
 		p.chain.add(chainItem{call: int32(len(p.group)), id: c.ID, ts: t, ref: k.ref, orderID: k.orderID,

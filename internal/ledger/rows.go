@@ -1,25 +1,13 @@
 package ledger
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
-)
-
-// maxReportRows bounds the breaks and the matching exceptions a Report
-// holds, and maxExplained the explained gaps among the breaks (routine:
-// every reversal credit makes one); the database holds them all and the
-// summary counts them all.
-const (
-	maxReportRows = 10_000
-	maxExplained  = 1_000
 )
 
 // moneyText is recon.Money of an amount read from text: the text padded
@@ -105,18 +93,7 @@ func (p *pass) callRow(k *kcall) {
 	if k.pending && r == nil {
 		amount = decimal.Zero
 	}
-	p.emit(m, amount, k.ts, nil)
-}
-
-// emit stores a matching row and counts it; amount is what it counts for
-// (the call's debit, else the record's).
-func (p *pass) emit(m Match, amount decimal.Decimal, ts int64, rec *wrec) {
-	p.out.Match(m)
-	p.sum.outN[m.Outcome]++
-	p.sum.outSum[m.Outcome] = p.sum.outSum[m.Outcome].Add(amount)
-	if m.Outcome != recon.Matched && m.Outcome != recon.Reversed {
-		p.rep.addException(m, ts, rec)
-	}
+	p.tally.match(m, amount, k.ts, nil)
 }
 
 // orphanCall holds an unmatched call for the pairing at the end.
@@ -178,7 +155,7 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 		if p.dups.isDup(k.ref) {
 			m := Match{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
 				Operation: k.op, CallAmount: k.money, Note: "externalRef debited more than once"}
-			p.emit(m, k.amount, k.ts, nil)
+			p.tally.match(m, k.amount, k.ts, nil)
 			continue
 		}
 		calls = append(calls, orphanCall{id: k.id, ts: k.ts, account: p.accts.names[k.acct], amount: k.amount, op: k.op})
@@ -188,7 +165,7 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 		if p.dups.isDup(r.client) {
 			m := Match{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
 				StatementAmount: r.money, Note: "externalRef debited more than once; no call logged for this debit"}
-			p.emit(m, r.amount, r.ts, r)
+			p.tally.match(m, r.amount, r.ts, r)
 			continue
 		}
 		recs = append(recs, orphanRec{svc: r.svc, ts: r.ts, account: r.account, amount: r.amount, product: r.product})
@@ -218,22 +195,14 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 		m := Match{Outcome: recon.CallOnly, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op,
 			CallAmount: k.money, Note: "no statement record for this debit"}
 		note(&m, callNotes[i])
-		p.emit(m, k.amount, k.ts, nil)
+		p.tally.match(m, k.amount, k.ts, nil)
 	}
 	for i, r := range recWs {
 		m := Match{Outcome: recon.StatementOnly, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
 			StatementAmount: r.money, Note: "no call logged for this debit"}
 		note(&m, recNotes[i])
-		p.emit(m, r.amount, r.ts, r)
+		p.tally.match(m, r.amount, r.ts, r)
 	}
-}
-
-// addBreak stores a break and counts it.
-func (p *pass) addBreak(b Break) {
-	p.out.Break(b)
-	p.sum.brN[b.Kind]++
-	p.sum.brSum[b.Kind] = p.sum.brSum[b.Kind].Add(b.Delta)
-	p.rep.addBreak(b)
 }
 
 // reversal links a reversed record of the period (one with a
@@ -257,114 +226,8 @@ func (p *pass) reversal(r *wrec) error {
 			row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, rec.TxnDateTime, recon.Money(amt), ""
 		}
 	}
-	p.out.Reversal(row)
-	p.sum.reversals++
-	p.sum.reversed = p.sum.reversed.Add(r.amount)
-	if !row.Found {
-		p.sum.unlinked++
-	}
+	p.tally.reversal(row, r.amount)
 	return nil
-}
-
-// addUnsettled stores an unsettled order and counts it.
-func (p *pass) addUnsettled(u unsettledRow) {
-	b := u.bucket()
-	p.out.Unsettled(Unsettled{SvcOrderID: u.svc, ClientOrderID: u.client, TxnDateTime: u.ts,
-		Amount: recon.Money(u.amount), AgeDays: u.age, AgeBucket: b})
-	p.sum.unN[b]++
-	p.sum.unSum[b] = p.sum.unSum[b].Add(u.amount)
-}
-
-// reportLists are the breaks and matching exceptions a Report lists, with
-// what orders them.
-type reportLists struct {
-	breaks     []listedBreak
-	explained  int // explained gaps among breaks
-	exceptions []listedMatch
-	seq        int
-}
-
-type listedBreak struct {
-	b   Break
-	gap bool
-	seq int
-}
-
-type listedMatch struct {
-	m            Match
-	ts           int64
-	rec          bool // a record's row (no call)
-	svc, account string
-}
-
-// addBreak lists a break: up to maxExplained explained gaps, and
-// maxReportRows other breaks.
-func (l *reportLists) addBreak(b Break) {
-	explained := b.Kind == recon.BreakExplainedGap
-	if explained && l.explained >= maxExplained || !explained && len(l.breaks)-l.explained >= maxReportRows {
-		return
-	}
-	if explained {
-		l.explained++
-	}
-	l.seq++
-	l.breaks = append(l.breaks, listedBreak{b: b, gap: b.Kind != recon.BreakArithmetic, seq: l.seq})
-}
-
-func (l *reportLists) addException(m Match, ts int64, rec *wrec) {
-	if len(l.exceptions) < maxReportRows {
-		x := listedMatch{m: m, ts: ts}
-		if rec != nil && m.CallID == 0 {
-			x.rec, x.svc, x.account = true, rec.svc, rec.account
-		}
-		l.exceptions = append(l.exceptions, x)
-	}
-}
-
-// replaceException puts a corrected row (a call's, or a record's without a
-// call) in place of its old one, or adds it.
-func (l *reportLists) replaceException(m Match, ts int64) {
-	for i := range l.exceptions {
-		x := &l.exceptions[i]
-		if !x.rec && m.CallID != 0 && x.m.CallID == m.CallID || x.rec && m.CallID == 0 && x.m.SvcOrderID == m.SvcOrderID {
-			x.m = m
-			return
-		}
-	}
-	l.addException(m, ts, nil)
-}
-
-// sorted returns the lists in the report's order: breaks by time and call
-// (an arithmetic break before a gap of the same call), exceptions by time,
-// calls (by id) before records (by svcOrderId).
-func (l *reportLists) sorted() ([]Break, []Match) {
-	slices.SortFunc(l.breaks, func(a, b listedBreak) int {
-		return cmp.Or(strings.Compare(a.b.TS, b.b.TS), cmp.Compare(a.b.CallID, b.b.CallID),
-			cmpBool(a.gap, b.gap), cmp.Compare(a.seq, b.seq))
-	})
-	slices.SortFunc(l.exceptions, func(a, b listedMatch) int {
-		return cmp.Or(cmp.Compare(a.ts, b.ts), cmpBool(a.rec, b.rec), cmp.Compare(a.m.CallID, b.m.CallID),
-			strings.Compare(a.svc, b.svc), strings.Compare(a.account, b.account))
-	})
-	var breaks []Break
-	for _, b := range l.breaks {
-		breaks = append(breaks, b.b)
-	}
-	var exc []Match
-	for _, x := range l.exceptions {
-		exc = append(exc, x.m)
-	}
-	return breaks, exc
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
 }
 
 // report builds the run's summary and the report's lists.
@@ -375,9 +238,7 @@ func (p *pass) report(run Run) (*Report, error) {
 	sm := &p.sum
 	s := recon.Summary{From: run.From, To: run.To, AsOf: run.AsOf,
 		Calls: sm.calls, CallsFailed: sm.failed, CallsPending: sm.pending, CallsWithDebit: sm.withDebit,
-		Debited: recon.Money(sm.debited), Credited: recon.Money(sm.credited),
-		Outcomes: map[string]recon.CountSum{}, Breaks: map[string]recon.BreakSum{}, Unsettled: map[string]recon.CountSum{},
-		Pools: []recon.PoolSummary{}}
+		Debited: recon.Money(sm.debited), Credited: recon.Money(sm.credited), Pools: []recon.PoolSummary{}}
 	accts := make([]uint16, 0, len(p.chain.states))
 	for a := range p.chain.states {
 		accts = append(accts, a)
@@ -388,24 +249,10 @@ func (p *pass) report(run Run) (*Report, error) {
 		s.Pools = append(s.Pools, recon.PoolSummary{Account: p.accts.names[a], Opening: recon.Money(st.opening),
 			Closing: recon.Money(st.closing), Calls: st.calls, Debited: recon.Money(st.debited)})
 	}
-	for _, o := range recon.Outcomes {
-		s.Outcomes[o] = countSum(sm.outN[o], sm.outSum[o])
-	}
-	s.Pending = s.Outcomes[recon.Pending]
+	p.tally.fill(&s)
 	s.SuggestedPairs = sm.pairs
 	s.PairingSkipped = sm.pairingSkipped
-	for _, k := range recon.BreakKinds {
-		s.Breaks[k] = recon.BreakSum{Count: sm.brN[k], Delta: recon.Money(sm.brSum[k])}
-	}
-	s.Reversals = recon.ReversalSum{Count: sm.reversals, Amount: recon.Money(sm.reversed), Unlinked: sm.unlinked}
-	for _, b := range recon.BucketNames() {
-		s.Unsettled[b] = countSum(sm.unN[b], sm.unSum[b])
-	}
 	rep := &Report{Summary: s, Records: sm.records}
-	rep.Breaks, rep.Exceptions = p.rep.sorted()
+	rep.Breaks, rep.Exceptions = p.tally.lists.sorted()
 	return rep, nil
-}
-
-func countSum(n int, d decimal.Decimal) recon.CountSum {
-	return recon.CountSum{Count: n, Amount: recon.Money(d)}
 }
