@@ -155,23 +155,15 @@ func (c *checkRun) check(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-// unsettled ages the collect orders up to the period's end that have no
-// settlement against the as-of date, and stores them.
+// unsettled runs the unsettled stage: the collect orders up to the
+// period's end that have no settlement, aged against the as-of date.
 func (c *checkRun) unsettled(ctx context.Context, p *pass) error {
 	asOf, err := time.Parse(time.DateOnly, c.run.AsOf)
 	if err != nil {
 		return err
 	}
-	for r, err := range c.db.CheckUnsettled(ctx, c.run.To) {
-		if err != nil {
-			return fmt.Errorf("unsettled orders: %w", err)
-		}
-		u, err := age(asOf, &r)
-		if err != nil {
-			return fmt.Errorf("unsettled orders: %w", err)
-		}
-		p.tally.unsettled(Unsettled{SvcOrderID: u.svc, ClientOrderID: u.client, TxnDateTime: u.ts,
-			Amount: recon.Money(u.amount), AgeDays: u.age, AgeBucket: u.bucket()}, u.amount)
+	if err := unsettledOrders(c.db.CheckUnsettled(ctx, c.run.To), asOf, p.tally.unsettled); err != nil {
+		return err
 	}
 	return p.out.Err()
 }

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -247,27 +246,6 @@ func TestReversalsPass(t *testing.T) {
 	m.fail = boom
 	if _, err := m.run(); !errors.Is(err, boom) {
 		t.Errorf("reversals with a failing look-up: %v, want %v", err, boom)
-	}
-}
-
-func TestAge(t *testing.T) {
-	asOf := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	for _, tt := range []struct {
-		day, amount string
-		age         int
-		bucket      string
-		wantErr     bool
-	}{
-		{"2026-11-20", "1", 0, "0-1", false}, {"2026-11-22", "1", 0, "0-1", false}, {"2026-11-17", "1", 3, "2-3", false},
-		{"2026-11-12", "1", 8, "8-30", false}, {"2025-10-16", "1", 400, ">30", false},
-		{"2026-11-xx", "1", 0, "", true}, {"2026-11-20", "one", 0, "", true},
-	} {
-		r := recon.Record{Kind: recon.Orders, SvcOrderID: "O"}
-		r.Values[recon.FTxnDate], r.Values[recon.FTxnChargedValue] = tt.day, tt.amount
-		u, err := age(asOf, &r)
-		if (err != nil) != tt.wantErr || (err == nil && (u.age != tt.age || u.bucket() != tt.bucket)) {
-			t.Errorf("age(%s, %s) = %d %s, %v; want %d %s, error %v", tt.day, tt.amount, u.age, u.bucket(), err, tt.age, tt.bucket, tt.wantErr)
-		}
 	}
 }
 
