@@ -126,6 +126,7 @@ type pass struct {
 
 	sum   passSums
 	tally *tally
+	revs  *reversals
 }
 
 // passSums are the summary's counts and totals.
@@ -147,6 +148,7 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 		p.defaultAcct = p.accts.id(cfg.named[0])
 	}
 	p.tally = newTally(out)
+	p.revs = &reversals{ctx: ctx, find: find}
 	p.gaps = newGapLog(p)
 	p.dups = newDupFinder(p)
 	return p

@@ -3,7 +3,6 @@ package ledger
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"iter"
 	"slices"
 	"testing"
@@ -223,29 +222,6 @@ func TestMatchPass(t *testing.T) {
 				t.Errorf("match = %v, want %v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestReversalsPass(t *testing.T) {
-	recs := []Record{
-		rec("OA", "A", "2026-11-21 10:00:00", "DR", "10", "RVA"),
-		rec("OB", "B", "2026-11-21 10:00:10", "DR", "20", "RVB"),
-		rec("OC", "C", "2026-11-21 10:00:20", "DR", "30", "RVC"),
-		rec("RVC", "C", "2026-11-21 11:00:00", "CR", "30", "")}
-	synced := []Record{rec("RVA", "A", "2026-11-23 09:00:00", "CR", "10", "")}
-	var got []string
-	for _, r := range runPass(t, nil, recs, synced).reversals {
-		got = append(got, r.SvcOrderID+"|"+r.ReversalTxnDateTime+"|"+r.ReversalAmount+"|"+fmt.Sprint(r.Found))
-	}
-	want := []string{"OA|2026-11-23 09:00:00|10.00|true", "OB|||false", "OC|2026-11-21 11:00:00|30.00|true"}
-	if !slices.Equal(got, want) {
-		t.Errorf("reversals = %v, want %v", got, want)
-	}
-	boom := errors.New("boom")
-	m := newMemStore(nil, recs, nil)
-	m.fail = boom
-	if _, err := m.run(); !errors.Is(err, boom) {
-		t.Errorf("reversals with a failing look-up: %v, want %v", err, boom)
 	}
 }
 

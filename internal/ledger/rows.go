@@ -7,7 +7,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // moneyText is recon.Money of an amount read from text: the text padded
@@ -203,31 +202,6 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 		note(&m, recNotes[i])
 		p.tally.match(m, r.amount, r.ts, r)
 	}
-}
-
-// reversal links a reversed record of the period (one with a
-// reversalSvcOrderId) to its reversal record, where that was synced, and
-// stores the row; a reversal found nowhere is flagged.
-func (p *pass) reversal(r *wrec) error {
-	row := Reversal{SvcOrderID: r.svc, ReversalSvcOrderID: r.reversal, TxnDateTime: fmtTS(r.ts),
-		Amount: r.money, Note: "reversal record not synced"}
-	if j, ok := p.win.bySvc[r.reversal]; ok {
-		row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, fmtTS(j.ts), j.money, ""
-	} else {
-		rec, ok, err := p.find.Record(p.ctx, r.reversal)
-		if err != nil {
-			return err
-		}
-		if ok {
-			amt, err := svcapi.ParseAmount(rec.Amount)
-			if err != nil {
-				return fmt.Errorf("record %s: txnChargedValue: %w", rec.SvcOrderID, err)
-			}
-			row.Found, row.ReversalTxnDateTime, row.ReversalAmount, row.Note = true, rec.TxnDateTime, recon.Money(amt), ""
-		}
-	}
-	p.tally.reversal(row, r.amount)
-	return nil
 }
 
 // report builds the run's summary and the report's lists.

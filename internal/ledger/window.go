@@ -450,9 +450,11 @@ func (p *pass) finish(r *wrec) error {
 		p.orphanRec(r)
 	}
 	if r.reversal != "" {
-		if err := p.reversal(r); err != nil {
+		row, err := p.revs.row(r, p.win.bySvc[r.reversal])
+		if err != nil {
 			return err
 		}
+		p.tally.reversal(row, r.amount)
 	}
 	if !r.linkedDebit() {
 		p.gaps.log(r)
