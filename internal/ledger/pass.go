@@ -116,7 +116,7 @@ type pass struct {
 	lastTS  int64  // the second last formatted by fmtTS, and its text
 	lastTxt string
 	gaps    *gapLog
-	dups    *dupFinder
+	dups    *duplicates
 	// products are the productCodes the rows linking a call to its record
 	// show for each operation (the pairing rule).
 	products    map[string]map[string]bool
@@ -150,7 +150,7 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 	p.tally = newTally(out)
 	p.revs = &reversals{ctx: ctx, find: find}
 	p.gaps = newGapLog(p)
-	p.dups = newDupFinder(p)
+	p.dups = newDuplicates(ctx, find, cfg.resolved)
 	return p
 }
 
@@ -318,8 +318,12 @@ func (p *pass) end() error {
 		return err
 	}
 	p.gaps.resolve(true)
-	if err := p.fixDuplicates(); err != nil {
+	fixes, err := p.dups.fixLate(p.out)
+	if err != nil {
 		return err
+	}
+	for _, f := range fixes {
+		p.tally.replace(f.old, f.fixed, f.amount)
 	}
 	p.orphans()
 	return p.out.Err()

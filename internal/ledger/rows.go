@@ -57,11 +57,11 @@ func (p *pass) callRow(k *kcall) {
 			m.Note = "the statement shows the debit"
 		}
 	case p.dups.isDup(k.ref):
-		m.Outcome = recon.DuplicateDebit
-		m.Note = "externalRef debited more than once"
+		delta := ""
 		if r != nil {
-			m.Delta = amountDelta(k.amount, r.amount)
+			delta = amountDelta(k.amount, r.amount)
 		}
+		asDuplicate(&m, delta)
 	case r == nil:
 		p.orphanCall(k)
 		return
@@ -152,8 +152,8 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 	var recWs []*wrec
 	for _, k := range orphanCalls {
 		if p.dups.isDup(k.ref) {
-			m := Match{Outcome: recon.DuplicateDebit, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref,
-				Operation: k.op, CallAmount: k.money, Note: "externalRef debited more than once"}
+			m := Match{TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op, CallAmount: k.money}
+			asDuplicate(&m, "")
 			p.tally.match(m, k.amount, k.ts, nil)
 			continue
 		}
@@ -162,8 +162,8 @@ func (p *pass) settleOrphans(orphanCalls []kcall, orphanRecs []*wrec, pair bool)
 	}
 	for _, r := range orphanRecs {
 		if p.dups.isDup(r.client) {
-			m := Match{Outcome: recon.DuplicateDebit, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
-				StatementAmount: r.money, Note: "externalRef debited more than once; no call logged for this debit"}
+			m := Match{TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client, StatementAmount: r.money}
+			asDuplicate(&m, "")
 			p.tally.match(m, r.amount, r.ts, r)
 			continue
 		}
