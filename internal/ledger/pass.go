@@ -19,15 +19,6 @@ import (
 // deferred, until that call has passed.
 const recordSpan = 15 * 60
 
-// MaxOrphans is how many unmatched calls and statement records together a
-// check holds for the suggested pairs, which are chosen at the end among
-// all of them. Past it the check gives the pairing up: it stores each
-// unmatched row as it finds it, with a note, and holds none. An ordinary
-// month leaves a few dozen; a hundred thousand means something else is
-// wrong (a call log not imported, a statement of another account), and
-// memory must not grow with it.
-const MaxOrphans = 100_000
-
 // finder is the pass's point look-ups (Finder).
 type finder interface {
 	PeriodRecord(ctx context.Context, svcOrderID string) (Record, bool, error)
@@ -90,7 +81,8 @@ type kcall struct {
 	rec     *wrec           // linked record, nil
 	acct    uint16
 	pending bool
-	skip    bool // the same debit logged twice (same orderid, same second)
+	skip    bool   // the same debit logged twice (same orderid, same second)
+	account string // the pool account's name
 }
 
 // pass is one reconciliation pass: the period's calls in (ts, id) order,
@@ -119,10 +111,8 @@ type pass struct {
 	dups    *duplicates
 	// products are the productCodes the rows linking a call to its record
 	// show for each operation (the pairing rule).
-	products    map[string]map[string]bool
-	orphanCalls []kcall
-	orphanRecs  []*wrec
-	unpaired    bool // more than cfg.maxOrphans: orphans are stored as found, not paired
+	products map[string]map[string]bool
+	pairs    *suggester
 
 	sum   passSums
 	tally *tally
@@ -133,8 +123,6 @@ type pass struct {
 type passSums struct {
 	calls, failed, pending, withDebit, records int
 	debited, credited                          decimal.Decimal
-	pairs                                      int
-	pairingSkipped                             string // why no pairs were suggested (boundOrphans)
 }
 
 func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
@@ -151,6 +139,7 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 	p.revs = &reversals{ctx: ctx, find: find}
 	p.gaps = newGapLog(p)
 	p.dups = newDuplicates(ctx, find, cfg.resolved)
+	p.pairs = &suggester{max: cfg.maxOrphans, window: cfg.pairWindow, isDup: p.dups.isDup, emit: p.tally.match}
 	return p
 }
 
@@ -225,7 +214,7 @@ func (p *pass) call(c recon.Call) error {
 		if brk != nil {
 			p.tally.brk(*brk)
 		}
-		k.amount, k.money = amount, moneyText(c.Pool.Amount, amount)
+		k.amount, k.money, k.account = amount, moneyText(c.Pool.Amount, amount), p.accts.names[k.acct]
 		p.chain.add(chainItem{call: int32(len(p.group)), id: c.ID, ts: t, ref: k.ref, orderID: k.orderID,
 			acct: k.acct, opening: opening, amount: amount, closing: closing})
 	}
@@ -325,6 +314,6 @@ func (p *pass) end() error {
 	for _, f := range fixes {
 		p.tally.replace(f.old, f.fixed, f.amount)
 	}
-	p.orphans()
+	p.pairs.end(p.products, p.cfg.recAccts)
 	return p.out.Err()
 }

@@ -447,7 +447,7 @@ func (p *pass) finish(r *wrec) error {
 		}
 	}
 	if !r.cr() && !r.linked() {
-		p.orphanRec(r)
+		p.pairs.holdRecord(r)
 	}
 	if r.reversal != "" {
 		row, err := p.revs.row(r, p.win.bySvc[r.reversal])
