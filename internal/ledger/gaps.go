@@ -76,14 +76,11 @@ func (g *gapLog) trim() {
 	if len(g.pending) > 0 {
 		keep = g.pending[0].from
 	}
+	next := int64(math.MaxInt64)
 	if g.p.groupTS >= 0 {
-		keep = min(keep, g.p.groupTS)
+		next = g.p.groupTS
 	}
-	for _, st := range g.p.chain.states {
-		if st.have {
-			keep = min(keep, st.prev.ts)
-		}
-	}
+	keep = min(keep, g.p.pool.floor(next))
 	n := 0
 	for n < len(g.entries) && g.entries[n].ts < keep {
 		n++
@@ -100,7 +97,7 @@ func (g *gapLog) trim() {
 // sum to its delta, a debit adding and a CR record subtracting; the note
 // names each record and what it is (explanation).
 func (g *gapLog) explain(c gapCand) Break {
-	name := g.p.accts.names[c.acct]
+	name := c.account
 	restrict := g.p.cfg.recAccts[name] && name != ""
 	lo := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].ts >= c.from })
 	sum := decimal.Zero

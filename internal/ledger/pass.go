@@ -49,42 +49,6 @@ type passConfig struct {
 	maxOrphans int // MaxOrphans unless set (tests)
 }
 
-// accounts numbers the pool accounts a check meets, in order of meeting.
-type accounts struct {
-	names []string
-	idx   map[string]uint16
-}
-
-func newAccounts() *accounts { return &accounts{idx: map[string]uint16{}} }
-
-// id returns the number of account name, numbering it when it is new.
-func (a *accounts) id(name string) uint16 {
-	if i, ok := a.idx[name]; ok {
-		return i
-	}
-	a.names = append(a.names, name)
-	i := uint16(len(a.names) - 1)
-	a.idx[name] = i
-	return i
-}
-
-// kcall is a call the results need: one carrying a pool debit, or pending.
-// It lives until its second is flushed.
-type kcall struct {
-	id      int64
-	ts      int64
-	ref     string
-	orderID string
-	op      string
-	amount  decimal.Decimal // pool amount; zero for pending calls
-	money   string          // amount as recon.Money writes it
-	rec     *wrec           // linked record, nil
-	acct    uint16
-	pending bool
-	skip    bool   // the same debit logged twice (same orderid, same second)
-	account string // the pool account's name
-}
-
 // pass is one reconciliation pass: the period's calls in (ts, id) order,
 // with the period's statement records streamed alongside in time order
 // (recWindow). What it finds goes to out as it is found; it keeps the
@@ -96,12 +60,9 @@ type pass struct {
 	find finder
 	out  sink
 
-	accts       *accounts
-	defaultAcct uint16 // the account of a debit that names none
-	ops         map[string]string
+	pool *poolStage
 
 	win     *recWindow
-	chain   *chain
 	group   []kcall // the calls of the current second
 	groupTS int64
 	tsText  string // the current call's ts
@@ -121,19 +82,15 @@ type pass struct {
 
 // passSums are the summary's counts and totals.
 type passSums struct {
-	calls, failed, pending, withDebit, records int
-	debited, credited                          decimal.Decimal
+	records  int
+	credited decimal.Decimal
 }
 
 func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
-	p := &pass{ctx: ctx, cfg: cfg, find: find, out: out, accts: newAccounts(), chain: newChain(),
-		ops: map[string]string{}, groupTS: -1, products: map[string]map[string]bool{}}
+	p := &pass{ctx: ctx, cfg: cfg, find: find, out: out, pool: newPoolStage(cfg.named),
+		groupTS: -1, products: map[string]map[string]bool{}}
 	if p.cfg.span <= 0 {
 		p.cfg.span = recordSpan
-	}
-	p.defaultAcct = p.accts.id("")
-	if len(cfg.named) == 1 {
-		p.defaultAcct = p.accts.id(cfg.named[0])
 	}
 	p.tally = newTally(out)
 	p.revs = &reversals{ctx: ctx, find: find}
@@ -180,44 +137,19 @@ func (p *pass) call(c recon.Call) error {
 	if r, ok := p.cfg.resolved[c.ID]; ok && c.Outcome == recon.CallPending {
 		r.apply(&c) // resolve.go: what became of it
 	}
-	p.sum.calls++
-	debit := c.Debit()
-	switch c.Outcome {
-	case recon.CallFailed:
-		p.sum.failed++
-	case recon.CallPending:
-		p.sum.pending++
-	}
 	rec, err := p.win.link(c.OrderID, c.ExternalRef, stored == recon.CallSuccess)
 	if err != nil {
 		return fmt.Errorf("call %d: %w", c.ID, err)
 	}
-	p.win.mark(rec, debit, c.Outcome == recon.CallPending)
-	if !debit && c.Outcome != recon.CallPending {
-		return nil
+	p.win.mark(rec, c.Debit(), c.Outcome == recon.CallPending)
+	k, ok, brk, err := p.pool.take(&c, t)
+	if err != nil || !ok {
+		return err
 	}
-	op, ok := p.ops[c.Operation]
-	if !ok {
-		op = c.Operation
-		p.ops[op] = op
+	if brk != nil {
+		p.tally.brk(*brk)
 	}
-	k := kcall{id: c.ID, ts: t, ref: c.ExternalRef, orderID: c.OrderID, op: op, rec: rec, pending: !debit}
-	if debit {
-		k.acct = p.defaultAcct
-		if c.Pool.Account != "" {
-			k.acct = p.accts.id(c.Pool.Account)
-		}
-		opening, amount, closing, brk, err := arithmetic(&c, p.accts.names[k.acct])
-		if err != nil {
-			return err
-		}
-		if brk != nil {
-			p.tally.brk(*brk)
-		}
-		k.amount, k.money, k.account = amount, moneyText(c.Pool.Amount, amount), p.accts.names[k.acct]
-		p.chain.add(chainItem{call: int32(len(p.group)), id: c.ID, ts: t, ref: k.ref, orderID: k.orderID,
-			acct: k.acct, opening: opening, amount: amount, closing: closing})
-	}
+	k.rec = rec
 	p.group = append(p.group, k)
 	return nil
 }
@@ -234,16 +166,13 @@ func (p *pass) fmtTS(v int64) string {
 // twice counts once), and its calls linked beyond the period where they
 // were not, checked for duplicate debits and given their outcome.
 func (p *pass) flush() error {
-	p.chain.flush()
-	for _, i := range p.chain.skipped {
+	skipped, gaps := p.pool.endSecond()
+	for _, i := range skipped {
 		p.group[i].skip = true
-		p.sum.calls--
 	}
-	p.chain.skipped = p.chain.skipped[:0]
-	for _, g := range p.chain.gaps {
+	for _, g := range gaps {
 		p.gaps.add(g)
 	}
-	p.chain.gaps = p.chain.gaps[:0]
 	for i := range p.group {
 		k := &p.group[i]
 		if k.skip {
@@ -254,13 +183,9 @@ func (p *pass) flush() error {
 				return err
 			}
 		}
-		if !k.pending {
-			p.sum.withDebit++
-			p.sum.debited = p.sum.debited.Add(k.amount)
-			if k.ref != "" {
-				if err := p.dups.seeDebit(k.ref); err != nil {
-					return err
-				}
+		if !k.pending && k.ref != "" {
+			if err := p.dups.seeDebit(k.ref); err != nil {
+				return err
 			}
 		}
 		p.callRow(k)

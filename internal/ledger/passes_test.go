@@ -7,110 +7,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // These tests run the passes on their own, with no database.
-
-func pool(opening, amount, closing string) recon.PoolEntry {
-	return recon.PoolEntry{Shape: "A", Opening: opening, Amount: amount, Closing: closing}
-}
-
-func TestArithmeticPass(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		pool    recon.PoolEntry
-		delta   string // "" = no break
-		wantErr bool
-	}{
-		{"adds up exactly", pool("0.3", "0.1", "0.2"), "", false},
-		{"zero amount", pool("100.00", "0.00", "100.00"), "", false},
-		{"a credit", pool("100", "-5.50", "105.50"), "", false},
-		{"off by a rupee", pool("100.00", "10.00", "89.00"), "1.00", false},
-		{"off by a paisa the other way", pool("0.30", "0.10", "0.21"), "-0.01", false},
-		{"not a number", pool("100", "ten", "90"), "", true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			c := recon.Call{ID: 7, TS: "2026-11-21 10:00:00", ExternalRef: "R", Pool: tt.pool, Outcome: recon.CallSuccess}
-			_, _, _, brk, err := arithmetic(&c, "P1")
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("arithmetic(%+v) error = %v, want error %v", tt.pool, err, tt.wantErr)
-			}
-			switch {
-			case tt.delta == "" && brk != nil:
-				t.Errorf("arithmetic(%+v) = %+v, want no break", tt.pool, brk)
-			case tt.delta != "" && (brk == nil || recon.Money(brk.Delta) != tt.delta || brk.Kind != recon.BreakArithmetic || brk.CallID != 7):
-				t.Errorf("arithmetic(%+v) = %+v, want an arithmetic break of delta %s", tt.pool, brk, tt.delta)
-			}
-		})
-	}
-}
-
-func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
-
-// debit is a chain item of call i at second ts of account acct.
-func debit(i int32, ts int64, acct uint16, orderID, opening, amount, closing string) chainItem {
-	return chainItem{call: i, id: int64(i) + 1, ts: ts, acct: acct, orderID: orderID, ref: "R" + orderID,
-		opening: dec(opening), amount: dec(amount), closing: dec(closing)}
-}
-
-func TestChainPass(t *testing.T) {
-	type gap struct {
-		prev, cur int64
-		delta     string
-	}
-	for _, tt := range []struct {
-		name    string
-		items   []chainItem
-		gaps    []gap
-		skipped []int32
-		calls   map[uint16]int
-	}{
-		{name: "links", items: []chainItem{debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 5, 0, "B", "90", "10", "80")},
-			calls: map[uint16]int{0: 2}},
-		{name: "same second out of order links", items: []chainItem{
-			debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 2, 0, "C", "80", "5", "75"),
-			debit(2, 2, 0, "B", "90", "10", "80"), debit(3, 3, 0, "D", "75", "5", "70")},
-			calls: map[uint16]int{0: 4}},
-		{name: "same second at the start: the head goes first", items: []chainItem{
-			debit(0, 1, 0, "B", "90", "10", "80"), debit(1, 1, 0, "A", "100", "10", "90")},
-			calls: map[uint16]int{0: 2}},
-		{name: "a gap", items: []chainItem{debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 9, 0, "B", "87", "10", "77")},
-			gaps: []gap{{1, 2, "3.00"}}, calls: map[uint16]int{0: 2}},
-		{name: "accounts chain apart", items: []chainItem{
-			debit(0, 1, 1, "A", "100", "10", "90"), debit(1, 2, 2, "B", "500", "10", "490"), debit(2, 3, 1, "C", "90", "10", "80")},
-			calls: map[uint16]int{1: 2, 2: 1}},
-		{name: "the same debit twice in a second counts once", items: []chainItem{
-			debit(0, 1, 0, "A", "100", "10", "90"), debit(1, 1, 0, "A", "100", "10", "90"), debit(2, 4, 0, "B", "90", "10", "80")},
-			skipped: []int32{1}, calls: map[uint16]int{0: 2}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			c := newChain()
-			for _, it := range tt.items {
-				c.add(it)
-			}
-			c.flush()
-			var got []gap
-			for _, g := range c.gaps {
-				got = append(got, gap{g.prevID, g.curID, recon.Money(g.delta)})
-			}
-			if !slices.Equal(got, tt.gaps) {
-				t.Errorf("gaps = %v, want %v", got, tt.gaps)
-			}
-			if !slices.Equal(c.skipped, tt.skipped) {
-				t.Errorf("skipped = %v, want %v", c.skipped, tt.skipped)
-			}
-			for a, n := range tt.calls {
-				if st := c.states[a]; st == nil || st.calls != n {
-					t.Errorf("account %d: chain %+v, want %d calls", a, st, n)
-				}
-			}
-		})
-	}
-}
 
 // rec is a statement record for the passes.
 func rec(svc, client, ts, mode, amount, reversal string) Record {

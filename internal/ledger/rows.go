@@ -1,8 +1,6 @@
 package ledger
 
 import (
-	"sort"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -100,19 +98,8 @@ func (p *pass) report(run Run) (*Report, error) {
 		return nil, err
 	}
 	sm := &p.sum
-	s := recon.Summary{From: run.From, To: run.To, AsOf: run.AsOf,
-		Calls: sm.calls, CallsFailed: sm.failed, CallsPending: sm.pending, CallsWithDebit: sm.withDebit,
-		Debited: recon.Money(sm.debited), Credited: recon.Money(sm.credited), Pools: []recon.PoolSummary{}}
-	accts := make([]uint16, 0, len(p.chain.states))
-	for a := range p.chain.states {
-		accts = append(accts, a)
-	}
-	sort.Slice(accts, func(i, j int) bool { return p.accts.names[accts[i]] < p.accts.names[accts[j]] })
-	for _, a := range accts {
-		st := p.chain.states[a]
-		s.Pools = append(s.Pools, recon.PoolSummary{Account: p.accts.names[a], Opening: recon.Money(st.opening),
-			Closing: recon.Money(st.closing), Calls: st.calls, Debited: recon.Money(st.debited)})
-	}
+	s := recon.Summary{From: run.From, To: run.To, AsOf: run.AsOf, Credited: recon.Money(sm.credited)}
+	p.pool.fill(&s)
 	p.tally.fill(&s)
 	s.SuggestedPairs = p.pairs.pairs
 	s.PairingSkipped = p.pairs.skipped
