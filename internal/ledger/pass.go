@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -94,7 +95,7 @@ func newPass(ctx context.Context, cfg passConfig, find finder, out sink) *pass {
 	}
 	p.tally = newTally(out)
 	p.revs = &reversals{ctx: ctx, find: find}
-	p.gaps = newGapLog(p)
+	p.gaps = &gapLog{recAccts: cfg.recAccts, emit: p.tally.brk}
 	p.dups = newDuplicates(ctx, find, cfg.resolved)
 	p.pairs = &suggester{max: cfg.maxOrphans, window: cfg.pairWindow, isDup: p.dups.isDup, emit: p.tally.match}
 	return p
@@ -152,6 +153,15 @@ func (p *pass) call(c recon.Call) error {
 	k.rec = rec
 	p.group = append(p.group, k)
 	return nil
+}
+
+// gapFloor is the earliest a link of the chain found from now on may
+// start.
+func (p *pass) gapFloor() int64 {
+	if p.groupTS < 0 {
+		return p.pool.floor(math.MaxInt64)
+	}
+	return p.pool.floor(p.groupTS)
 }
 
 // fmtTS formats a time of the pass (the same second, over and over).
@@ -231,7 +241,7 @@ func (p *pass) end() error {
 	if err := p.win.drain(); err != nil {
 		return err
 	}
-	p.gaps.resolve(true)
+	p.gaps.resolve(nil, p.gapFloor(), true)
 	fixes, err := p.dups.fixLate(p.out)
 	if err != nil {
 		return err

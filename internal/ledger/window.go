@@ -155,7 +155,7 @@ func (w *recWindow) advance(t int64) error {
 	if err := w.evict(lo, false); err != nil {
 		return err
 	}
-	w.p.gaps.resolve(false)
+	w.p.gaps.resolve(w.settled, w.p.gapFloor(), false)
 	return nil
 }
 
@@ -270,7 +270,7 @@ func (w *recWindow) drain() error {
 		}
 		// No call is to come: the gap log keeps only what a gap found
 		// already, or the chain's last debit, may still cover.
-		w.p.gaps.trim()
+		w.p.gaps.trim(w.p.gapFloor())
 	}
 	if err := w.evict(0, true); err != nil {
 		return err
@@ -296,6 +296,9 @@ func (w *recWindow) deferredIn(from, to int64) bool {
 	}
 	return false
 }
+
+// settled reports whether every record of [from, to] has finished.
+func (w *recWindow) settled(from, to int64) bool { return to < w.frontier() && !w.deferredIn(from, to) }
 
 // frontier is the time before which every record is finished or deferred.
 func (w *recWindow) frontier() int64 {
