@@ -62,7 +62,7 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	case o.PairWindow == 0:
 		o.PairWindow = DefaultPairWindow
 	}
-	c := &checkRun{db: db, log: o.Log, t0: time.Now(), pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans,
+	c := &checkRun{db: db, log: o.Log, t0: time.Now(), opts: stageOptions{pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans},
 		run: Run{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
@@ -80,13 +80,6 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	return rep, nil
 }
 
-func day(t time.Time) string {
-	if t.Location() == time.UTC && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 {
-		return t.Format(time.DateOnly) // a date given as UTC midnight means that date
-	}
-	return t.In(recon.IST).Format(time.DateOnly)
-}
-
 // readOnlyOps are the read-only operations (statement and collect-order
 // pages, the biller and bank lists, transaction-status look-ups:
 // svcrecon's own sync and recheck calls). Those are no transactions of the
@@ -101,25 +94,26 @@ var readOnlyOps = func() []string {
 	return names
 }()
 
-// checkRun is one run of Check: the store feeds the pass its ordered
-// streams, the pass finds, the store keeps what it found.
+// checkRun is one run of Check: the load stage reads what the others
+// must know of the period, the store streams the period's calls and
+// records through the stages (pipeline), the unsettled stage reads the
+// unsettled orders, the summary stage sums it all up, and the store keeps
+// what they found.
 type checkRun struct {
-	db         CheckStore
-	log        *slog.Logger
-	run        Run
-	window     Window
-	pairWindow time.Duration
-	maxOrphans int
-	t0         time.Time
+	db     CheckStore
+	log    *slog.Logger
+	run    Run
+	window Window
+	opts   stageOptions
+	t0     time.Time
 }
 
-// check runs the pass and stores its results.
+// check runs the stages and stores their results.
 func (c *checkRun) check(ctx context.Context) (*Report, error) {
 	per, err := loadPeriod(ctx, c.db, c.window, c.log)
 	if err != nil {
 		return nil, err
 	}
-	cfg := passConfig{period: per, span: recordSpan, pairWindow: c.pairWindow, maxOrphans: c.maxOrphans}
 	find, err := c.db.CheckFinder(ctx, c.window)
 	if err != nil {
 		return nil, err
@@ -129,19 +123,16 @@ func (c *checkRun) check(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store results: %w", err)
 	}
-	p := newPass(ctx, cfg, find, out)
 	t := time.Now()
-	err = p.run(c.db.CheckCalls(ctx, c.window), c.db.CheckStatement(ctx, c.window))
+	p, err := runStages(ctx, &per, c.opts, find, out, c.db.CheckCalls(ctx, c.window), c.db.CheckStatement(ctx, c.window))
 	c.log.Debug("check step done", "step", "calls and records", "seconds", time.Since(t).Seconds())
 	if err == nil {
-		err = c.unsettled(ctx, p)
+		err = c.unsettled(ctx, p.tally)
 	}
 	var rep *Report
-	if err == nil {
-		rep, err = p.report(c.run)
-	}
 	var summary []byte
 	if err == nil {
+		rep = summarize(c.run, p.pool, p.match, p.pairs, p.tally)
 		summary, err = json.Marshal(rep.Summary)
 	}
 	if err != nil {
@@ -157,15 +148,15 @@ func (c *checkRun) check(ctx context.Context) (*Report, error) {
 
 // unsettled runs the unsettled stage: the collect orders up to the
 // period's end that have no settlement, aged against the as-of date.
-func (c *checkRun) unsettled(ctx context.Context, p *pass) error {
+func (c *checkRun) unsettled(ctx context.Context, t *tally) error {
 	asOf, err := time.Parse(time.DateOnly, c.run.AsOf)
 	if err != nil {
 		return err
 	}
-	if err := unsettledOrders(c.db.CheckUnsettled(ctx, c.run.To), asOf, p.tally.unsettled); err != nil {
+	if err := unsettledOrders(c.db.CheckUnsettled(ctx, c.run.To), asOf, t.unsettled); err != nil {
 		return err
 	}
-	return p.out.Err()
+	return t.out.Err()
 }
 
 // recordFailure leaves a failed run behind (best effort), so that the
@@ -179,35 +170,3 @@ func (c *checkRun) recordFailure(ctx context.Context) {
 // finished is the run's end: its start on the injected clock plus the time
 // really spent.
 func (c *checkRun) finished() time.Time { return c.run.Started.Add(time.Since(c.t0)) }
-
-// parseTS reads 'YYYY-MM-DD HH:MM:SS' as seconds (of a clock without zone:
-// only order and differences matter).
-func parseTS(s string) (int64, error) {
-	if len(s) == 19 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' {
-		n := func(i, j int) (int, bool) {
-			v := 0
-			for _, ch := range s[i:j] {
-				if ch < '0' || ch > '9' {
-					return 0, false
-				}
-				v = v*10 + int(ch-'0')
-			}
-			return v, true
-		}
-		y, ok1 := n(0, 4)
-		mo, ok2 := n(5, 7)
-		d, ok3 := n(8, 10)
-		h, ok4 := n(11, 13)
-		mi, ok5 := n(14, 16)
-		se, ok6 := n(17, 19)
-		// Only a real time: fmtTS of the result then gives s back, which
-		// the matched rows rely on (they keep no time of their own).
-		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && mo >= 1 && mo <= 12 && d >= 1 && h < 24 && mi < 60 && se < 60 &&
-			d <= time.Date(y, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
-			return time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC).Unix(), nil
-		}
-	}
-	return 0, fmt.Errorf("timestamp %q: want YYYY-MM-DD HH:MM:SS", s)
-}
-
-func fmtTS(v int64) string { return time.Unix(v, 0).UTC().Format(recon.TimestampLayout) }

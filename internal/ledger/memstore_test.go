@@ -13,9 +13,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// memStore runs the check's pass with no database: it is the pass's
-// finder (over the calls and records it holds) and its sink (it keeps what
-// the pass stores).
+// memStore runs the check's stages with no database: it is their load
+// stage's store and their look-ups (over the calls and records it holds),
+// and their writer (it keeps what they write).
 type memStore struct {
 	calls   []recon.Call // the window's calls
 	recs    []Record     // the period's statement records
@@ -42,8 +42,8 @@ func newMemStore(calls []recon.Call, recs, outside []Record) *memStore {
 	return m
 }
 
-// runPass runs the pass over calls and records (and records outside the
-// period) and returns what it stored.
+// runPass runs the stages over calls and records (and records outside
+// the period) and returns what they stored.
 func runPass(tb testing.TB, calls []recon.Call, recs, outside []Record) *memStore {
 	tb.Helper()
 	m := newMemStore(calls, recs, outside)
@@ -59,12 +59,12 @@ func (m *memStore) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := passConfig{period: per, span: recordSpan, pairWindow: DefaultPairWindow}
-	p := newPass(ctx, cfg, m, m)
-	if err := p.run(slices2(m.calls), slices2(m.recs)); err != nil {
+	p, err := runStages(ctx, &per, stageOptions{pairWindow: DefaultPairWindow}, m, m, slices2(m.calls), slices2(m.recs))
+	if err != nil {
 		return nil, err
 	}
-	return p.report(Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()})
+	return summarize(Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
+		p.pool, p.match, p.pairs, p.tally), nil
 }
 
 // The load stage's reads (periodReader).

@@ -8,7 +8,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-// The pairing pass on its own: unmatched calls and records in, notes out.
+// The pairing on its own: unmatched calls and records in, notes out.
 
 func TestSuggestPairs(t *testing.T) {
 	at := func(hms string) int64 {

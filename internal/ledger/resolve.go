@@ -97,3 +97,13 @@ func resolvedOrders(resolved map[int64]resolution) map[string]bool {
 	}
 	return orders
 }
+
+// resolve gives a pending call of the period what became of it, when that
+// is known; it returns the outcome the call was stored with.
+func (p *period) resolve(c *recon.Call) recon.CallOutcome {
+	stored := c.Outcome
+	if r, ok := p.resolved[c.ID]; ok && c.Outcome == recon.CallPending {
+		r.apply(c)
+	}
+	return stored
+}
