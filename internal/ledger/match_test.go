@@ -143,7 +143,7 @@ func TestMatcher(t *testing.T) {
 	if want := []string{"A", "B", "B", "R", "X", "F"}; !slices.Equal(out.debits, want) {
 		t.Errorf("debit records %q, want %q", out.debits, want)
 	}
-	if mt.win.records != 7 || recon.Money(mt.win.credited) != "7.00" {
-		t.Errorf("records %d, credited %s; want 7 and 7.00", mt.win.records, recon.Money(mt.win.credited))
+	if n, cr := mt.counts(); n != 7 || recon.Money(cr) != "7.00" {
+		t.Errorf("records %d, credited %s; want 7 and 7.00", n, recon.Money(cr))
 	}
 }

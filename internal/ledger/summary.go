@@ -130,11 +130,12 @@ func (t *tally) fill(s *recon.Summary) {
 // summarize builds the run's report: its summary from the stages' counts,
 // and the first findings.
 func summarize(run Run, pool *poolStage, m *matcher, pairs *suggester, t *tally) *Report {
-	s := recon.Summary{From: run.From, To: run.To, AsOf: run.AsOf, Credited: recon.Money(m.win.credited)}
+	records, credited := m.counts()
+	s := recon.Summary{From: run.From, To: run.To, AsOf: run.AsOf, Credited: recon.Money(credited)}
 	pool.fill(&s)
 	t.fill(&s)
 	s.SuggestedPairs, s.PairingSkipped = pairs.pairs, pairs.skipped
-	rep := &Report{Summary: s, Records: m.win.records}
+	rep := &Report{Summary: s, Records: records}
 	rep.Breaks, rep.Exceptions = t.lists.sorted()
 	return rep
 }
