@@ -61,7 +61,9 @@ func (m *matcher) settled(from, to int64) bool { return m.win.settled(from, to) 
 
 // counts are the statement records the stage read and finished, and the
 // sum of the credit (CR) records' amounts.
-func (m *matcher) counts() (records int, credited decimal.Decimal) { return m.win.records, m.win.credited }
+func (m *matcher) counts() (records int, credited decimal.Decimal) {
+	return m.win.records, m.win.credited
+}
 
 // drain ends the stream after the last call: every record left is read
 // and leaves.
