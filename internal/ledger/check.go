@@ -29,10 +29,11 @@ type CheckOptions struct {
 
 // Check reconciles a period (design: reconciliation; recon-contract.md):
 // the arithmetic of every pool object, the chain of balances per pool
-// account, calls matched to statement records, reversals and unsettled
-// orders. Calls of read-only operations (svcrecon's own statement and list
-// pages, transaction-status look-ups) are no transactions of the pool and
-// are left out.
+// account, calls matched to statement records, duplicate debits,
+// reversals, suggested pairs and unsettled orders, each a stage of its
+// own (pipeline.go). Calls of read-only operations (svcrecon's own
+// statement and list pages, transaction-status look-ups) are no
+// transactions of the pool and are left out.
 //
 // It reads the period's calls and statement records once each, as two
 // streams in time order, and keeps in memory only the records within

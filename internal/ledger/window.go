@@ -186,10 +186,7 @@ func (w *recWindow) advance(t int64) error {
 		}
 	}
 	w.loadedTo = max(w.loadedTo, hi)
-	if err := w.evict(lo, false); err != nil {
-		return err
-	}
-	return nil
+	return w.evict(lo, false)
 }
 
 // load adds a record to the window.
