@@ -12,8 +12,7 @@
 // bloom.go), gaps (gaps.go), reversals (reversals.go), suggested pairs
 // (suggest.go, pair.go), unsettled (unsettled.go) and summary
 // (summary.go). pipeline.go wires them; check.go runs a check and stores
-// it. A stage reads what earlier stages produced and holds no pointer to
-// another.
+// it. A stage reads what earlier stages produced and knows no other stage.
 //
 // The check scales with the month without its memory doing so: it reads
 // the period's calls and records as two ordered streams and keeps only the

@@ -19,8 +19,10 @@ import (
 // records the matching stage finishes flow to the suggested-pairs,
 // reversals (reversals.go) and gap (gaps.go) stages; every finding flows
 // through the summary stage's tally (summary.go) to the run's writer. A
-// stage reads what earlier stages produced (values, or a stream handed
-// on) and holds no pointer to another; only the pipeline knows them all.
+// stage knows no other: it reads what earlier stages produced (values, the
+// stream handed on, or a question answered for it, such as the duplicates
+// stage's verdict on an externalRef), and what it finds goes where the
+// pipeline sends it. Only the pipeline knows them all.
 
 // stageOptions are the options of the stages.
 type stageOptions struct {
