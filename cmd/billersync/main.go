@@ -23,5 +23,7 @@ func main() {
 
 // run is billersync with args (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return billercmd.Run(ctx, args, stdout, stderr)
+	cmd := cli.Command{Name: "billersync", Help: billercmd.Help, New: billercmd.New}
+	_, err := cmd.Run(ctx, args, cli.Stdio{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
+	return err
 }

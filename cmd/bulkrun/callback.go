@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,10 +29,7 @@ const keyEnv = "SVC_ENCRYPTION_KEY"
 // payload with a photo is tens of kilobytes).
 const maxCallbackLine = 16 << 20
 
-// stdin is what callback decode reads for "-" or no FILE; tests replace it.
-var stdin io.Reader = os.Stdin
-
-const callbackExamples = `  # try it with the sandbox's values and key (no account needed)
+var callbackHelp = cli.Help{Synopsis: "bulkrun callback decode [--mask] [FILE|-]", Examples: `  # try it with the sandbox's values and key (no account needed)
   eval "$(go run ./cmd/svcsandbox callback --out values.txt)"
   bulkrun callback decode values.txt
 
@@ -47,44 +45,47 @@ Output: one JSON object per value, {"line":N,"payload":{...}}; a payload that
 is not JSON is {"line":N,"payload":"<base64>","binary":true}. The payload is
 identity data: it goes to stdout only, never to a log.
 Exit status: 0 every value decoded; 1 some lines failed (each named on stderr,
-the others decoded); 2 bad flags, key or input file, nothing read.`
+the others decoded); 2 bad flags, key or input file, nothing read.`}
 
-// runCallback is "bulkrun callback decode [FILE|-]": it decrypts QR eKYC
+// callbackCmd is "bulkrun callback decode [FILE|-]": it decrypts QR eKYC
 // callback values (spec Part 6), one per line.
-func runCallback(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("callback", "bulkrun callback decode [--mask] [FILE|-]", callbackExamples, stderr)
-	mask := fs.Bool("mask", false, "mask Aadhaar-like numbers (12 digits) in the payload to their last four")
-	common := cli.Common{}
-	fs.StringVar(&common.LogFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&common.LogLevel, "log-level", "info", "log level: debug, info, warn, error (no level logs a key or a payload)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
+type callbackCmd struct {
+	mask   bool
+	common cli.Common
+}
+
+func (c *callbackCmd) Flags(fs *flag.FlagSet) {
+	fs.BoolVar(&c.mask, "mask", false, "mask Aadhaar-like numbers (12 digits) in the payload to their last four")
+	fs.StringVar(&c.common.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.common.LogLevel, "log-level", "info", "log level: debug, info, warn, error (no level logs a key or a payload)")
+}
+
+func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	pos := call.Args
 	switch {
 	case len(pos) == 0 || pos[0] != "decode":
-		return cli.Usagef("callback: type bulkrun callback decode [FILE|-] (see bulkrun callback -h)")
+		return "", cli.Usagef("callback: type bulkrun callback decode [FILE|-] (see bulkrun callback -h)")
 	case len(pos) > 2:
-		return cli.Usagef("callback decode reads one FILE, or - for stdin (see bulkrun callback -h)")
+		return "", cli.Usagef("callback decode reads one FILE, or - for stdin (see bulkrun callback -h)")
 	}
-	log, err := common.Logger(ctx, stderr)
+	log, err := c.common.Logger(ctx, call.Stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	key, err := encryptionKey(os.Getenv(keyEnv))
 	if err != nil {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+		return "", &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
-	name, in := "stdin", stdin
+	name, in := "stdin", call.Stdin
 	if len(pos) == 2 && pos[1] != "-" {
 		f, err := os.Open(pos[1])
 		if err != nil {
-			return &cli.ExitError{Code: cli.ExitUsage, Err: err}
+			return "", &cli.ExitError{Code: cli.ExitUsage, Err: err}
 		}
 		defer f.Close()
 		name, in = pos[1], f
 	}
-	return decodeCallbacks(ctx, log, in, name, key, *mask, stdout, stderr)
+	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, call.Stderr)
 }
 
 // encryptionKey reads the 32-byte key from the variable's value, told apart

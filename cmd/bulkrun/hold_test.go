@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/bulk"
 	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
 )
 
@@ -94,7 +93,7 @@ func snapshot(tb testing.TB, dbPath, id string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	es, err := bulk.Entries(context.Background(), db, id)
+	es, err := journalRows(db, id)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -29,7 +29,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,17 +38,40 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 )
 
-// commands is bulkrun's table of subcommands, in help order.
+// commands is bulkrun's table of subcommands, in help order: dispatch and
+// -h are read from it. Flags may follow a subcommand's positional
+// arguments (bulkrun resume 7KQ2M --db ops.db).
 func commands() []cli.Command {
 	return []cli.Command{
-		{Name: "ops", Summary: "list the operations, or one operation's fields and an example CSV header", Run: runOps},
-		{Name: "run", Summary: "call an operation for every row of a CSV file (continues an unfinished run of the same file)", Run: runRun},
-		{Name: "resume", Summary: "continue a stopped or killed run", Run: runResume},
-		{Name: "status", Summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)", Run: runStatus},
-		{Name: "recheck", Summary: "resolve a run's pending rows with the transaction-status look-up", Run: runRecheck},
-		{Name: "settle", Summary: "repeat resume and recheck until none of a run's rows is pending or unsent", Run: runSettle},
-		{Name: "callback", Summary: "callback decode [FILE|-]: decrypt QR eKYC callback values (key in SVC_ENCRYPTION_KEY)", Run: runCallback},
+		{Name: "ops", Summary: "list the operations, or one operation's fields and an example CSV header",
+			Help: opsHelp, New: func() cli.Runner { return new(opsCmd) }, Interleaved: true},
+		{Name: "run", Summary: "call an operation for every row of a CSV file (continues an unfinished run of the same file)",
+			Help: runHelp, New: func() cli.Runner { return new(runCmd) }, Interleaved: true},
+		{Name: "resume", Summary: "continue a stopped or killed run",
+			Help: resumeHelp, New: func() cli.Runner { return new(resumeCmd) }, Interleaved: true},
+		{Name: "status", Summary: "show a run's rows per state and its pool debits (no RUN: list recent runs)",
+			Help: statusHelp, New: func() cli.Runner { return new(statusCmd) }, Interleaved: true},
+		{Name: "recheck", Summary: "resolve a run's pending rows with the transaction-status look-up",
+			Help: recheckHelp, New: func() cli.Runner { return new(recheckCmd) }, Interleaved: true},
+		{Name: "settle", Summary: "repeat resume and recheck until none of a run's rows is pending or unsent",
+			Help: settleHelp, New: func() cli.Runner { return new(settleCmd) }, Interleaved: true},
+		{Name: "callback", Summary: "callback decode [FILE|-]: decrypt QR eKYC callback values (key in SVC_ENCRYPTION_KEY)",
+			Help: callbackHelp, New: func() cli.Runner { return new(callbackCmd) }, Interleaved: true},
 	}
+}
+
+// program is bulkrun: its table and the end of its -h.
+func program() cli.Program {
+	return cli.Program{Name: "bulkrun", Commands: commands(), Footer: `Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
+2 bad flags or input, nothing sent; 3 all rows sent, some pending (recheck later).
+
+Examples:
+  bulkrun ops verifyPanPlusV2
+  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59 --concurrency 16
+  bulkrun status 7KQ2M
+  bulkrun recheck 7KQ2M --min-wait 5m
+  bulkrun settle 7KQ2M --rounds 10 --wait 5m
+  SVC_ENCRYPTION_KEY=$(cat callback.key) bulkrun callback decode --mask values.txt`}
 }
 
 func main() {
@@ -70,31 +92,10 @@ func main() {
 	os.Exit(code)
 }
 
+// stdin is what callback decode reads for "-" or no FILE; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// run is bulkrun with args (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return cli.Dispatch(ctx, "bulkrun", commands(), `Exit status: 0 all rows sent, none pending; 1 stopped before the end (resume it);
-2 bad flags or input, nothing sent; 3 all rows sent, some pending (recheck later).
-
-Examples:
-  bulkrun ops verifyPanPlusV2
-  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59 --concurrency 16
-  bulkrun status 7KQ2M
-  bulkrun recheck 7KQ2M --min-wait 5m
-  bulkrun settle 7KQ2M --rounds 10 --wait 5m
-  SVC_ENCRYPTION_KEY=$(cat callback.key) bulkrun callback decode --mask values.txt`, args, stdout, stderr)
-}
-
-// parseArgs parses flags that may come before or after the positional
-// arguments (bulkrun resume 7KQ2M --db ops.db) and returns the positionals.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := cli.Parse(fs, args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	return program().Run(ctx, args, cli.Stdio{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }

@@ -307,10 +307,17 @@ func counts(tb testing.TB, dbPath, id string) bulk.Counts {
 	return c
 }
 
+// journalRows returns a run's journal rows in line order.
+func journalRows(db *store.DB, id string) ([]bulk.Entry, error) {
+	var out []bulk.Entry
+	err := db.EachBulkRow(context.Background(), id, func(e bulk.Entry) error { out = append(out, e); return nil })
+	return out, err
+}
+
 // journalByRef reads a run's journal keyed by externalRef.
 func journalByRef(tb testing.TB, dbPath, id string) map[string]bulk.Entry {
 	tb.Helper()
-	es, err := bulk.Entries(context.Background(), openDB(tb, dbPath), id)
+	es, err := journalRows(openDB(tb, dbPath), id)
 	if err != nil {
 		tb.Fatal(err)
 	}

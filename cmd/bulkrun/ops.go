@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -12,12 +13,19 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func runOps(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("ops", "bulkrun ops [NAME]", "  bulkrun ops\n  bulkrun ops litigation\n  bulkrun ops verifypanplusv2\n\nNames match in any case.", stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
+var opsHelp = cli.Help{Synopsis: "bulkrun ops [NAME]",
+	Examples: "  bulkrun ops\n  bulkrun ops litigation\n  bulkrun ops verifypanplusv2\n\nNames match in any case."}
+
+// opsCmd is bulkrun ops: the operations, or one operation's fields.
+type opsCmd struct{}
+
+func (opsCmd) Flags(*flag.FlagSet) {}
+
+func (opsCmd) Run(_ context.Context, call *cli.Call) (string, error) {
+	return "", listOps(call.Args, call.Stdout)
+}
+
+func listOps(pos []string, stdout io.Writer) error {
 	switch len(pos) {
 	case 0:
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

@@ -42,10 +42,8 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
 }
 
-// apply overrides s with the flags given on the command line.
-func (f *execFlags) apply(fs *flag.FlagSet, s *bulk.Settings) error {
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+// apply overrides s with the flags set on the command line.
+func (f *execFlags) apply(set map[string]bool, s *bulk.Settings) error {
 	if f.concurrency < 1 || f.concurrency > 1024 {
 		return cli.Usagef("--concurrency %d: want 1 to 1024", f.concurrency)
 	}
@@ -82,7 +80,7 @@ func (f *execFlags) apply(fs *flag.FlagSet, s *bulk.Settings) error {
 	return nil
 }
 
-const runExamples = `  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
+var runHelp = cli.Help{Synopsis: "bulkrun run --op NAME --in FILE.csv [flags]", Examples: `  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
   bulkrun run --op litigation --in cases.csv --concurrency 32 --rate 50 --max-debit 5000 --xlsx
   bulkrun run --op companyLookup --in cins.csv --set consent=Y --dry-run
   bulkrun run --sandbox --db try.db --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
@@ -97,101 +95,127 @@ On PostgreSQL it joins the run instead, as one more worker: start it on several 
 share the rows (each row is called once; --max-debit holds across them).
 --again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.
 
-  bulkrun run --db postgres://ops@db.internal:5432/svcrecon?sslmode=verify-full --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59   # on each host`
+  bulkrun run --db postgres://ops@db.internal:5432/svcrecon?sslmode=verify-full --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59   # on each host`}
 
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("run", "bulkrun run --op NAME --in FILE.csv [flags]", runExamples, stderr)
-	var f execFlags
-	f.bind(fs)
-	opName := fs.String("op", "", "operation to call for each row (see bulkrun ops; any case)")
-	in := fs.String("in", "", "input CSV file; its header names the request fields")
-	var sets multi
-	fs.Var(&sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
-	dryRun := fs.Bool("dry-run", false, "validate every row and show the first request bodies; send nothing")
-	again := fs.Bool("again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates); its results go to <input>.<RUN>.results.csv")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	f.common.MarkExplicit(fs)
-	if len(pos) > 0 {
-		return cli.Usagef("run: unexpected argument %q (see bulkrun run -h)", pos[0])
-	}
-	if *opName == "" || *in == "" {
-		return cli.Usagef("run needs --op NAME and --in FILE.csv (see bulkrun run -h)")
-	}
-	op, err := lookupOp("--op", *opName)
-	if err != nil {
-		return err
-	}
-	setValues, err := bulk.ParseSets(op, sets)
-	if err != nil {
-		return &cli.UsageError{Msg: err.Error()}
-	}
-	var settings bulk.Settings
-	if err := f.apply(fs, &settings); err != nil {
-		return err
-	}
-	settings.Sets = setValues
-	input, err := filepath.Abs(*in)
-	if err != nil {
-		return cli.Usagef("--in %q: %v", *in, err)
-	}
-	table, err := bulk.ReadTable(input)
-	if err != nil {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
-	table.Path = *in // messages name the file as the user typed it
-	// Every row is checked before anything else (credentials included); the
-	// rows are built again below with the run's id for derived externalRefs.
-	if _, err := buildRows(op, table, setValues, bulk.NewRunID(), stderr); err != nil {
-		return err
-	}
-	noticeExtra(stderr, op, table)
-	if settings.Out != "" {
-		// Checked again below, with the run's own outputs; a mistake in
-		// --out is refused before the database is opened or created.
-		if err := checkOutputs(&bulk.Run{InputPath: input, Settings: settings}); err != nil {
-			return err
-		}
-	}
+// runCmd is bulkrun run.
+type runCmd struct {
+	execFlags
+	opName, in    string
+	sets          multi
+	dryRun, again bool
+}
 
-	env, err := openEnv(ctx, &f.common, stderr, !*dryRun)
+func (r *runCmd) Flags(fs *flag.FlagSet) {
+	r.bind(fs)
+	fs.StringVar(&r.opName, "op", "", "operation to call for each row (see bulkrun ops; any case)")
+	fs.StringVar(&r.in, "in", "", "input CSV file; its header names the request fields")
+	fs.Var(&r.sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "validate every row and show the first request bodies; send nothing")
+	fs.BoolVar(&r.again, "again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates); its results go to <input>.<RUN>.results.csv")
+}
+
+// runInput is what bulkrun run checked before opening the database.
+type runInput struct {
+	op        *svcapi.Operation
+	setValues bulk.Sets
+	settings  bulk.Settings
+	input     string // the input's absolute path
+	table     *bulk.Table
+}
+
+func (r *runCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	in, err := r.check(call)
 	if err != nil {
-		return err
+		return "", err
+	}
+	env, err := openEnv(ctx, &r.common, call.Stderr, !r.dryRun)
+	if err != nil {
+		return "", err
 	}
 	defer env.Close()
-	if op.Headers == svcapi.H5 && env.Config.OutletID == "" && !*dryRun {
-		return &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
+	if in.op.Headers == svcapi.H5 && env.Config.OutletID == "" && !r.dryRun {
+		return "", &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + in.op.Name + " sends the outlet id)"}
 	}
+	return "", r.start(ctx, env, in, call)
+}
 
+// check checks the flags, the input and every row (credentials included)
+// before anything is opened or created.
+func (r *runCmd) check(call *cli.Call) (*runInput, error) {
+	if len(call.Args) > 0 {
+		return nil, cli.Usagef("run: unexpected argument %q (see bulkrun run -h)", call.Args[0])
+	}
+	if r.opName == "" || r.in == "" {
+		return nil, cli.Usagef("run needs --op NAME and --in FILE.csv (see bulkrun run -h)")
+	}
+	op, err := lookupOp("--op", r.opName)
+	if err != nil {
+		return nil, err
+	}
+	in := &runInput{op: op}
+	if in.setValues, err = bulk.ParseSets(op, r.sets); err != nil {
+		return nil, &cli.UsageError{Msg: err.Error()}
+	}
+	if err := r.apply(call.Given, &in.settings); err != nil {
+		return nil, err
+	}
+	in.settings.Sets = in.setValues
+	if in.input, err = filepath.Abs(r.in); err != nil {
+		return nil, cli.Usagef("--in %q: %v", r.in, err)
+	}
+	if in.table, err = bulk.ReadTable(in.input); err != nil {
+		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
+	}
+	in.table.Path = r.in // messages name the file as the user typed it
+	// Every row is checked before anything else (credentials included); the
+	// rows are built again with the run's id for derived externalRefs.
+	if _, err := buildRows(op, in.table, in.setValues, bulk.NewRunID(), call.Stderr); err != nil {
+		return nil, err
+	}
+	noticeExtra(call.Stderr, op, in.table)
+	if in.settings.Out != "" {
+		// Checked again with the run's own outputs; a mistake in --out is
+		// refused before the database is opened or created.
+		if err := checkOutputs(&bulk.Run{InputPath: in.input, Settings: in.settings}); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// start plans the run (a new one, or the unfinished run of the same file)
+// and sends its rows, or shows them with --dry-run. On PostgreSQL, workers
+// started at once on several hosts make one run: one creates it, the
+// others are told to plan again and join it.
+func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cli.Call) error {
+	op, table, input := in.op, in.table, in.input
 	st := starter(env)
-	// On PostgreSQL, workers started at once on several hosts make one
-	// run: one creates it, the others are told to plan again and join it.
+	// Where runs are shared, workers started at once on several hosts make
+	// one run: one creates it, the others are told to plan again and join it.
 	for {
-		plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: *in, SHA256: table.SHA256,
-			Rows: len(table.Records), Settings: settings, Again: *again})
+		plan, err := st.Plan(ctx, bulk.Request{Op: op.Name, Input: input, Name: r.in, SHA256: table.SHA256,
+			Rows: len(table.Records), Settings: in.settings, Again: r.again})
 		if err != nil {
 			return refused(err)
 		}
 		run := plan.Run
 		if plan.Continue {
-			if err := f.apply(fs, &run.Settings); err != nil {
+			if err := r.apply(call.Given, &run.Settings); err != nil {
 				return err
 			}
-			if env.DB.Postgres() {
+			if st.Leases.Shared {
 				localInput(run, input)
 			}
 		}
-		rows, err := buildRows(op, table, setValues, run.ID, stderr)
+		rows, err := buildRows(op, table, in.setValues, run.ID, call.Stderr)
 		if err != nil {
 			return err
 		}
 		if err := checkOutputs(run); err != nil {
 			return err
 		}
-		if *dryRun {
-			return showDryRun(stdout, rows, run.ID, plan.Continue)
+		if r.dryRun {
+			return showDryRun(call.Stdout, rows, run.ID, plan.Continue)
 		}
 		lease, err := st.Start(ctx, plan)
 		var je *bulk.JoinError
@@ -202,7 +226,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return refused(err)
 		}
 		defer lease.Release(ctx)
-		return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
+		return execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
 	}
 }
 
@@ -220,7 +244,7 @@ func localInput(run *bulk.Run, input string) {
 	run.InputPath = input
 }
 
-const resumeExamples = `  bulkrun resume 7KQ2M
+var resumeHelp = cli.Help{Synopsis: "bulkrun resume RUN [flags]", Examples: `  bulkrun resume 7KQ2M
   bulkrun resume 7KQ2M --max-debit 10000 --concurrency 16
 
 Rows already sent are skipped; rows that were being sent when the run died become pending,
@@ -229,40 +253,41 @@ not sent: bulkrun recheck looks them up. Rows recheck found never executed by th
 externalRef without debiting). The --set values of the run are kept, except secret ones
 (biometricData.pidData …), which are not stored: give them again with --set. While another
 process works on the run, resume is refused (exit 2) and says which; a process that died
-(killed, or gone from this host) does not hold the run.`
+(killed, or gone from this host) does not hold the run.`}
 
-func runResume(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("resume", "bulkrun resume RUN [flags]", resumeExamples, stderr)
-	var f execFlags
-	f.bind(fs)
-	var sets multi
-	fs.Var(&sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+// resumeCmd is bulkrun resume RUN.
+type resumeCmd struct {
+	execFlags
+	sets multi
+}
+
+func (r *resumeCmd) Flags(fs *flag.FlagSet) {
+	r.bind(fs)
+	fs.Var(&r.sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
+}
+
+func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if len(call.Args) != 1 {
+		return "", cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
 	}
-	f.common.MarkExplicit(fs)
-	if len(pos) != 1 {
-		return cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
-	}
-	env, run, op, err := openRun(ctx, &f.common, stderr, pos[0])
+	env, run, op, err := openRun(ctx, &r.common, call.Stderr, call.Args[0])
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
-	if err := f.apply(fs, &run.Settings); err != nil {
-		return err
+	if err := r.apply(call.Given, &run.Settings); err != nil {
+		return "", err
 	}
-	table, rows, err := prepareSend(env, run, op, sets, "bulkrun resume", stderr)
+	table, rows, err := prepareSend(env, run, op, r.sets, "bulkrun resume", call.Stderr)
 	if err != nil {
-		return err
+		return "", err
 	}
 	lease, err := starter(env).Start(ctx, &bulk.Plan{Run: run, Continue: true})
 	if err != nil {
-		return refused(err)
+		return "", refused(err)
 	}
 	defer lease.Release(ctx)
-	return execute(ctx, env, lease, run, op, table, rows, stdout, stderr)
+	return "", execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
 }
 
 // Test hooks: the clock of the journal, the leases and settle, the pause
@@ -274,12 +299,13 @@ var (
 	leaseAfter func(time.Duration) <-chan time.Time
 )
 
-// leases are the leases of this command's runs, held by this process:
-// on PostgreSQL as one of each run's workers (several processes, on this
-// host or others, work on a run at once), on SQLite as its only holder.
+// leases are the leases of this command's runs, held by this process: as
+// one of each run's workers where the database shares runs (several
+// processes, on this host or others, work on a run at once), else as its
+// only holder.
 func leases(env *cli.Env) *bulk.Leases {
 	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
-		Shared: env.DB.Postgres()}
+		Shared: env.DB.SharesRuns()}
 }
 
 func starter(env *cli.Env) *bulk.Starter {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -10,7 +11,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/bulk"
 )
 
-const settleExamples = `  bulkrun settle 7KQ2M
+var settleHelp = cli.Help{Synopsis: "bulkrun settle RUN [--rounds N] [--wait D]", Examples: `  bulkrun settle 7KQ2M
   bulkrun settle 7KQ2M --rounds 10 --wait 5m
 
 Brings a run to rest after a kill, a crash or pending answers: each round sends the rows
@@ -20,36 +21,44 @@ looks the pending rows up (as bulkrun recheck), until no row is pending or unsen
 round. Secret --set values of the run are not stored: give them again with --set.
 
 Exit status: 0 nothing pending or unsent; 1 the run stopped (--max-debit, an error,
-Ctrl-C) or rows are still unsent; 3 rows still pending after the last round.`
+Ctrl-C) or rows are still unsent; 3 rows still pending after the last round.`}
 
-func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("settle", "bulkrun settle RUN [--rounds N] [--wait D]", settleExamples, stderr)
-	var common cli.Common
-	common.Bind(fs)
-	rounds := fs.Int("rounds", 5, "at most this many rounds of resume and recheck")
-	wait := fs.Duration("wait", 2*time.Minute, "pause between rounds while rows are pending")
-	minWait := fs.Duration("min-wait", 2*time.Minute, "leave rows sent less than this long ago for a later round")
-	var sets multi
-	fs.Var(&sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	common.MarkExplicit(fs)
+// settleCmd is bulkrun settle RUN.
+type settleCmd struct {
+	common        cli.Common
+	rounds        int
+	wait, minWait time.Duration
+	sets          multi
+}
+
+func (sc *settleCmd) Flags(fs *flag.FlagSet) {
+	sc.common.Bind(fs)
+	fs.IntVar(&sc.rounds, "rounds", 5, "at most this many rounds of resume and recheck")
+	fs.DurationVar(&sc.wait, "wait", 2*time.Minute, "pause between rounds while rows are pending")
+	fs.DurationVar(&sc.minWait, "min-wait", 2*time.Minute, "leave rows sent less than this long ago for a later round")
+	fs.Var(&sc.sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
+}
+
+func (sc *settleCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	switch {
-	case len(pos) != 1:
-		return cli.Usagef("settle needs one run id, e.g. bulkrun settle 7KQ2M (bulkrun status lists runs)")
-	case *rounds < 1:
-		return cli.Usagef("--rounds %d: want 1 or more", *rounds)
-	case *wait <= 0 || *minWait < 0:
-		return cli.Usagef("settle: --wait must be above zero and --min-wait 0 or more")
+	case len(call.Args) != 1:
+		return "", cli.Usagef("settle needs one run id, e.g. bulkrun settle 7KQ2M (bulkrun status lists runs)")
+	case sc.rounds < 1:
+		return "", cli.Usagef("--rounds %d: want 1 or more", sc.rounds)
+	case sc.wait <= 0 || sc.minWait < 0:
+		return "", cli.Usagef("settle: --wait must be above zero and --min-wait 0 or more")
 	}
-	env, run, op, err := openRun(ctx, &common, stderr, pos[0])
+	return "", sc.settle(ctx, call.Args[0], call.Stdout, call.Stderr)
+}
+
+// settle brings run id to rest.
+func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Writer) error {
+	env, run, op, err := openRun(ctx, &sc.common, stderr, id)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
-	table, rows, err := prepareSend(env, run, op, sets, "bulkrun settle", stderr)
+	table, rows, err := prepareSend(env, run, op, sc.sets, "bulkrun settle", stderr)
 	if err != nil {
 		return err
 	}
@@ -63,8 +72,8 @@ func runSettle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var paths []string
 	st := &bulk.Settler{
 		Runner:    newRunner(env, run, lease, stderr),
-		Rechecker: newRechecker(env, *minWait, 4, rows),
-		Rounds:    *rounds, Wait: *wait, Sleep: pause,
+		Rechecker: newRechecker(env, sc.minWait, 4, rows),
+		Rounds:    sc.rounds, Wait: sc.wait, Sleep: pause,
 		AfterRound: func(round int, c bulk.Counts) {
 			paths, werr = writeResults(context.WithoutCancel(ctx), env, run, op, table)
 			fmt.Fprintf(stdout, "round %d: %s\n", round, c)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,41 +16,49 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("status", "bulkrun status [RUN]", statusExamples, stderr)
-	var common cli.Common
-	common.Bind(fs)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+// statusCmd is bulkrun status [RUN].
+type statusCmd struct{ common cli.Common }
+
+func (sc *statusCmd) Flags(fs *flag.FlagSet) { sc.common.Bind(fs) }
+
+func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if len(call.Args) > 1 {
+		return "", cli.Usagef("status takes at most one run id (see bulkrun status -h)")
 	}
-	common.MarkExplicit(fs)
-	if len(pos) > 1 {
-		return cli.Usagef("status takes at most one run id (see bulkrun status -h)")
-	}
-	env, err := openEnv(ctx, &common, stderr, false)
+	env, err := openEnv(ctx, &sc.common, call.Stderr, false)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer env.Close()
-	if len(pos) == 0 {
-		runs, err := bulk.Recent(ctx, env.DB, 20)
-		if err != nil {
-			return err
-		}
-		if len(runs) == 0 {
-			fmt.Fprintln(stdout, "no bulk runs in", env.DB.Path)
-			return nil
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
-		for _, r := range runs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(recon.IST).Format("2006-01-02 15:04"),
-				r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
-		}
-		return tw.Flush()
+	if len(call.Args) == 0 {
+		return "", listRuns(ctx, env, call.Stdout)
 	}
-	st, err := bulk.Status(ctx, env.DB, pos[0])
+	return "", showRun(ctx, env, call.Args[0], call.Stdout)
+}
+
+// listRuns prints the recent runs, one line each.
+func listRuns(ctx context.Context, env *cli.Env, stdout io.Writer) error {
+	runs, err := bulk.Recent(ctx, env.DB, 20)
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(stdout, "no bulk runs in", env.DB.Path)
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(recon.IST).Format("2006-01-02 15:04"),
+			r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
+	}
+	return tw.Flush()
+}
+
+// showRun prints a run: its settings, who holds it, its rows per state and
+// debits, and what to do next.
+func showRun(ctx context.Context, env *cli.Env, id string, stdout io.Writer) error {
+	st, err := bulk.Status(ctx, env.DB, id)
 	if err != nil {
 		return notFound(env, err)
 	}
@@ -66,25 +75,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		rate = fmt.Sprintf("%v/s", s.Rate)
 	}
 	fmt.Fprintf(stdout, "settings: concurrency %d, rate %s, max-debit %s, set %s\n", s.Concurrency, rate, orNone(s.MaxDebit), s.Sets)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "rows\t%d\t\n", c.Total)
-	fmt.Fprintf(tw, "success\t%d\t\n", c.Success)
-	fmt.Fprintf(tw, "failed\t%d\t\n", c.Failed)
-	switch {
-	case c.Sending > 0 && live:
-		fmt.Fprintf(tw, "pending\t%d\t (%d of them in flight)\n", c.Pending, c.Sending)
-	case c.Sending > 0:
-		fmt.Fprintf(tw, "pending\t%d\t (%d of them were in flight when their process died)\n", c.Pending, c.Sending)
-	default:
-		fmt.Fprintf(tw, "pending\t%d\t\n", c.Pending)
-	}
-	if c.Returned > 0 {
-		fmt.Fprintf(tw, "unsent\t%d\t (%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
-	} else {
-		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
-	}
-	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
-	if err := tw.Flush(); err != nil {
+	if err := showCounts(stdout, c, live); err != nil {
 		return err
 	}
 	if err := showWorkerRows(ctx, env, run, stdout); err != nil {
@@ -103,19 +94,43 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-const statusExamples = `  bulkrun status
+// showCounts prints a run's rows per state and its pool debits; live says
+// whether a process works on the run now (its rows sending are in flight).
+func showCounts(stdout io.Writer, c bulk.Counts, live bool) error {
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "rows\t%d\t\n", c.Total)
+	fmt.Fprintf(tw, "success\t%d\t\n", c.Success)
+	fmt.Fprintf(tw, "failed\t%d\t\n", c.Failed)
+	switch {
+	case c.Sending > 0 && live:
+		fmt.Fprintf(tw, "pending\t%d\t (%d of them in flight)\n", c.Pending, c.Sending)
+	case c.Sending > 0:
+		fmt.Fprintf(tw, "pending\t%d\t (%d of them were in flight when their process died)\n", c.Pending, c.Sending)
+	default:
+		fmt.Fprintf(tw, "pending\t%d\t\n", c.Pending)
+	}
+	if c.Returned > 0 {
+		fmt.Fprintf(tw, "unsent\t%d\t (%d never executed by the service, found by recheck: resume sends them again)\n", c.Unsent, c.Returned)
+	} else {
+		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
+	}
+	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
+	return tw.Flush()
+}
+
+var statusHelp = cli.Help{Synopsis: "bulkrun status [RUN]", Examples: `  bulkrun status
   bulkrun status 7KQ2M --db ops.db
 
 With a run id: its settings (secret --set values shown as [REDACTED]: they are never stored),
 the process holding it, if any, and its rows per state with its pool debits. Rows 'sending'
 count as pending, in every view. On PostgreSQL, every worker of the run (host, pid, last
-heartbeat) and the rows each one sent.`
+heartbeat) and the rows each one sent.`}
 
-// showHolders prints who works on the run now: its holder (SQLite), or
-// its live workers (PostgreSQL), and reports whether anyone does.
+// showHolders prints who works on the run now: its holder, or its live
+// workers where runs are shared, and reports whether anyone does.
 func showHolders(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Writer) (bool, error) {
 	ls := leases(env)
-	if env.DB.Postgres() {
+	if ls.Shared {
 		ws, err := env.DB.BulkWorkers(ctx, run.ID)
 		if err != nil {
 			return false, err
@@ -187,7 +202,7 @@ func notFound(env *cli.Env, err error) error {
 	return err
 }
 
-const recheckExamples = `  bulkrun recheck 7KQ2M
+var recheckHelp = cli.Help{Synopsis: "bulkrun recheck RUN [--min-wait 2m]", Examples: `  bulkrun recheck 7KQ2M
   bulkrun recheck 7KQ2M --min-wait 10m
 
 Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
@@ -203,26 +218,34 @@ killed and not resumed) are looked up too. The results file is rewritten. bulkru
 repeats recheck and resume until nothing is pending or unsent.
 
 Exit status: 0 nothing left to do; 1 rows returned to unsent (run bulkrun resume RUN);
-3 rows still pending (recheck again later).`
+3 rows still pending (recheck again later).`}
 
-func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("recheck", "bulkrun recheck RUN [--min-wait 2m]", recheckExamples, stderr)
-	var common cli.Common
-	common.Bind(fs)
-	minWait := fs.Duration("min-wait", 2*time.Minute, "leave rows sent less than this long ago for later")
-	concurrency := fs.Int("concurrency", 4, "look-ups in flight at once")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+// recheckCmd is bulkrun recheck RUN.
+type recheckCmd struct {
+	common      cli.Common
+	minWait     time.Duration
+	concurrency int
+}
+
+func (rc *recheckCmd) Flags(fs *flag.FlagSet) {
+	rc.common.Bind(fs)
+	fs.DurationVar(&rc.minWait, "min-wait", 2*time.Minute, "leave rows sent less than this long ago for later")
+	fs.IntVar(&rc.concurrency, "concurrency", 4, "look-ups in flight at once")
+}
+
+func (rc *recheckCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if len(call.Args) != 1 {
+		return "", cli.Usagef("recheck needs one run id, e.g. bulkrun recheck 7KQ2M")
 	}
-	common.MarkExplicit(fs)
-	if len(pos) != 1 {
-		return cli.Usagef("recheck needs one run id, e.g. bulkrun recheck 7KQ2M")
+	if rc.minWait < 0 || rc.concurrency < 1 {
+		return "", cli.Usagef("recheck: --min-wait must be 0 or more and --concurrency 1 or more")
 	}
-	if *minWait < 0 || *concurrency < 1 {
-		return cli.Usagef("recheck: --min-wait must be 0 or more and --concurrency 1 or more")
-	}
-	env, run, op, err := openRun(ctx, &common, stderr, pos[0])
+	return "", rc.recheck(ctx, call.Args[0], call.Stdout, call.Stderr)
+}
+
+// recheck looks up the pending rows of run id.
+func (rc *recheckCmd) recheck(ctx context.Context, id string, stdout, stderr io.Writer) error {
+	env, run, op, err := openRun(ctx, &rc.common, stderr, id)
 	if err != nil {
 		return err
 	}
@@ -238,9 +261,8 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer release()
-	rc := newRechecker(env, *minWait, *concurrency, rows)
-	s, rerr := rc.Recheck(ctx, run)
-	fmt.Fprintln(stdout, recheckLine(run, s, *minWait))
+	s, rerr := newRechecker(env, rc.minWait, rc.concurrency, rows).Recheck(ctx, run)
+	fmt.Fprintln(stdout, recheckLine(run, s, rc.minWait))
 	var paths []string
 	var werr error
 	if table != nil {

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -12,59 +12,50 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-const callsShowExamples = `  reconcile calls show 17                            # the call of callId 17 (the reports' callId column)
+var callsShowHelp = cli.Help{
+	Synopsis: "reconcile calls show [--db FILE] REF...",
+	Description: "Prints the line each call was logged as, redacted (secrets, pidData, card and Aadhaar\n" +
+		"numbers, as everywhere): one JSON line per call on standard output, and on standard error\n" +
+		"which call it is and where its line was read from. REF is a call id (the reports' callId\n" +
+		"column) or an externalRef (every call of it, oldest first).",
+	Examples: `  reconcile calls show 17                            # the call of callId 17 (the reports' callId column)
   reconcile calls show RC2026111800000001            # every call of that externalRef
   reconcile calls show --db /var/lib/svcrecon/svcrecon.db 17 18 | jq .response.data.pool
 A line imported from a file is read back from that file and checked against the
 SHA-256 taken at the import: keep the call-log files, or the line cannot be shown
 (exit 1, "the file no longer holds the line"). A line read from standard input, or a
-call svcrecon made itself, is kept redacted in the database.`
-
-// runCalls is reconcile calls: its one subcommand, show.
-func runCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "show" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprintf(stderr, "Usage: reconcile calls show [--db FILE] REF...\n\nExamples:\n%s\n", callsShowExamples)
-			return nil
-		}
-		return cli.Usagef("calls: say what to do: reconcile calls show REF (see calls show -h)")
-	}
-	return callsShow(ctx, args[1:], stdout, stderr)
+call svcrecon made itself, is kept redacted in the database.`,
 }
 
-// callsShow prints each call's line, redacted: one JSON line per call on
-// stdout, where it was read from on stderr.
-func callsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("calls show", "reconcile calls show [--db FILE] REF...\n\n"+
-		"Prints the line each call was logged as, redacted (secrets, pidData, card and Aadhaar\n"+
-		"numbers, as everywhere): one JSON line per call on standard output, and on standard error\n"+
-		"which call it is and where its line was read from. REF is a call id (the reports' callId\n"+
-		"column) or an externalRef (every call of it, oldest first).", callsShowExamples, stderr)
-	var c cli.Common
-	bindCommon(fs, &c, "db")
-	if err := cli.Parse(fs, args); err != nil {
-		return err
+// callsShowCmd is reconcile calls show: it prints each call's line,
+// redacted: one JSON line per call on stdout, where it was read from on
+// stderr.
+type callsShowCmd struct{ c cli.Common }
+
+func (cs *callsShowCmd) Flags(fs *flag.FlagSet) { cs.c.BindOnly(fs, "db") }
+
+func (cs *callsShowCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	stdout, stderr := call.Stdout, call.Stderr
+	if len(call.Args) == 0 {
+		return "", cli.Usagef("calls show: name a call: its id or externalRef (see calls show -h)")
 	}
-	if fs.NArg() == 0 {
-		return cli.Usagef("calls show: name a call: its id or externalRef (see calls show -h)")
+	if err := cs.c.CheckDBExists("calls show"); err != nil {
+		return "", err
 	}
-	if _, err := os.Stat(c.DB); !store.IsPostgres(c.DB) && errors.Is(err, os.ErrNotExist) {
-		return cli.Usagef("calls show: no database %s (give --db or SVC_DB)", c.DB)
-	}
-	db, err := store.Open(ctx, c.DB)
+	db, err := store.Open(ctx, cs.c.DB)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer db.Close()
 	secrets := []string{os.Getenv(cli.EnvClientSecret)}
 	var failed error
-	for _, ref := range fs.Args() {
+	for _, ref := range call.Args {
 		shown, err := calllog.Show(ctx, db, ref, secrets)
 		for _, s := range shown {
 			fmt.Fprintf(stderr, "call %d (%s:%d, %s %s): line from the %s\n", s.ID, s.Source, s.SourceLine, s.TS,
 				s.Operation, s.Where)
 			if _, err := fmt.Fprintf(stdout, "%s\n", s.Line); err != nil {
-				return err
+				return "", err
 			}
 		}
 		switch {
@@ -74,5 +65,5 @@ func callsShow(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			failed = errors.Join(failed, fmt.Errorf("calls show: no call with id or externalRef %q", ref))
 		}
 	}
-	return failed
+	return "", failed
 }

@@ -2,8 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
-	"io"
+	"log/slog"
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -12,66 +13,53 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-const checkExamples = `  reconcile check --from 2026-11-01 --to 2026-11-21
+var checkHelp = cli.Help{
+	Synopsis: "reconcile check --from YYYY-MM-DD --to YYYY-MM-DD [--as-of YYYY-MM-DD] [--pair-window 10m]\n" +
+		"                       [--fail-on-breaks [--allow-empty]] [--db FILE] [--log-format text|json] [--log-level LEVEL]",
+	Description: "Reconciles a period from the database: pool arithmetic and chain, calls matched to statement\n" +
+		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n" +
+		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n" +
+		"a match (they stay callOnly and statementOnly).",
+	Examples: `  reconcile check --from 2026-11-01 --to 2026-11-21
   reconcile check --from 2026-11-21 --to 2026-11-21 --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
   reconcile check --from 2026-10-01 --to 2026-10-31 --as-of 2026-11-21    # age unsettled orders as of today
   reconcile check --from 2026-11-21 --to 2026-11-21 --pair-window 2m      # suggest pairs only 2 minutes apart
   reconcile check --from 2026-10-02 --to 2026-10-02 --fail-on-breaks --allow-empty   # a day with no traffic is fine
 Import the call logs (import-calls) and sync the statement (sync) first.
-Re-running a period replaces its previous results.`
-
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	_, err := checkJob(ctx, args, stdout, stderr)
-	return err
+Re-running a period replaces its previous results.`,
 }
 
-// checkJob is reconcile check; its summary (what the scheduler records) is
+// checkCmd is reconcile check; its summary (what the scheduler records) is
 // the run's findings, counted per kind, in one line.
-func checkJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-	var com cli.Common
-	fs := cli.NewFlagSet("check", "reconcile check --from YYYY-MM-DD --to YYYY-MM-DD [--as-of YYYY-MM-DD] [--pair-window 10m]\n"+
-		"                       [--fail-on-breaks [--allow-empty]] [--db FILE] [--log-format text|json] [--log-level LEVEL]\n\n"+
-		"Reconciles a period from the database: pool arithmetic and chain, calls matched to statement\n"+
-		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n"+
-		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n"+
-		"a match (they stay callOnly and statementOnly).", checkExamples, stderr)
-	com.BindDB(fs)
-	com.BindLog(fs)
-	from := fs.String("from", "", "first day of the period (IST), YYYY-MM-DD")
-	to := fs.String("to", "", "last day of the period (IST), YYYY-MM-DD")
-	asOf := fs.String("as-of", "", "age unsettled orders as of this day (default: --to)")
-	pairWindow := fs.Duration("pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
-	failOnBreaks := fs.Bool("fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when the period has no call and no record")
-	allowEmpty := fs.Bool("allow-empty", false, "with --fail-on-breaks: a period with no call and no record is not an error")
-	if err := cli.Parse(fs, args); err != nil {
-		return "", err
-	}
-	com.MarkExplicit(fs)
-	if fs.NArg() > 0 {
-		return "", cli.Usagef("check: unexpected argument %q (see check -h)", fs.Arg(0))
-	}
-	f, t, err := cli.ParsePeriod(*from, *to)
+type checkCmd struct {
+	com                      cli.Common
+	from, to, asOf           string
+	pairWindow               time.Duration
+	failOnBreaks, allowEmpty bool
+}
+
+func (c *checkCmd) Flags(fs *flag.FlagSet) {
+	c.com.BindDB(fs)
+	c.com.BindLog(fs)
+	fs.StringVar(&c.from, "from", "", "first day of the period (IST), YYYY-MM-DD")
+	fs.StringVar(&c.to, "to", "", "last day of the period (IST), YYYY-MM-DD")
+	fs.StringVar(&c.asOf, "as-of", "", "age unsettled orders as of this day (default: --to)")
+	fs.DurationVar(&c.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
+	fs.BoolVar(&c.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when the period has no call and no record")
+	fs.BoolVar(&c.allowEmpty, "allow-empty", false, "with --fail-on-breaks: a period with no call and no record is not an error")
+}
+
+func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	o, err := c.options(call)
 	if err != nil {
 		return "", err
 	}
-	if *pairWindow <= 0 {
-		return "", cli.Usagef("check: --pair-window %s: want a positive duration such as 10m", *pairWindow)
-	}
-	o := ledger.CheckOptions{From: f, To: t, PairWindow: *pairWindow}
-	if *asOf != "" {
-		if o.AsOf, err = cli.ParseDate("as-of", *asOf); err != nil {
-			return "", err
-		}
-		if o.AsOf.Before(f) {
-			return "", cli.Usagef("--as-of %s is before --from %s", *asOf, *from)
-		}
-	}
-	log, err := com.Logger(ctx, stderr)
+	log, err := c.com.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
 	}
 	o.Log = log
-	env, err := com.Open(ctx, log, cli.Options{})
+	env, err := c.com.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -80,24 +68,56 @@ func checkJob(ctx context.Context, args []string, stdout, stderr io.Writer) (str
 	if err != nil {
 		return "", err
 	}
-	period := f.Format(time.DateOnly) + ".." + t.Format(time.DateOnly)
+	period := o.From.Format(time.DateOnly) + ".." + o.To.Format(time.DateOnly)
 	summary := fmt.Sprintf("check %s run %d: %s", period, rep.RunID, nightly.Findings(rep))
 	if n := rep.Summary.SuggestedPairs; n > 0 {
 		summary += fmt.Sprintf("; %d suggested pairs", n)
 	}
-	if err := rep.WriteText(stdout); err != nil {
+	if err := rep.WriteText(call.Stdout); err != nil {
 		return summary, err
 	}
+	return summary, c.verdict(rep, period, log)
+}
+
+// options checks the flags' values.
+func (c *checkCmd) options(call *cli.Call) (ledger.CheckOptions, error) {
+	var o ledger.CheckOptions
+	if len(call.Args) > 0 {
+		return o, cli.Usagef("check: unexpected argument %q (see check -h)", call.Args[0])
+	}
+	f, t, err := cli.ParsePeriod(c.from, c.to)
+	if err != nil {
+		return o, err
+	}
+	if c.pairWindow <= 0 {
+		return o, cli.Usagef("check: --pair-window %s: want a positive duration such as 10m", c.pairWindow)
+	}
+	o = ledger.CheckOptions{From: f, To: t, PairWindow: c.pairWindow}
+	if c.asOf != "" {
+		if o.AsOf, err = cli.ParseDate("as-of", c.asOf); err != nil {
+			return o, err
+		}
+		if o.AsOf.Before(f) {
+			return o, cli.Usagef("--as-of %s is before --from %s", c.asOf, c.from)
+		}
+	}
+	return o, nil
+}
+
+// verdict is the exit status of the check under --fail-on-breaks: 3 for
+// findings, 1 for an empty period (unless --allow-empty). Without it an
+// empty period is only logged.
+func (c *checkCmd) verdict(rep *ledger.Report, period string, log *slog.Logger) error {
 	if rep.Empty() {
-		if *failOnBreaks && !*allowEmpty {
-			return summary, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+		if c.failOnBreaks && !c.allowEmpty {
+			return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
 				"nothing to reconcile: no call and no record in %s (import the call logs and sync the statement first, check --db, or add --allow-empty)", period)}
 		}
 		log.Warn("nothing to reconcile in the period: no call imported, no statement record synced (run import-calls and sync first, or check --db)",
-			"period", period, "db", store.RedactDSN(com.DB))
+			"period", period, "db", store.RedactDSN(c.com.DB))
 	}
-	if *failOnBreaks && rep.HasFindings() {
-		return summary, &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("check %s: %s; see the summary", period, nightly.Findings(rep))}
+	if c.failOnBreaks && rep.HasFindings() {
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("check %s: %s; see the summary", period, nightly.Findings(rep))}
 	}
-	return summary, nil
+	return nil
 }

@@ -188,11 +188,11 @@ func TestCheckAndImportJobsReturnTheirSummary(t *testing.T) {
 	log := filepath.Join(dir, "calls.jsonl")
 	os.WriteFile(log, []byte(okEnvelope+"\n"), 0o600)
 	var out, errOut bytes.Buffer
-	sum, err := jobs()["import-calls"](ctx, []string{"--db", db, "--log-level", "warn", log}, &out, &errOut)
+	sum, err := runJob(ctx, "import-calls", []string{"--db", db, "--log-level", "warn", log}, nil, &out, &errOut)
 	if err != nil || sum != "imported 1 files, 1 lines: 1 imported, 0 already imported, 0 bad" {
 		t.Errorf("import-calls job = %q, %v", sum, err)
 	}
-	sum, err = jobs()["check"](ctx, []string{"--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut)
+	sum, err = runJob(ctx, "check", []string{"--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, nil, &out, &errOut)
 	if err != nil || !regexp.MustCompile(`^check 2026-11-21\.\.2026-11-21 run \d+: findings: 1 callOnly$`).MatchString(sum) {
 		t.Errorf("check job = %q, %v; want \"check 2026-11-21..2026-11-21 run N: findings: 1 callOnly\"", sum, err)
 	}

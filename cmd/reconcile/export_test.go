@@ -171,7 +171,7 @@ func TestExportJobSummary(t *testing.T) {
 	period := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(books[0]), "reconciliation-"), ".xlsx")
 	from, to, _ := strings.Cut(period, "_")
 	var out, errb bytes.Buffer
-	sum, err := jobs()["export"](context.Background(), []string{"--db", db, "--from", from, "--to", to, "--out", filepath.Join(dir, "x"), "--format", "csv"}, &out, &errb)
+	sum, err := runJob(context.Background(), "export", []string{"--db", db, "--from", from, "--to", to, "--out", filepath.Join(dir, "x"), "--format", "csv"}, nil, &out, &errb)
 	if err != nil {
 		t.Fatalf("export job: %v\n%s", err, errb.String())
 	}

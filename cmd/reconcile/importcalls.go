@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
-const importCallsExamples = `  reconcile import-calls logs/calls-2026-11-21.jsonl
+var importCallsHelp = cli.Help{
+	Synopsis: "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
+	Examples: `  reconcile import-calls logs/calls-2026-11-21.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl
@@ -23,97 +26,112 @@ anything is imported. The client secret (SVC_CLIENT_SECRET, when set) is
 replaced by [REDACTED] wherever a line carries it.
 A line read from a file is kept as a reference into it (offset and SHA-256):
 keep the files, reconcile calls show reads the lines back from them. A line
-read from standard input is kept redacted in the database.`
+read from standard input is kept redacted in the database.`,
+}
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.
 const maxShownErrors = 50
 
-func runImportCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	_, err := importCalls(ctx, args, os.Stdin, stdout, stderr)
-	return err
+// importCallsCmd is reconcile import-calls; its summary is the line it
+// prints (files, lines, imported, duplicates, bad).
+type importCallsCmd struct{ com cli.Common }
+
+func (ic *importCallsCmd) Flags(fs *flag.FlagSet) {
+	ic.com.BindDB(fs)
+	ic.com.BindLog(fs)
 }
 
-// importCallsJob is reconcile import-calls as the scheduler runs it; its
-// summary is the line it prints (files, lines, imported, duplicates, bad).
-func importCallsJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-	return importCalls(ctx, args, os.Stdin, stdout, stderr)
-}
-
-func importCalls(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
-	var com cli.Common
-	fs := cli.NewFlagSet("import-calls", "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
-		importCallsExamples, stderr)
-	com.BindDB(fs)
-	com.BindLog(fs)
-	if err := cli.Parse(fs, args); err != nil {
-		return "", err
-	}
-	com.MarkExplicit(fs)
-	if fs.NArg() == 0 {
-		return "", cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
-	}
-	var files []string
-	stdinSeen := false
-	for _, a := range fs.Args() {
-		if strings.HasPrefix(a, "-") && a != "-" {
-			// The flag package stops at the first file name.
-			return "", cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
-		}
-		if a == "-" {
-			if stdinSeen {
-				return "", cli.Usagef("import-calls: - (standard input) given twice")
-			}
-			stdinSeen = true
-			files = append(files, a)
-			continue
-		}
-		// Every file must be there before anything is imported.
-		expanded, err := calllog.ExpandPaths([]string{a})
-		if err != nil {
-			return "", cli.Usagef("import-calls: %v", err)
-		}
-		for _, p := range expanded {
-			switch st, err := os.Stat(p); {
-			case err != nil:
-				return "", cli.Usagef("import-calls: %s: no such file (see import-calls -h)", p)
-			case st.IsDir():
-				return "", cli.Usagef("import-calls: %s is a directory: name the call-log files in it", p)
-			}
-		}
-		files = append(files, expanded...)
-	}
-	log, err := com.Logger(ctx, stderr)
+func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	files, err := callLogFiles(call.Args)
 	if err != nil {
 		return "", err
 	}
-	env, err := com.Open(ctx, log, cli.Options{})
+	log, err := ic.com.Logger(ctx, call.Stderr)
+	if err != nil {
+		return "", err
+	}
+	env, err := ic.com.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return "", err
 	}
 	defer env.Close()
 
-	var sum calllog.Summary
-	bar := progress.New(stderr, "import-calls", 0, log)
-	o := calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}}
-	var ierr error
-	for i := 0; i < len(files) && ierr == nil; {
-		if files[i] == "-" {
-			var s calllog.Summary
-			s, ierr = calllog.Import(ctx, env.DB, "-", stdin, o)
-			sum.Add(s)
-			i++
+	bar := progress.New(call.Stderr, "import-calls", 0, log)
+	sum, ierr := importAll(ctx, env.DB, files, call.Stdin,
+		calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}})
+	bar.Done()
+	return reportImport(call.Stdout, call.Stderr, sum, ierr)
+}
+
+// callLogFiles checks the FILE... arguments and expands their patterns:
+// every file must be there before anything is imported; - (standard
+// input) may be given once.
+func callLogFiles(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
+	}
+	var files []string
+	stdinSeen := false
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			// The flag package stops at the first file name.
+			return nil, cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
+		}
+		if a == "-" {
+			if stdinSeen {
+				return nil, cli.Usagef("import-calls: - (standard input) given twice")
+			}
+			stdinSeen = true
+			files = append(files, a)
 			continue
 		}
-		j := i
-		for j < len(files) && files[j] != "-" {
-			j++
+		expanded, err := calllog.ExpandPaths([]string{a})
+		if err != nil {
+			return nil, cli.Usagef("import-calls: %v", err)
 		}
-		var s calllog.Summary
-		s, ierr = calllog.ImportFiles(ctx, env.DB, files[i:j], o)
-		sum.Add(s)
-		i = j
+		for _, p := range expanded {
+			switch st, err := os.Stat(p); {
+			case err != nil:
+				return nil, cli.Usagef("import-calls: %s: no such file (see import-calls -h)", p)
+			case st.IsDir():
+				return nil, cli.Usagef("import-calls: %s is a directory: name the call-log files in it", p)
+			}
+		}
+		files = append(files, expanded...)
 	}
-	bar.Done()
+	return files, nil
+}
+
+// importAll imports the files in order, "-" from stdin, the files between
+// two "-" as one run (one progress total); it stops at the first error.
+func importAll(ctx context.Context, db calllog.Writer, files []string, stdin io.Reader, o calllog.Options) (calllog.Summary, error) {
+	var sum calllog.Summary
+	for i := 0; i < len(files); {
+		var s calllog.Summary
+		var err error
+		if files[i] == "-" {
+			s, err = calllog.Import(ctx, db, "-", stdin, o)
+			i++
+		} else {
+			j := i
+			for j < len(files) && files[j] != "-" {
+				j++
+			}
+			s, err = calllog.ImportFiles(ctx, db, files[i:j], o)
+			i = j
+		}
+		sum.Add(s)
+		if err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// reportImport prints the bad lines (at most maxShownErrors) on stderr and
+// the summary line on stdout, which it returns (the scheduler's summary)
+// with the import's error, or an exit status 1 for bad lines.
+func reportImport(stdout, stderr io.Writer, sum calllog.Summary, ierr error) (string, error) {
 	for i, e := range sum.Errors {
 		if i == maxShownErrors {
 			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)

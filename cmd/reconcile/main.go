@@ -2,7 +2,7 @@
 // statement and collect orders, import call logs, check the pool, export the
 // reports, and schedule all of it.
 //
-// Each subcommand lives in its own file; commands lists them all, explicitly.
+// commands is the table of its subcommands; each lives in its own file.
 package main
 
 import (
@@ -18,32 +18,55 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 )
 
-// commands is reconcile's table of subcommands, in help order. billersync
-// is its own command too; it is listed here so that schedules.yaml can run
-// it in-process.
+// commands is reconcile's table of subcommands, in help order: dispatch,
+// -h and the scheduler's jobs (the rows marked Job) are all read from it.
+// billersync is its own command too; it is listed here so that
+// schedules.yaml can run it in-process.
 func commands() []cli.Command {
-	return []cli.Command{
-		{Name: "run", Summary: "the nightly job: sync, import call logs, check, export (--sandbox: try it with no account)", Run: runRun},
-		{Name: "sync", Summary: "walk the statement and collect orders of a period into the database", Run: runSync},
-		{Name: "import-calls", Summary: "import call logs (JSONL or bare envelopes, gzip ok) into the ledger", Run: runImportCalls},
-		{Name: "calls", Summary: "calls show REF: print the line a call was logged as (redacted), by call id or externalRef", Run: runCalls},
-		{Name: "check", Summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders", Run: runCheck},
-		{Name: "export", Summary: "write the reconciliation workbook and CSV files of a period", Run: runExport},
-		{Name: "billersync", Summary: "sync the biller list (same as the billersync command)", Run: billercmd.Run},
-		{Name: "schedule", Summary: "run the jobs of schedules.yaml on time; list: next runs; run JOB: one now", Run: runSchedule},
-		{Name: "history", Summary: "job runs (scheduled and manual), newest first", Run: runHistory},
-	}
+	return append([]cli.Command{
+		{Name: "run", Summary: "the nightly job: sync, import call logs, check, export (--sandbox: try it with no account)",
+			Help: runHelp, New: func() cli.Runner { return new(nightlyCmd) }, Job: true, GC: cli.GCStream},
+		{Name: "sync", Summary: "walk the statement and collect orders of a period into the database",
+			Help: syncHelp, New: func() cli.Runner { return new(syncCmd) }, Job: true, GC: cli.GCStream},
+		{Name: "import-calls", Summary: "import call logs (JSONL or bare envelopes, gzip ok) into the ledger",
+			Help: importCallsHelp, New: func() cli.Runner { return new(importCallsCmd) }, Job: true, GC: cli.GCStream},
+		{Name: "calls", Summary: "calls show REF: print the line a call was logged as (redacted), by call id or externalRef",
+			Help: cli.Help{Synopsis: "reconcile calls show REF"}, Sub: []cli.Command{
+				{Name: "show", Help: callsShowHelp, New: func() cli.Runner { return new(callsShowCmd) }},
+			}},
+		{Name: "check", Summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders",
+			Help: checkHelp, New: func() cli.Runner { return new(checkCmd) }, Job: true, GC: cli.GCCheck},
+		{Name: "export", Summary: "write the reconciliation workbook and CSV files of a period",
+			Help: exportHelp, New: func() cli.Runner { return new(exportCmd) }, Job: true, GC: cli.GCStream},
+		{Name: "billersync", Summary: "sync the biller list (same as the billersync command)",
+			Help: billercmd.Help, New: billercmd.New, Job: true},
+		{Name: "schedule", Summary: "run the jobs of schedules.yaml on time; list: next runs; run JOB: one now",
+			Help: scheduleHelp, New: func() cli.Runner { return new(scheduleCmd) }, Sub: []cli.Command{
+				{Name: "list", Help: scheduleListHelp, New: func() cli.Runner { return new(scheduleListCmd) }},
+				{Name: "run", Help: scheduleRunHelp, New: func() cli.Runner { return new(scheduleRunCmd) }, Interleaved: true},
+			}},
+		{Name: "history", Summary: "job runs (scheduled and manual), newest first",
+			Help: historyHelp, New: func() cli.Runner { return new(historyCmd) }, Job: true},
+	}, testCommands...)
 }
 
-// gcProfiles are how the subcommands' heaps are collected (cli.TuneGC).
-var gcProfiles = map[string]cli.GCProfile{"sync": cli.GCStream, "import-calls": cli.GCStream,
-	"export": cli.GCStream, "run": cli.GCStream, "check": cli.GCCheck}
+// testCommands are extra subcommands a test adds (nil otherwise).
+var testCommands []cli.Command
+
+// program is reconcile: its table and the end of its -h.
+func program() cli.Program {
+	return cli.Program{Name: "reconcile", Commands: commands(), Footer: `Exit status: 0 done; 1 a step failed; 2 bad flags or input; 3 findings with --fail-on-breaks.
+
+Examples:
+  reconcile run --sandbox
+  reconcile run --date 2026-11-21 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
+  reconcile check --from 2026-11-01 --to 2026-11-21 --fail-on-breaks
+  reconcile schedule list`}
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if len(os.Args) > 1 {
-		cli.TuneGC(gcProfiles[os.Args[1]])
-	}
+	cli.TuneGC(program().GCFor(os.Args[1:]))
 	endProfile := cli.StartProfile(os.Stderr)
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	endProfile()
@@ -51,12 +74,7 @@ func main() {
 	os.Exit(code)
 }
 
+// run is reconcile with args (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return cli.Dispatch(ctx, "reconcile", commands(), `Exit status: 0 done; 1 a step failed; 2 bad flags or input; 3 findings with --fail-on-breaks.
-
-Examples:
-  reconcile run --sandbox
-  reconcile run --date 2026-11-21 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
-  reconcile check --from 2026-11-01 --to 2026-11-21 --fail-on-breaks
-  reconcile schedule list`, args, stdout, stderr)
+	return program().Run(ctx, args, cli.Stdio{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
 }

@@ -34,7 +34,19 @@ const (
 	sandboxCallLogName = "sandbox-calls.jsonl"
 )
 
-const runExamples = `  reconcile run --sandbox                     # try everything: a fresh sandbox, its history, ./reports
+var runHelp = cli.Help{
+	Synopsis: "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]",
+	Description: "The nightly job, step by step: sync the statement and collect orders of the period (default:\n" +
+		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n" +
+		"to --out; prints what each step did, the reconciliation summary and the report paths.\n\n" +
+		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n" +
+		"DIR/" + sandboxDBName + " (unless --db is given), imports the sandbox's client call log (written to\n" +
+		"DIR/" + sandboxCallLogName + ") and reconciles the sandbox's whole history, whose planted\n" +
+		"defects show every kind of finding.\n\n" +
+		"With --fail-on-breaks a period with no call and no statement record is an error (exit 1):\n" +
+		"a misconfigured night must not look clean; --allow-empty accepts it. --notify URL POSTs the\n" +
+		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.",
+	Examples: `  reconcile run --sandbox                     # try everything: a fresh sandbox, its history, ./reports
   reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks   # last night (yesterday, IST)
   reconcile run --date 2026-11-21 --calls logs/calls-2026-11-21.jsonl
   reconcile run --from 2026-11-01 --to 2026-11-30 --as-of 2026-12-05 --calls logs/nov.jsonl.gz --out reports/nov
@@ -45,7 +57,8 @@ full, older ones probed), lines already imported are skipped, the check replaces
 the period's previous results and the reports are rewritten.
 Exit status: 0 done, 1 a step failed (its name leads the message) or, with
 --fail-on-breaks, nothing to reconcile, 2 bad flags or settings, 3 --fail-on-breaks
-and there are findings.`
+and there are findings.`,
+}
 
 // stringsFlag is a repeatable flag.
 type stringsFlag []string
@@ -53,15 +66,61 @@ type stringsFlag []string
 func (s *stringsFlag) String() string     { return strings.Join(*s, " ") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	_, err := runJob(ctx, args, stdout, stderr)
-	return err
+// nightlyCmd is reconcile run, the nightly job: it checks the flags, runs the night, prints what
+// each step did, the reconciliation and the reports, and with --notify
+// POSTs a notice when the run ends with breaks or fails. The summary (each
+// step's line, then the counts per finding) is what the scheduler records
+// for a job that runs it.
+type nightlyCmd struct {
+	c                           cli.Common
+	date, from, to, asOf        string
+	calls                       stringsFlag
+	out                         string
+	failOnBreaks, allowEmpty    bool
+	concurrency, ordersLookback int
+	refresh, allowLong, csvRaw  bool
+	recheckDays                 int
+	notify                      string
+	pairWindow                  time.Duration
+}
+
+func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
+	r.c.BindExcept(fs, "outlet-id") // the statement and collect orders need no outlet id
+	fs.StringVar(&r.date, "date", "", "the one IST day to reconcile, YYYY-MM-DD (default: yesterday)")
+	fs.StringVar(&r.from, "from", "", "first IST day of the period, YYYY-MM-DD (with --to)")
+	fs.StringVar(&r.to, "to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
+	fs.StringVar(&r.asOf, "as-of", "", "age unsettled orders as of this day (default: the last day)")
+	fs.Var(&r.calls, "calls", "a call-log file or glob (JSONL, gzip ok) to import; repeat for more")
+	fs.StringVar(&r.out, "out", "reports", "directory of the reports (created when missing)")
+	fs.BoolVar(&r.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when there is nothing to reconcile")
+	fs.BoolVar(&r.allowEmpty, "allow-empty", false, "with --fail-on-breaks, accept a period with no call and no record")
+	fs.IntVar(&r.concurrency, "concurrency", 4, "days synced at once")
+	fs.BoolVar(&r.refresh, "refresh", false, "walk every day of the period again, held or not")
+	fs.IntVar(&r.recheckDays, "recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
+	fs.BoolVar(&r.allowLong, "allow-long-period", false, "allow a period longer than 400 days")
+	fs.IntVar(&r.ordersLookback, "orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
+	fs.DurationVar(&r.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
+	fs.BoolVar(&r.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
+	fs.StringVar(&r.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
+}
+
+func (r *nightlyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	o, err := r.options(ctx, call)
+	if err != nil {
+		return "", err
+	}
+	started := clock()
+	sum, err := o.run(ctx, call.Stdout, call.Stderr)
+	if err != nil && o.notify != "" {
+		o.sendNotice(ctx, &sum, started, err)
+	}
+	return sum.String(), err
 }
 
 // runOptions are reconcile run's flags, checked.
 type runOptions struct {
 	c                           cli.Common
-	explicit                    map[string]bool
+	dbGiven                     bool      // --db was on the command line
 	from, to, asOf              time.Time // zero from: the sandbox's history
 	callFiles                   []string
 	out                         string
@@ -75,122 +134,32 @@ type runOptions struct {
 	log                         *slog.Logger
 }
 
-// runJob is reconcile run: it checks the flags, runs the night, prints what
-// each step did, the reconciliation and the reports, and with --notify
-// POSTs a notice when the run ends with breaks or fails. The summary (each
-// step's line, then the counts per finding) is what the scheduler records
-// for a job that runs it.
-func runJob(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-	o, err := parseRun(ctx, args, stderr)
-	if err != nil {
-		return "", err
-	}
-	started := clock()
-	sum, err := o.run(ctx, stdout, stderr)
-	if err != nil && o.notify != "" {
-		o.sendNotice(ctx, &sum, started, err)
-	}
-	return sum.String(), err
-}
-
-// parseRun reads and checks the flags of reconcile run: every mistake is a
-// usage error, found before anything is created or sent.
-func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions, error) {
-	fs := cli.NewFlagSet("run", "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]\n\n"+
-		"The nightly job, step by step: sync the statement and collect orders of the period (default:\n"+
-		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n"+
-		"to --out; prints what each step did, the reconciliation summary and the report paths.\n\n"+
-		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n"+
-		"DIR/"+sandboxDBName+" (unless --db is given), imports the sandbox's client call log (written to\n"+
-		"DIR/"+sandboxCallLogName+") and reconciles the sandbox's whole history, whose planted\n"+
-		"defects show every kind of finding.\n\n"+
-		"With --fail-on-breaks a period with no call and no statement record is an error (exit 1):\n"+
-		"a misconfigured night must not look clean; --allow-empty accepts it. --notify URL POSTs the\n"+
-		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.", runExamples, stderr)
-	o := &runOptions{}
-	o.c.BindExcept(fs, "outlet-id") // the statement and collect orders need no outlet id
-	date := fs.String("date", "", "the one IST day to reconcile, YYYY-MM-DD (default: yesterday)")
-	from := fs.String("from", "", "first IST day of the period, YYYY-MM-DD (with --to)")
-	to := fs.String("to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
-	asOf := fs.String("as-of", "", "age unsettled orders as of this day (default: the last day)")
-	var calls stringsFlag
-	fs.Var(&calls, "calls", "a call-log file or glob (JSONL, gzip ok) to import; repeat for more")
-	fs.StringVar(&o.out, "out", "reports", "directory of the reports (created when missing)")
-	fs.BoolVar(&o.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when there is nothing to reconcile")
-	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "with --fail-on-breaks, accept a period with no call and no record")
-	fs.IntVar(&o.concurrency, "concurrency", 4, "days synced at once")
-	fs.BoolVar(&o.refresh, "refresh", false, "walk every day of the period again, held or not")
-	recheckDays := fs.Int("recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
-	allowLong := fs.Bool("allow-long-period", false, "allow a period longer than 400 days")
-	fs.IntVar(&o.ordersLookback, "orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
-	fs.DurationVar(&o.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
-	fs.BoolVar(&o.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
-	fs.StringVar(&o.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
-	if err := cli.Parse(fs, args); err != nil {
+// options checks the flags of reconcile run: every mistake is a usage
+// error, found before anything is created or sent.
+func (r *nightlyCmd) options(ctx context.Context, call *cli.Call) (*runOptions, error) {
+	if err := r.checkFlags(call.Args); err != nil {
 		return nil, err
 	}
-	o.c.MarkExplicit(fs)
-	o.explicit = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { o.explicit[f.Name] = true })
-	switch {
-	case fs.NArg() > 0:
-		return nil, cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", fs.Arg(0))
-	case o.ordersLookback < 0:
-		return nil, cli.Usagef("run: --orders-lookback %d: want 0 or more days", o.ordersLookback)
-	case o.concurrency < 1:
-		return nil, cli.Usagef("run: --concurrency %d: want 1 or more", o.concurrency)
-	case o.pairWindow <= 0:
-		return nil, cli.Usagef("run: --pair-window %s: want a positive duration such as 10m", o.pairWindow)
-	case o.out == "":
-		return nil, cli.Usagef("run: --out is empty: give a directory")
-	case o.allowEmpty && !o.failOnBreaks:
-		return nil, cli.Usagef("run: --allow-empty goes with --fail-on-breaks (without it an empty period is only logged)")
-	}
+	o := &runOptions{c: r.c, dbGiven: call.Given["db"], out: r.out, failOnBreaks: r.failOnBreaks, allowEmpty: r.allowEmpty,
+		concurrency: r.concurrency, ordersLookback: r.ordersLookback, refresh: r.refresh, csvRaw: r.csvRaw,
+		notify: r.notify, pairWindow: r.pairWindow}
 	var err error
-	if o.recheckDays, err = recheckOption(*recheckDays); err != nil {
+	if o.recheckDays, err = recheckOption(r.recheckDays); err != nil {
 		return nil, err
 	}
-	if o.notify != "" {
-		if err := schedule.CheckURL(o.notify); err != nil {
+	if r.notify != "" {
+		if err := schedule.CheckURL(r.notify); err != nil {
 			return nil, cli.Usagef("run: --notify: %v", err)
 		}
 	}
-
-	// The period: --date, --from/--to, the sandbox's history, or yesterday.
-	switch {
-	case *date != "" && (*from != "" || *to != ""):
-		return nil, cli.Usagef("run: give --date or --from/--to, not both")
-	case *date != "":
-		if o.from, err = cli.ParseDate("date", *date); err != nil {
-			return nil, err
-		}
-		o.to = o.from
-	case *from != "" || *to != "":
-		if o.from, o.to, err = cli.ParsePeriod(*from, *to); err != nil {
-			return nil, err
-		}
-	case !o.c.Sandbox:
-		o.from = cli.Yesterday(clock())
-		o.to = o.from
+	if o.from, o.to, o.asOf, err = r.period(); err != nil {
+		return nil, err
 	}
-	if !o.from.IsZero() {
-		if err := cli.CheckPeriod(o.from, o.to, clock(), *allowLong); err != nil {
-			return nil, err
-		}
-	}
-	if *asOf != "" {
-		if o.asOf, err = cli.ParseDate("as-of", *asOf); err != nil {
-			return nil, err
-		}
-		if !o.from.IsZero() && o.asOf.Before(o.from) {
-			return nil, cli.Usagef("run: --as-of %s is before the period's first day %s", *asOf, o.from.Format(time.DateOnly))
-		}
-	}
-	if o.log, err = o.c.Logger(ctx, stderr); err != nil {
+	if o.log, err = r.c.Logger(ctx, call.Stderr); err != nil {
 		return nil, err
 	}
 	// Expand the call-log globs now: a typo should not cost a whole sync.
-	if o.callFiles, err = calllog.ExpandPaths(calls); err != nil {
+	if o.callFiles, err = calllog.ExpandPaths(r.calls); err != nil {
 		return nil, cli.Usagef("run: --calls: %v", err)
 	}
 	for _, p := range o.callFiles {
@@ -201,28 +170,68 @@ func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runOptions
 	return o, nil
 }
 
+// checkFlags checks the flags that stand alone.
+func (r *nightlyCmd) checkFlags(args []string) error {
+	switch {
+	case len(args) > 0:
+		return cli.Usagef("run: unexpected argument %q (call logs go after --calls; see reconcile run -h)", args[0])
+	case r.ordersLookback < 0:
+		return cli.Usagef("run: --orders-lookback %d: want 0 or more days", r.ordersLookback)
+	case r.concurrency < 1:
+		return cli.Usagef("run: --concurrency %d: want 1 or more", r.concurrency)
+	case r.pairWindow <= 0:
+		return cli.Usagef("run: --pair-window %s: want a positive duration such as 10m", r.pairWindow)
+	case r.out == "":
+		return cli.Usagef("run: --out is empty: give a directory")
+	case r.allowEmpty && !r.failOnBreaks:
+		return cli.Usagef("run: --allow-empty goes with --fail-on-breaks (without it an empty period is only logged)")
+	}
+	return nil
+}
+
+// period reads the period: --date, --from/--to, the sandbox's history
+// (zero from), or yesterday; and --as-of.
+func (r *nightlyCmd) period() (from, to, asOf time.Time, err error) {
+	switch {
+	case r.date != "" && (r.from != "" || r.to != ""):
+		return from, to, asOf, cli.Usagef("run: give --date or --from/--to, not both")
+	case r.date != "":
+		if from, err = cli.ParseDate("date", r.date); err != nil {
+			return from, to, asOf, err
+		}
+		to = from
+	case r.from != "" || r.to != "":
+		if from, to, err = cli.ParsePeriod(r.from, r.to); err != nil {
+			return from, to, asOf, err
+		}
+	case !r.c.Sandbox:
+		from = cli.Yesterday(clock())
+		to = from
+	}
+	if !from.IsZero() {
+		if err := cli.CheckPeriod(from, to, clock(), r.allowLong); err != nil {
+			return from, to, asOf, err
+		}
+	}
+	if r.asOf != "" {
+		if asOf, err = cli.ParseDate("as-of", r.asOf); err != nil {
+			return from, to, asOf, err
+		}
+		if !from.IsZero() && asOf.Before(from) {
+			return from, to, asOf, cli.Usagef("run: --as-of %s is before the period's first day %s", r.asOf, from.Format(time.DateOnly))
+		}
+	}
+	return from, to, asOf, nil
+}
+
 // run runs the night. Nothing is created (the reports' directory, the
 // database) before every setting is known good.
 func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly.Summary, error) {
 	var sum nightly.Summary
 	counter := &statement.CallCounter{} // the sync's retries: the client's attempts minus the pages asked for
 	opts := cli.Options{NeedAccount: true, NeedClient: true, Recorders: []svcapi.Recorder{counter}}
-	if o.c.Sandbox && !o.explicit["db"] {
-		// A fresh database beside the reports, so that the first command a
-		// newcomer types shows exactly the sandbox's world. The sandbox
-		// needs no setting: the directory can be made now.
-		opts.DefaultSandboxDB = filepath.Join(o.out, sandboxDBName)
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return sum, fmt.Errorf("run: --out: %w", err)
-		}
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Remove(opts.DefaultSandboxDB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return sum, fmt.Errorf("run: fresh sandbox database: %w", err)
-			}
-		}
-	} else if err := checkOutDir(o.out); err != nil {
-		// The reports' directory now, not after an hour of sync.
-		return sum, fmt.Errorf("run: --out: %w", err)
+	if err := o.prepareOut(&opts); err != nil {
+		return sum, err
 	}
 	env, err := o.c.Open(ctx, o.log, opts)
 	if err != nil {
@@ -256,10 +265,42 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly
 	if err != nil {
 		return sum, err
 	}
+	if err := printRun(stdout, sum, cfg); err != nil {
+		return sum, err
+	}
+	return sum, o.verdict(sum, period)
+}
 
+// prepareOut readies --out before anything else is created: with --sandbox
+// and no --db, a fresh database beside the reports (so that the first
+// command a newcomer types shows exactly the sandbox's world; the sandbox
+// needs no setting, so the directory can be made now); else a check that
+// the reports' directory can be written, now and not after an hour of sync.
+func (o *runOptions) prepareOut(opts *cli.Options) error {
+	if !o.c.Sandbox || o.dbGiven {
+		if err := checkOutDir(o.out); err != nil {
+			return fmt.Errorf("run: --out: %w", err)
+		}
+		return nil
+	}
+	opts.DefaultSandboxDB = filepath.Join(o.out, sandboxDBName)
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return fmt.Errorf("run: --out: %w", err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(opts.DefaultSandboxDB + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("run: fresh sandbox database: %w", err)
+		}
+	}
+	return nil
+}
+
+// printRun prints the reconciliation, the reports written and the run's
+// line.
+func printRun(stdout io.Writer, sum nightly.Summary, cfg nightly.Config) error {
 	fmt.Fprintln(stdout)
 	if err := sum.Report.WriteText(stdout); err != nil {
-		return sum, err
+		return err
 	}
 	fmt.Fprintln(stdout, "\nReports:")
 	for _, p := range sum.Files.Paths() {
@@ -269,22 +310,29 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly
 		fmt.Fprintf(stdout, "  %s (the sandbox's client call log, imported above)\n", cfg.ClientLogPath)
 	}
 	fmt.Fprintf(stdout, "\n%s\n", sum.Line())
+	return nil
+}
 
+// verdict is the exit status of a night that ran to the end: 1 for bad
+// call-log lines; under --fail-on-breaks 1 for an empty period (unless
+// --allow-empty) and 3 for findings. Without it an empty period is only
+// logged.
+func (o *runOptions) verdict(sum nightly.Summary, period string) error {
 	if sum.Empty() {
 		if o.failOnBreaks && !o.allowEmpty {
-			return sum, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+			return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
 				"nothing to reconcile: no call and no record in %s (check SVC_ACCOUNT, --db and --calls; --allow-empty accepts an empty period)", period)}
 		}
 		o.log.Warn("nothing to reconcile: no call and no record in the period", "period", period)
 	}
 	if sum.Import.Bad > 0 {
-		return sum, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
 			"import-calls: %d bad lines were not imported (see above and the import_errors table); the reports are written", sum.Import.Bad)}
 	}
 	if o.failOnBreaks && sum.Report.HasFindings() {
-		return sum, &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, sum.Findings())}
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, sum.Findings())}
 	}
-	return sum, nil
+	return nil
 }
 
 // sendNotice POSTs the notice of a run that ended with breaks or failed

@@ -14,102 +14,97 @@ import (
 	"sync"
 	"time"
 
-	"github.com/svcrecon/svcrecon/cmd/internal/billercmd"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// inheritedFlags are the flags of the scheduler that every job gets too,
-// unless its args set them.
-var inheritedFlags = []string{"db", "log-format", "log-level"}
-
-const scheduleExamples = `  reconcile schedule                                  # run the jobs of ./schedules.yaml until SIGINT/SIGTERM
+var scheduleHelp = cli.Help{
+	Synopsis: "reconcile schedule [--file schedules.yaml] [--db FILE] [--log-format text|json]\n" +
+		"       reconcile schedule list [--file schedules.yaml] [--n 3]\n" +
+		"       reconcile schedule run [--file schedules.yaml] [--db FILE] JOB",
+	Description: "Runs the jobs of the schedules file on their cron expressions, each in its time zone, until\n" +
+		"SIGINT or SIGTERM (running jobs are cancelled and recorded as such). A run that is still\n" +
+		"going makes the next one skip; a lease in the database keeps another process (a cron(8)\n" +
+		"entry calling `reconcile schedule run JOB`) from running the same job at the same time.\n" +
+		"For failover, run this daemon on several hosts against one PostgreSQL database (--db\n" +
+		"postgres://…): each fire time of a job runs once, on the first daemon to take it, and a\n" +
+		"daemon that dies is replaced at the next fire time; reconcile history shows the host.\n" +
+		"Every run is recorded (ok, breaks, failed, skipped, cancelled, panic): see `reconcile history`;\n" +
+		"a job with notify: POSTs a notice when a run ends with breaks or fails. The jobs get this\n" +
+		"command's --db and log flags. Each job's args are checked against its command's flags before\n" +
+		"the first run (schedules.yaml:LINE: …, exit 2).",
+	Examples: `  reconcile schedule                                  # run the jobs of ./schedules.yaml until SIGINT/SIGTERM
   reconcile schedule --file /etc/svcrecon/schedules.yaml --db /var/lib/svcrecon/svcrecon.db --log-format json
   reconcile schedule --db postgres://svcrecon@db.internal:5432/svcrecon?sslmode=verify-full   # on two hosts, for failover
   reconcile schedule list                             # each job's next 3 run times, in its zone
   reconcile schedule list --n 5
   reconcile schedule run nightly                      # run one job now (what a cron(8) entry calls)
-  reconcile history --job nightly                     # what the runs did`
-
-func runSchedule(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "list":
-			return scheduleList(ctx, args[1:], stdout, stderr)
-		case "run":
-			return scheduleRunOne(ctx, args[1:], stdout, stderr)
-		}
-	}
-	return scheduleDaemon(ctx, args, stdout, stderr)
+  reconcile history --job nightly                     # what the runs did`,
 }
 
-// scheduleFlags are the flags of the schedule subcommands.
+var scheduleRunHelp = cli.Help{
+	Synopsis: "reconcile schedule run [--file schedules.yaml] [--db FILE] JOB",
+	Description: "Runs one job of the schedules file now, recorded with trigger 'manual'. If the job is\n" +
+		"running already (the daemon, another cron entry) it is skipped: exit 0, logged and recorded.\n" +
+		"Otherwise the exit status is the job's (3: --fail-on-breaks found breaks).",
+	Examples: `  reconcile schedule run nightly
+  reconcile schedule run --file /etc/svcrecon/schedules.yaml --db /var/lib/svcrecon/svcrecon.db billers
+  # crontab(5) line: the nightly job at 02:30 IST on a machine whose clock is UTC (21:00 UTC)
+  0 21 * * * cd /srv/svcrecon && ./reconcile schedule run nightly >>log/nightly.log 2>&1`,
+}
+
+var scheduleListHelp = cli.Help{
+	Synopsis: "reconcile schedule list [--file schedules.yaml] [--n 3]",
+	Description: "Checks the schedules file and each job's args (against its command's flags; nothing is run) and\n" +
+		"prints each job, what it runs and its next run times in its zone.",
+	Examples: `  reconcile schedule list
+  reconcile schedule list --file /etc/svcrecon/schedules.yaml --n 7`,
+}
+
+// inheritedFlags are the flags of the scheduler that every job gets too,
+// unless its args set them.
+var inheritedFlags = []string{"db", "log-format", "log-level"}
+
+// scheduleFlags are the flags the schedule subcommands share: --file and
+// (but for list) the database and log flags of cli.Common, not the service
+// flags: each job's args carry its own.
 type scheduleFlags struct {
 	common    cli.Common
 	file      string
 	stopGrace time.Duration
 }
 
-// bind registers --file and, when withDB, the database and log flags of
-// cli.Common (not the service flags: each job's args carry its own).
-func (sf *scheduleFlags) bind(fs *flag.FlagSet, withDB bool) {
+func (sf *scheduleFlags) Flags(fs *flag.FlagSet) {
+	sf.bindFile(fs)
+	sf.common.BindOnly(fs, inheritedFlags...)
+	fs.DurationVar(&sf.stopGrace, "stop-grace", schedule.DefaultStopGrace,
+		"after SIGINT/SIGTERM (or a job's timeout), how long a job may take to stop before its run is recorded as cancelled without it")
+}
+
+func (sf *scheduleFlags) bindFile(fs *flag.FlagSet) {
 	fs.StringVar(&sf.file, "file", "schedules.yaml", "the schedules file")
-	if withDB {
-		bindCommon(fs, &sf.common, inheritedFlags...)
-		fs.DurationVar(&sf.stopGrace, "stop-grace", schedule.DefaultStopGrace,
-			"after SIGINT/SIGTERM (or a job's timeout), how long a job may take to stop before its run is recorded as cancelled without it")
-	}
 }
 
-// bindCommon registers only the named flags of cli.Common on fs (with
-// their environment defaults).
-func bindCommon(fs *flag.FlagSet, c *cli.Common, names ...string) {
-	all := flag.NewFlagSet("", flag.ContinueOnError)
-	c.Bind(all)
-	for _, name := range names {
-		f := all.Lookup(name)
-		fs.Var(f.Value, f.Name, f.Usage)
-	}
-}
-
-// jobFunc is a subcommand as the scheduler runs it: cli.Command's Run that
-// also returns what the run did, in a few lines, recorded with the run.
-type jobFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) (summary string, err error)
-
-// jobs is the scheduler's table, built from commands(): every subcommand
-// but schedule itself, by name, each returning its own summary.
-func jobs() map[string]jobFunc {
-	own := map[string]jobFunc{"run": runJob, "sync": syncJob, "billersync": billercmd.Job, "history": historyJob,
-		"check": checkJob, "import-calls": importCallsJob, "export": exportJob}
-	out := map[string]jobFunc{}
+// jobs are the subcommands the scheduler runs, by name: the rows of the
+// table marked Job.
+func jobs() map[string]cli.Command {
+	out := map[string]cli.Command{}
 	for _, c := range commands() {
-		switch {
-		case c.Name == "schedule", c.Name == "calls": // the daemon itself; a look-up for a person
-		case own[c.Name] != nil:
-			out[c.Name] = own[c.Name]
-		default:
-			panic("reconcile: subcommand " + c.Name + " has no job function")
+		if c.Job {
+			out[c.Name] = c
 		}
 	}
-	maps.Copy(out, testJobs)
 	return out
-}
-
-// testJobs are extra jobs a test adds (nil otherwise).
-var testJobs map[string]jobFunc
-
-// jobNames lists the jobs' names, sorted.
-func jobNames() []string {
-	return slices.Sorted(maps.Keys(jobs()))
 }
 
 // loadSchedules parses the file and, with checkArgs, each job's args by
 // its command's flags (running nothing); its mistakes are usage errors
 // (exit 2), FILE:LINE: reason.
 func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
-	f, err := schedule.Load(path, jobNames())
+	cmds := jobs()
+	f, err := schedule.Load(path, slices.Sorted(maps.Keys(cmds)))
 	var pe *schedule.ParseError
 	if errors.As(err, &pe) || errors.Is(err, os.ErrNotExist) {
 		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
@@ -117,13 +112,8 @@ func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
 	if err != nil || !checkArgs {
 		return f, err
 	}
-	fns := jobs()
 	for _, j := range f.Jobs {
-		fn := fns[j.Command]
-		err := cli.CheckArgs(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-			_, err := fn(ctx, args, stdout, stderr)
-			return err
-		}, j.Args)
+		err := cmds[j.Command].CheckArgs(j.Args)
 		if err == nil {
 			continue
 		}
@@ -140,11 +130,11 @@ func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
 // jobFuncs maps every job to a schedule.JobFunc that runs it in-process
 // with the job's args (plus the scheduler's --db and log flags), its log
 // lines carrying the job name and run id, and returns its summary.
-func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.JobFunc {
+func (sf *scheduleFlags) jobFuncs(stdio cli.Stdio) map[string]schedule.JobFunc {
 	inherited := map[string]string{"db": sf.common.DB, "log-format": sf.common.LogFormat, "log-level": sf.common.LogLevel}
-	out := &lockedWriter{w: stdout}
+	stdio.Stdout = &lockedWriter{w: stdio.Stdout}
 	funcs := map[string]schedule.JobFunc{}
-	for name, fn := range jobs() {
+	for name, cmd := range jobs() {
 		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
 			ctx = cli.WithLogAttrs(ctx, schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID)
 			var args []string
@@ -153,7 +143,7 @@ func (sf *scheduleFlags) jobFuncs(stdout, stderr io.Writer) map[string]schedule.
 					args = append(args, "--"+f, inherited[f])
 				}
 			}
-			summary, err := fn(ctx, append(args, run.Job.Args...), out, stderr)
+			summary, err := cmd.Run(ctx, append(args, run.Job.Args...), stdio)
 			return summary, asJobError(err)
 		}
 	}
@@ -174,48 +164,31 @@ func hasFlag(args []string, name string) bool {
 	return false
 }
 
-func scheduleDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("schedule", "reconcile schedule [--file schedules.yaml] [--db FILE] [--log-format text|json]\n"+
-		"       reconcile schedule list [--file schedules.yaml] [--n 3]\n"+
-		"       reconcile schedule run [--file schedules.yaml] [--db FILE] JOB\n\n"+
-		"Runs the jobs of the schedules file on their cron expressions, each in its time zone, until\n"+
-		"SIGINT or SIGTERM (running jobs are cancelled and recorded as such). A run that is still\n"+
-		"going makes the next one skip; a lease in the database keeps another process (a cron(8)\n"+
-		"entry calling `reconcile schedule run JOB`) from running the same job at the same time.\n"+
-		"For failover, run this daemon on several hosts against one PostgreSQL database (--db\n"+
-		"postgres://…): each fire time of a job runs once, on the first daemon to take it, and a\n"+
-		"daemon that dies is replaced at the next fire time; reconcile history shows the host.\n"+
-		"Every run is recorded (ok, breaks, failed, skipped, cancelled, panic): see `reconcile history`;\n"+
-		"a job with notify: POSTs a notice when a run ends with breaks or fails. The jobs get this\n"+
-		"command's --db and log flags. Each job's args are checked against its command's flags before\n"+
-		"the first run (schedules.yaml:LINE: …, exit 2).",
-		scheduleExamples, stderr)
-	var sf scheduleFlags
-	sf.bind(fs, true)
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
+// scheduleCmd is reconcile schedule: the daemon.
+type scheduleCmd struct{ scheduleFlags }
+
+func (sc *scheduleCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if len(call.Args) > 0 {
 		hint := ""
-		if s := cli.Suggest(fs.Arg(0), []string{"list", "run"}); s != "" {
+		if s := cli.Suggest(call.Args[0], []string{"list", "run"}); s != "" {
 			hint = fmt.Sprintf("; did you mean schedule %s?", s)
 		}
-		return cli.Usagef("schedule: unexpected %q: the subcommands are list and run%s (see reconcile schedule -h)", fs.Arg(0), hint)
+		return "", cli.Usagef("schedule: unexpected %q: the subcommands are list and run%s (see reconcile schedule -h)", call.Args[0], hint)
 	}
-	r, closeDB, err := sf.runner(ctx, "", stdout, stderr)
+	r, closeDB, err := sc.runner(ctx, "", call.Stdio)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer closeDB()
-	r.Log.Info("schedules loaded", "file", sf.file, "jobs", strings.Join(r.File.Names(), ","), "db", store.RedactDSN(sf.common.DB))
-	return r.Run(ctx)
+	r.Log.Info("schedules loaded", "file", sc.file, "jobs", strings.Join(r.File.Names(), ","), "db", store.RedactDSN(sc.common.DB))
+	return "", r.Run(ctx)
 }
 
 // runner builds the logger, loads the schedules file (checking that it has
 // the job, when one is named), opens the database and returns the runner.
 // The caller calls closeDB when done.
-func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr io.Writer) (r *schedule.Runner, closeDB func() error, err error) {
-	log, err := sf.common.Logger(ctx, stderr)
+func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio) (r *schedule.Runner, closeDB func() error, err error) {
+	log, err := sf.common.Logger(ctx, stdio.Stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -236,81 +209,68 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdout, stderr 
 	if err != nil {
 		return nil, nil, err
 	}
-	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdout, stderr), Log: log, Now: clock, StopGrace: sf.stopGrace,
+	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdio), Log: log, Now: clock, StopGrace: sf.stopGrace,
 		Notifier: newNotifier(log)}
 	return r, db.Close, nil
 }
 
-func scheduleRunOne(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("schedule run", "reconcile schedule run [--file schedules.yaml] [--db FILE] JOB\n\n"+
-		"Runs one job of the schedules file now, recorded with trigger 'manual'. If the job is\n"+
-		"running already (the daemon, another cron entry) it is skipped: exit 0, logged and recorded.\n"+
-		"Otherwise the exit status is the job's (3: --fail-on-breaks found breaks).",
-		`  reconcile schedule run nightly
-  reconcile schedule run --file /etc/svcrecon/schedules.yaml --db /var/lib/svcrecon/svcrecon.db billers
-  # crontab(5) line: the nightly job at 02:30 IST on a machine whose clock is UTC (21:00 UTC)
-  0 21 * * * cd /srv/svcrecon && ./reconcile schedule run nightly >>log/nightly.log 2>&1`, stderr)
-	var sf scheduleFlags
-	sf.bind(fs, true)
-	if err := cli.Parse(fs, args); err != nil {
-		return err
+// scheduleRunCmd is reconcile schedule run JOB (flags may follow the job).
+type scheduleRunCmd struct{ scheduleFlags }
+
+func (sc *scheduleRunCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	switch len(call.Args) {
+	case 0:
+		return "", cli.Usagef("schedule run: name the job to run, e.g. reconcile schedule run nightly (see reconcile schedule list)")
+	case 1:
+	default:
+		return "", cli.Usagef("schedule run: one job at a time (got %q and %q)", call.Args[0], call.Args[1])
 	}
-	rest := fs.Args()
-	if len(rest) == 0 {
-		return cli.Usagef("schedule run: name the job to run, e.g. reconcile schedule run nightly (see reconcile schedule list)")
-	}
-	job := rest[0]
-	if err := cli.Parse(fs, rest[1:]); err != nil { // flags may follow the job name
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("schedule run: one job at a time (got %q and %q)", job, fs.Arg(0))
-	}
-	r, closeDB, err := sf.runner(ctx, job, stdout, stderr)
+	job := call.Args[0]
+	r, closeDB, err := sc.runner(ctx, job, call.Stdio)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer closeDB()
 	res, err := r.Trigger(ctx, job, schedule.TriggerManual)
 	if err != nil {
-		return err
+		return "", err
 	}
 	took := res.Finished.Sub(res.Started).Round(time.Millisecond)
 	switch res.Outcome {
 	case schedule.OutcomeOK:
-		fmt.Fprintf(stdout, "job %s: ok (run %d, %s)\n", job, res.RunID, took)
-		return nil
+		fmt.Fprintf(call.Stdout, "job %s: ok (run %d, %s)\n", job, res.RunID, took)
+		return "", nil
 	case schedule.OutcomeBreaks:
 		// The job's own exit status (3) is in res.Err's chain.
-		return fmt.Errorf("job %s: breaks (run %d, %s): %w", job, res.RunID, took, res.Err)
+		return "", fmt.Errorf("job %s: breaks (run %d, %s): %w", job, res.RunID, took, res.Err)
 	case schedule.OutcomeSkipped:
-		fmt.Fprintf(stdout, "job %s: %s (run %d)\n", job, res.Summary, res.RunID)
-		return nil
+		fmt.Fprintf(call.Stdout, "job %s: %s (run %d)\n", job, res.Summary, res.RunID)
+		return "", nil
 	}
-	return fmt.Errorf("job %s: %s (run %d, %s): %w", job, res.Outcome, res.RunID, took, res.Err)
+	return "", fmt.Errorf("job %s: %s (run %d, %s): %w", job, res.Outcome, res.RunID, took, res.Err)
 }
 
-func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("schedule list", "reconcile schedule list [--file schedules.yaml] [--n 3]\n\n"+
-		"Checks the schedules file and each job's args (against its command's flags; nothing is run) and\n"+
-		"prints each job, what it runs and its next run times in its zone.",
-		`  reconcile schedule list
-  reconcile schedule list --file /etc/svcrecon/schedules.yaml --n 7`, stderr)
-	var sf scheduleFlags
-	sf.bind(fs, false)
-	n := fs.Int("n", 3, "how many next run times to show per job")
-	if err := cli.Parse(fs, args); err != nil {
-		return err
+// scheduleListCmd is reconcile schedule list.
+type scheduleListCmd struct {
+	scheduleFlags
+	n int
+}
+
+func (sc *scheduleListCmd) Flags(fs *flag.FlagSet) {
+	sc.bindFile(fs)
+	fs.IntVar(&sc.n, "n", 3, "how many next run times to show per job")
+}
+
+func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if len(call.Args) > 0 {
+		return "", cli.Usagef("schedule list: unexpected %q (see reconcile schedule list -h)", call.Args[0])
 	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("schedule list: unexpected %q (see reconcile schedule list -h)", fs.Arg(0))
+	if sc.n < 1 {
+		return "", cli.Usagef("schedule list: --n %d: want at least 1", sc.n)
 	}
-	if *n < 1 {
-		return cli.Usagef("schedule list: --n %d: want at least 1", *n)
-	}
-	f, err := loadSchedules(sf.file, true)
+	f, err := loadSchedules(sc.file, true)
 	if err != nil {
-		return err
+		return "", err
 	}
 	now := clock()
 	var b bytes.Buffer
@@ -326,24 +286,28 @@ func scheduleList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
 		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
-		next := j.Next(now, *n)
-		if len(next) == 0 {
-			b.WriteString("  next: never\n")
-		}
-		for k, t := range next {
-			label := "  next:"
-			if k > 0 {
-				label = "       "
-			}
-			fmt.Fprintf(&b, "%s %s", label, t.Format("Mon 2006-01-02 15:04 MST"))
-			if k == 0 {
-				fmt.Fprintf(&b, " (in %s)", untilText(t.Sub(now)))
-			}
-			b.WriteString("\n")
-		}
+		writeNext(&b, j.Next(now, sc.n), now)
 	}
-	_, err = stdout.Write(b.Bytes())
-	return err
+	_, err = call.Stdout.Write(b.Bytes())
+	return "", err
+}
+
+// writeNext writes a job's next run times, the first with the wait until it.
+func writeNext(b *bytes.Buffer, next []time.Time, now time.Time) {
+	if len(next) == 0 {
+		b.WriteString("  next: never\n")
+	}
+	for k, t := range next {
+		label := "  next:"
+		if k > 0 {
+			label = "       "
+		}
+		fmt.Fprintf(b, "%s %s", label, t.Format("Mon 2006-01-02 15:04 MST"))
+		if k == 0 {
+			fmt.Fprintf(b, " (in %s)", untilText(t.Sub(now)))
+		}
+		b.WriteString("\n")
+	}
 }
 
 // untilText is a wait in whole minutes: "9h36m", "<1m".

@@ -28,28 +28,34 @@ import (
 // like --fail-on-breaks does.
 func registerFake(tb testing.TB) {
 	tb.Helper()
-	testJobs = map[string]jobFunc{"fakejob": func(ctx context.Context, args []string, stdout, stderr io.Writer) (string, error) {
-		fs := cli.NewFlagSet("fakejob", "fakejob", "", stderr)
-		var c cli.Common
-		c.Bind(fs)
-		n := fs.Int("n", 0, "things")
-		if err := cli.Parse(fs, args); err != nil {
-			return "", err
-		}
-		log, err := c.Logger(ctx, stderr)
-		if err != nil {
-			return "", err
-		}
-		log.Info("fake working", "db", c.DB, "run", 99) // a step's own run id, as sync and check log
-		summary := fmt.Sprintf("fakejob: header\nfakejob: did %d things in %s", *n, filepath.Base(c.DB))
-		fmt.Fprintln(stdout, summary)
-		fmt.Fprintln(stdout, "fakejob: printed, not in the summary")
-		if *n < 0 {
-			return summary, &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
-		}
-		return summary, nil
-	}}
-	tb.Cleanup(func() { testJobs = nil })
+	testCommands = []cli.Command{{Name: "fakejob", Help: cli.Help{Synopsis: "fakejob"}, Job: true,
+		New: func() cli.Runner { return new(fakeJob) }}}
+	tb.Cleanup(func() { testCommands = nil })
+}
+
+type fakeJob struct {
+	c cli.Common
+	n int
+}
+
+func (f *fakeJob) Flags(fs *flag.FlagSet) {
+	f.c.Bind(fs)
+	fs.IntVar(&f.n, "n", 0, "things")
+}
+
+func (f *fakeJob) Run(ctx context.Context, call *cli.Call) (string, error) {
+	log, err := f.c.Logger(ctx, call.Stderr)
+	if err != nil {
+		return "", err
+	}
+	log.Info("fake working", "db", f.c.DB, "run", 99) // a step's own run id, as sync and check log
+	summary := fmt.Sprintf("fakejob: header\nfakejob: did %d things in %s", f.n, filepath.Base(f.c.DB))
+	fmt.Fprintln(call.Stdout, summary)
+	fmt.Fprintln(call.Stdout, "fakejob: printed, not in the summary")
+	if f.n < 0 {
+		return summary, &cli.ExitError{Code: cli.ExitFindings, Err: errors.New("breaks found")}
+	}
+	return summary, nil
 }
 
 func writeFile(tb testing.TB, dir, name, body string) string {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -47,6 +48,14 @@ const examples = `  # serve the default world, write its call log; paste the exp
   eval "$(go run ./cmd/svcsandbox callback --out values.txt)"
   go run ./cmd/bulkrun callback decode values.txt`
 
+// command is svcsandbox: it serves the sandbox; "callback" writes callback
+// values instead.
+var command = cli.Command{Name: "svcsandbox", Help: cli.Help{Synopsis: synopsis, Examples: examples},
+	New: func() cli.Runner { return new(serveCmd) }, Sub: []cli.Command{
+		{Name: "callback", Help: cli.Help{Synopsis: "svcsandbox callback --out FILE [--count N] [--seed N]", Examples: callbackExamples},
+			New: func() cli.Runner { return new(callbackCmd) }},
+	}}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
@@ -57,20 +66,27 @@ func main() {
 // ready, when set (tests), receives the server once it listens.
 var ready func(*sandbox.Server)
 
+// run is svcsandbox with args (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "callback" {
-		return runCallback(args[1:], stdout, stderr)
-	}
-	fs := cli.NewFlagSet("svcsandbox", synopsis, examples, stderr)
-	var (
-		o        sandbox.Options
-		addr     = fs.String("addr", "127.0.0.1:8089", "loopback address to listen on (host:port; port 0 picks a free one)")
-		end      = fs.String("end", "", "last day of the history, YYYY-MM-DD (default yesterday, IST)")
-		calls    = fs.String("calls", "", "write the history's call log (JSONL) to this file")
-		f        sandbox.Faults
-		opening  = fs.String("opening-balance", "", "pool balance before the history (default 1000000.00, more for big histories)")
-		logLevel = fs.String("log-level", "info", "log level (the sandbox logs only its start)")
-	)
+	_, err := command.Run(ctx, args, cli.Stdio{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
+	return err
+}
+
+// serveCmd is svcsandbox serving: the world's options, the faults and where
+// to listen.
+type serveCmd struct {
+	o                              sandbox.Options
+	f                              sandbox.Faults
+	addr, end, calls, opening, log string
+}
+
+func (sc *serveCmd) Flags(fs *flag.FlagSet) {
+	o, f := &sc.o, &sc.f
+	fs.StringVar(&sc.addr, "addr", "127.0.0.1:8089", "loopback address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&sc.end, "end", "", "last day of the history, YYYY-MM-DD (default yesterday, IST)")
+	fs.StringVar(&sc.calls, "calls", "", "write the history's call log (JSONL) to this file")
+	fs.StringVar(&sc.opening, "opening-balance", "", "pool balance before the history (default 1000000.00, more for big histories)")
+	fs.StringVar(&sc.log, "log-level", "info", "log level (the sandbox logs only its start)")
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the generated world; one seed, one world")
 	fs.IntVar(&o.Days, "days", 30, "days of statement history")
 	fs.IntVar(&o.CallsPerDay, "calls-per-day", 40, "billable calls a day in the history")
@@ -84,18 +100,53 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.Pending, "tup", 0, "share of billable calls executed but answered TUP (0..1)")
 	fs.BoolVar(&f.PageDrift, "drift", false, "late postings: about 1% of each day's records appear only after the day's first page was served, and stay (a second sync finds them)")
 	fs.Int64Var(&f.Seed, "fault-seed", 0, "seed of the fault dice (default --seed)")
-	if err := cli.Parse(fs, args); err != nil {
-		return err
+}
+
+func (sc *serveCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if err := sc.check(call.Args); err != nil {
+		return "", err
 	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q (see svcsandbox -h)", fs.Arg(0))
-	}
-	host, _, err := net.SplitHostPort(*addr)
+	c := cli.Common{LogLevel: sc.log, LogFormat: "text"}
+	log, err := c.Logger(ctx, call.Stderr)
 	if err != nil {
-		return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8089", *addr)
+		return "", err
+	}
+	started := time.Now()
+	srv, err := sandbox.Listen(sc.addr, sc.o)
+	if errors.Is(err, sandbox.ErrNoRoom) {
+		return "", cli.Usagef("--days %d with --calls-per-day %d leaves no room for the planted defects: give more --days or --calls-per-day, or --no-defects", sc.o.Days, sc.o.CallsPerDay)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer srv.Close()
+	if sc.calls != "" {
+		if err := writeCalls(srv.Sandbox, sc.calls); err != nil {
+			return "", err
+		}
+	}
+	printSettings(call.Stdout, srv)
+	log.Info("sandbox serving", "url", srv.Config().BaseURL, "seed", sc.o.Seed, "took", time.Since(started).Round(time.Millisecond).String())
+	if ready != nil {
+		ready(srv)
+	}
+	<-ctx.Done()
+	log.Info("sandbox stopping")
+	return "", nil
+}
+
+// check checks the flags' values and completes the options with them.
+func (sc *serveCmd) check(args []string) error {
+	o, f := &sc.o, sc.f
+	if len(args) > 0 {
+		return cli.Usagef("unexpected argument %q (see svcsandbox -h)", args[0])
+	}
+	host, _, err := net.SplitHostPort(sc.addr)
+	if err != nil {
+		return cli.Usagef("--addr %q: want host:port, e.g. 127.0.0.1:8089", sc.addr)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return cli.Usagef("--addr %q: the sandbox serves on loopback only (127.0.0.1, ::1 or localhost)", *addr)
+		return cli.Usagef("--addr %q: the sandbox serves on loopback only (127.0.0.1, ::1 or localhost)", sc.addr)
 	}
 	for _, s := range []struct {
 		name string
@@ -105,15 +156,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return cli.Usagef("--%s %v: want a share between 0 and 1", s.name, s.v)
 		}
 	}
-	if *end != "" {
-		if o.End, err = cli.ParseDate("end", *end); err != nil {
+	if sc.end != "" {
+		if o.End, err = cli.ParseDate("end", sc.end); err != nil {
 			return err
 		}
 	}
-	if *opening != "" {
-		d, err := svcapi.ParseAmount(*opening)
+	if sc.opening != "" {
+		d, err := svcapi.ParseAmount(sc.opening)
 		if err != nil || d.Sign() <= 0 {
-			return cli.Usagef("--opening-balance %q: want a positive amount", *opening)
+			return cli.Usagef("--opening-balance %q: want a positive amount", sc.opening)
 		}
 		o.OpeningBalance = d
 	}
@@ -121,25 +172,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--days, --calls-per-day, --orders-per-day and --billers must be positive, --total-records not negative")
 	}
 	o.Faults = f
-	c := cli.Common{LogLevel: *logLevel, LogFormat: "text"}
-	log, err := c.Logger(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	started := time.Now()
-	srv, err := sandbox.Listen(*addr, o)
-	if errors.Is(err, sandbox.ErrNoRoom) {
-		return cli.Usagef("--days %d with --calls-per-day %d leaves no room for the planted defects: give more --days or --calls-per-day, or --no-defects", o.Days, o.CallsPerDay)
-	}
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	if *calls != "" {
-		if err := writeCalls(srv.Sandbox, *calls); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// printSettings prints the settings to paste into a shell and what the
+// world holds.
+func printSettings(stdout io.Writer, srv *sandbox.Server) {
 	cfg, cr := srv.Config(), srv.Credentials()
 	from, to := srv.Period()
 	ofrom, _ := srv.OrdersPeriod()
@@ -152,13 +190,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		f.Sync() //nolint:errcheck // a pipe cannot sync
 	}
-	log.Info("sandbox serving", "url", cfg.BaseURL, "seed", o.Seed, "took", time.Since(started).Round(time.Millisecond).String())
-	if ready != nil {
-		ready(srv)
-	}
-	<-ctx.Done()
-	log.Info("sandbox stopping")
-	return nil
 }
 
 func writeCalls(sb *sandbox.Sandbox, path string) error {
@@ -183,26 +214,36 @@ const callbackExamples = `  # write 5 values and set SVC_ENCRYPTION_KEY in this 
   # 1000 values of another made-up world
   svcsandbox callback --out many.txt --count 1000 --seed 42`
 
-// runCallback writes encrypted QR eKYC callback values (spec Part 6), one
+// callbackCmd writes encrypted QR eKYC callback values (spec Part 6), one
 // per line as the service delivers them, and prints the sandbox's key as an
 // export line. The key is made up: printing it is the point.
-func runCallback(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlagSet("svcsandbox callback", "svcsandbox callback --out FILE [--count N] [--seed N]", callbackExamples, stderr)
-	out := fs.String("out", "", "write the values to this file, one per line (URL-encoded, as delivered)")
-	count := fs.Int("count", 5, "how many values")
-	seed := fs.Int64("seed", 1, "seed of the key and the made-up people")
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
+type callbackCmd struct {
+	out   string
+	count int
+	seed  int64
+}
+
+func (cc *callbackCmd) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&cc.out, "out", "", "write the values to this file, one per line (URL-encoded, as delivered)")
+	fs.IntVar(&cc.count, "count", 5, "how many values")
+	fs.Int64Var(&cc.seed, "seed", 1, "seed of the key and the made-up people")
+}
+
+func (cc *callbackCmd) Run(_ context.Context, call *cli.Call) (string, error) {
 	switch {
-	case fs.NArg() > 0:
-		return cli.Usagef("unexpected argument %q (see svcsandbox callback -h)", fs.Arg(0))
-	case *out == "":
-		return cli.Usagef("give the values file: svcsandbox callback --out values.txt (the key goes to stdout)")
-	case *count <= 0:
-		return cli.Usagef("--count %d: want a positive number of values", *count)
+	case len(call.Args) > 0:
+		return "", cli.Usagef("unexpected argument %q (see svcsandbox callback -h)", call.Args[0])
+	case cc.out == "":
+		return "", cli.Usagef("give the values file: svcsandbox callback --out values.txt (the key goes to stdout)")
+	case cc.count <= 0:
+		return "", cli.Usagef("--count %d: want a positive number of values", cc.count)
 	}
-	vals, err := sandbox.CallbackValues(*seed, *count)
+	return "", writeCallbacks(call.Stdout, cc.out, cc.count, cc.seed)
+}
+
+// writeCallbacks writes count values of world seed to out and prints the key.
+func writeCallbacks(stdout io.Writer, out string, count int, seed int64) error {
+	vals, err := sandbox.CallbackValues(seed, count)
 	if err != nil {
 		return err
 	}
@@ -211,11 +252,11 @@ func runCallback(args []string, stdout, stderr io.Writer) error {
 		b.WriteString(v.Value)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(*out, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(out, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	fmt.Fprintf(stdout, "export SVC_ENCRYPTION_KEY=%s\n", hex.EncodeToString(sandbox.CallbackKey(*seed)))
+	fmt.Fprintf(stdout, "export SVC_ENCRYPTION_KEY=%s\n", hex.EncodeToString(sandbox.CallbackKey(seed)))
 	fmt.Fprintf(stdout, "# %d QR eKYC callback values in %s, encrypted with the sandbox's made-up key (seed %d); decode: bulkrun callback decode %s\n",
-		len(vals), *out, *seed, *out)
+		len(vals), out, seed, out)
 	return nil
 }

@@ -88,7 +88,7 @@ func deps(pkgs map[string]*pkg, p string) map[string]bool {
 
 func TestImportRules(t *testing.T) {
 	_, pkgs := load(t)
-	domain := []string{"internal/statement", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/svcapi"}
+	domain := []string{"internal/statement", "internal/calllog", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/svcapi"}
 	// forbidden holds directly or not; direct only directly (the store maps
 	// the reconciliation's types, so what imports the store reaches ledger's
 	// imports too).
@@ -100,10 +100,14 @@ func TestImportRules(t *testing.T) {
 		{"internal/export", []string{"internal/sandbox"}, []string{"internal/svcapi"}, "export reads the store only"},
 		{"internal/recon", []string{"*"}, nil, "the vocabulary imports no project package"},
 		{"internal/redact", []string{"*"}, nil, "the redaction imports no project package"},
-		{"internal/store", []string{"internal/statement", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
+		{"internal/store", []string{"internal/statement", "internal/calllog", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
 			[]string{"internal/svcapi"}, "store imports only recon and ledger's types"},
 		{"internal/schedule", append(domain, "internal/store"), nil, "schedule runs the functions it is handed"},
-		{"internal/svcapi", []string{"internal/store", "internal/statement", "internal/ledger", "internal/export", "internal/bulk", "internal/sandbox"}, nil, "the client imports no domain package"},
+		{"internal/svcapi", []string{"internal/store", "internal/statement", "internal/calllog", "internal/ledger", "internal/export", "internal/bulk", "internal/sandbox"}, nil, "the client imports no domain package"},
+		{"internal/calllog", []string{"internal/statement", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
+			[]string{"internal/ledger"}, "call logs are read with svcapi, store, recon, redact, jsonscan and progress only"},
+		{"internal/ledger", []string{"internal/calllog", "internal/statement", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
+			nil, "the reconciliation reads what the store holds: it neither reads call logs nor syncs"},
 	} {
 		if pkgs[c.pkg] == nil {
 			t.Errorf("%s: no such package", c.pkg)

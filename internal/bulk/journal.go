@@ -342,10 +342,3 @@ type Entry = store.BulkRow
 func entries(ctx context.Context, db Journal, runID string, fn func(Entry) error) error {
 	return db.EachBulkRow(ctx, runID, fn)
 }
-
-// Entries returns a run's journal rows in line order.
-func Entries(ctx context.Context, db Journal, runID string) ([]Entry, error) {
-	var out []Entry
-	err := entries(ctx, db, runID, func(e Entry) error { out = append(out, e); return nil })
-	return out, err
-}

@@ -211,10 +211,6 @@ type Lease struct {
 	stopOnce sync.Once
 }
 
-// Lost is closed when another holder took the lease over (this process
-// was thought gone): the run must stop starting calls.
-func (l *Lease) Lost() <-chan struct{} { return l.lost }
-
 func (l *Lease) beat() {
 	defer close(l.done)
 	every := l.ls.Heartbeat

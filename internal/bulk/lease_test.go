@@ -107,7 +107,7 @@ func TestLeaseOneHolderHeartbeatAndTakeOver(t *testing.T) {
 		t.Fatal("the heartbeat loop is not waiting")
 	}
 	select {
-	case <-la.Lost():
+	case <-la.lost:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the holder taken over did not learn it")
 	}

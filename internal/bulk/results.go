@@ -192,8 +192,8 @@ func (rs *Results) secrets(hide []string, rec Record) []string {
 	return sortSecrets(out)
 }
 
-// table returns the results' columns (poolAmount an amount, everything
-// else text) and their rows in input order: every input row, with its
+// table returns the results' columns (poolAmount and the pool object's
+// amounts are amounts, everything else text) and their rows in input order: every input row, with its
 // journal entry's outcome where it was sent.
 func (rs *Results) table(ctx context.Context) ([]export.Column, export.Rows, error) {
 	rc, err := rs.columns(ctx)
@@ -209,6 +209,12 @@ func (rs *Results) table(ctx context.Context) ([]export.Column, export.Rows, err
 		amount++
 	}
 	cols[amount].Kind = export.Amount
+	pool := poolAmountKeys(rs.Op.Pool)
+	for i, k := range rc.keys {
+		if slices.Contains(pool, k) {
+			cols[len(rc.header)-len(rc.keys)+i].Kind = export.Amount
+		}
+	}
 	rows := func(yield func(export.Row, error) bool) {
 		err := rs.each(ctx, rc, func(cells []string) error {
 			if !yield(export.Row{Cells: cells}, nil) {
@@ -221,6 +227,20 @@ func (rs *Results) table(ctx context.Context) ([]export.Column, export.Rows, err
 		}
 	}
 	return cols, rows, nil
+}
+
+// poolAmountKeys are the flattened data keys of an operation's pool
+// object (svcapi.PoolShape) that carry amounts: numbers in the workbook.
+func poolAmountKeys(shape svcapi.PoolShape) []string {
+	switch shape {
+	case svcapi.PoolA:
+		return []string{"data.pool.openingBal", "data.pool.amount", "data.pool.closingBal"}
+	case svcapi.PoolB:
+		return []string{"data.pool.openingBalance", "data.pool.paymentAmount", "data.pool.closingBalance"}
+	case svcapi.PoolData:
+		return []string{"data.openingBalance", "data.payableValue", "data.closingBalance"}
+	}
+	return nil
 }
 
 // errStopped ends a walk of the journal whose reader stopped early.
@@ -319,7 +339,8 @@ func (rs *Results) write(ctx context.Context, path string, format export.Format,
 	if dir == "" {
 		dir = "."
 	}
-	w, err := export.NewWriter(export.Options{Dir: dir, Format: format, LF: lf}, name)
+	w, err := export.NewWriter(export.Options{Dir: dir, Format: format, LF: lf,
+		Title: "Results of bulk run " + rs.Run.ID, Run: "bulk run " + rs.Run.ID}, name)
 	if err != nil {
 		return fmt.Errorf("write results %s: %w", path, err)
 	}
@@ -341,7 +362,8 @@ func (rs *Results) WriteCSV(ctx context.Context, path string) error {
 
 // WriteXLSX (re)writes the results as a workbook at path: one sheet,
 // Results, with the header frozen (and filterable when its names are
-// unique), poolAmount a number with two decimals, everything else text.
+// unique), poolAmount and the pool object's amounts (data.pool.amount …)
+// numbers with two decimals, everything else text.
 func (rs *Results) WriteXLSX(ctx context.Context, path string) error {
 	return rs.write(ctx, path, export.FormatXLSX, false)
 }

@@ -100,9 +100,16 @@ func (fx *fixture) runner(conc int) *Runner {
 	return &Runner{DB: fx.db, Client: fx.client, Log: quietLog(), Concurrency: conc, Secret: bulktest.ClientSecret}
 }
 
+// journalRows returns a run's journal rows in line order.
+func journalRows(ctx context.Context, db Journal, runID string) ([]Entry, error) {
+	var out []Entry
+	err := entries(ctx, db, runID, func(e Entry) error { out = append(out, e); return nil })
+	return out, err
+}
+
 func (fx *fixture) entries(tb testing.TB) map[int]Entry {
 	tb.Helper()
-	es, err := Entries(context.Background(), fx.db, fx.run.ID)
+	es, err := journalRows(context.Background(), fx.db, fx.run.ID)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -512,6 +519,22 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	if len(xrows) != len(got) || xrows[1][0] != got[1][0] || xrows[0][col["poolAmount"]] != "poolAmount" {
 		t.Errorf("xlsx rows: %d (want %d), first cell %q (want %q)", len(xrows), len(got), xrows[1][0], got[1][0])
+	}
+	// The pool's amounts are numbers, equal to the CSV's exact text.
+	for i, row := range got[1:] {
+		if row[col["outcome"]] != StateSuccess {
+			continue
+		}
+		for _, k := range []string{"poolAmount", "data.pool.openingBal", "data.pool.amount", "data.pool.closingBal"} {
+			cell, _ := excelize.CoordinatesToCellName(col[k]+1, i+2)
+			raw, _ := f.GetCellValue("Results", cell, excelize.Options{RawCellValue: true})
+			if typ, _ := f.GetCellType("Results", cell); typ != excelize.CellTypeUnset && typ != excelize.CellTypeNumber {
+				t.Errorf("%s %s is not a number cell (type %v)", k, cell, typ)
+			} else if d, err := decimal.NewFromString(raw); err != nil || !d.Equal(decimal.RequireFromString(row[col[k]])) {
+				t.Errorf("%s %s = %q, want the number %s", k, cell, raw, row[col[k]])
+			}
+		}
+		break
 	}
 }
 

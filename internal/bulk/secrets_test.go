@@ -120,7 +120,7 @@ func TestSecretsQuotedBackAreScrubbedByValue(t *testing.T) {
 	}
 
 	// The quoting happened, and was scrubbed.
-	es, err := Entries(ctx, db, run.ID)
+	es, err := journalRows(ctx, db, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,93 +215,86 @@ func Import(ctx context.Context, db Writer, name string, r io.Reader, o Options)
 // kept by reference), 0 for a stream (its lines are kept redacted).
 func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Options, src int64) (Summary, error) {
 	sum := Summary{Files: 1}
-	if o.Progress != nil {
-		r = countingReader{r, o.Progress}
+	in, err := uncompressed(r, o.Progress)
+	if err != nil {
+		return sum, fmt.Errorf("import %s: gzip: %w", name, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return sum, fmt.Errorf("import %s: gzip: %w", name, err)
-		}
-		defer zr.Close()
-		in = zr
-	}
-	pctx, cancel := context.WithCancel(ctx)
+	defer in.Close()
+	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Room for the decoders to run ahead of the writer by about a batch.
-	chunks := make(chan *chunk, 4*o.Workers)
-	results := make(chan *chunk, 16)
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(chunks)
-		readErr <- readChunks(pctx, in, chunks)
-	}()
-	var wg sync.WaitGroup
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range chunks {
-				c.decode(name, src, o.Secrets)
-				select {
-				case results <- c:
-				case <-pctx.Done():
-				}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
+	results, readErr := decodeChunks(dctx, in, name, src, o)
 	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress}
 	w.start()
-	pending := map[int]*chunk{}
-	next := 0
-	var werr error
-	for c := range results {
-		if werr != nil {
-			continue // drain
-		}
-		pending[c.seq] = c
-		for c := pending[next]; c != nil && werr == nil; c = pending[next] {
-			delete(pending, next)
-			next++
-			werr = w.add(c)
-		}
-		if werr != nil {
-			cancel()
-		}
-	}
-	if werr == nil {
-		werr = w.flush()
-	}
+	werr := w.storeInOrder(results, cancel)
 	if err := w.close(); err != nil && (werr == nil || errors.Is(werr, errStoreFailed)) {
 		werr = err
 	}
 	rerr := <-readErr
-	if werr != nil {
+	switch {
+	case werr != nil:
 		return sum, fmt.Errorf("import %s: %w", name, werr)
-	}
-	if rerr != nil && !errors.Is(rerr, context.Canceled) {
+	case rerr != nil && !errors.Is(rerr, context.Canceled):
 		return sum, fmt.Errorf("import %s: %w", name, rerr)
-	}
-	if err := ctx.Err(); err != nil {
-		return sum, fmt.Errorf("import %s: %w", name, err)
+	case ctx.Err() != nil:
+		return sum, fmt.Errorf("import %s: %w", name, ctx.Err())
 	}
 	if sum.Lines == 0 {
-		le := LineError{File: name, Line: 0, Reason: "empty file: no call records"}
-		sum.Bad++
-		sum.Errors = append(sum.Errors, le)
-		if _, err := db.InsertCalls(ctx, w.now, nil, []store.ImportError{{Source: name, Reason: le.Reason}}); err != nil {
+		if err := w.empty(); err != nil {
 			return sum, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
 	o.Log.Info("call log imported", "file", name, "lines", sum.Lines, "imported", sum.Imported,
 		"duplicates", sum.Duplicates, "bad", sum.Bad)
 	return sum, nil
+}
+
+// uncompressed is the call log r holds, gunzipped when it starts with
+// gzip's magic bytes; bar (when not nil) counts the bytes read from r.
+func uncompressed(r io.Reader, bar *progress.Bar) (io.ReadCloser, error) {
+	if bar != nil {
+		r = countingReader{r, bar}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return io.NopCloser(br), nil
+}
+
+// decodeChunks cuts the input into chunks of whole lines (readChunks) and
+// decodes them on o.Workers goroutines. results delivers the decoded
+// chunks in any order and is closed after the last; readErr then holds the
+// reading's error. Cancelling ctx stops the reading and the decoders.
+func decodeChunks(ctx context.Context, in io.Reader, name string, src int64, o Options) (results <-chan *chunk, readErr <-chan error) {
+	// Room for the decoders to run ahead of the writer by about a batch.
+	chunks := make(chan *chunk, 4*o.Workers)
+	out := make(chan *chunk, 16)
+	rerr := make(chan error, 1)
+	go func() {
+		defer close(chunks)
+		rerr <- readChunks(ctx, in, chunks)
+	}()
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Go(func() {
+			for c := range chunks {
+				c.decode(name, src, o.Secrets)
+				select {
+				case out <- c:
+				case <-ctx.Done():
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out, rerr
 }
 
 // importWriter gathers decoded lines into batches of BatchLines lines and
@@ -357,6 +350,43 @@ func (w *importWriter) start() {
 func (w *importWriter) close() error {
 	close(w.batches)
 	return <-w.done
+}
+
+// storeInOrder takes the decoded chunks in input order (add) and sends
+// the last batch. After an error it cancels the decoding (cancel) and
+// drains results; the error is the first one.
+func (w *importWriter) storeInOrder(results <-chan *chunk, cancel func()) error {
+	pending := map[int]*chunk{}
+	next := 0
+	var err error
+	for c := range results {
+		if err != nil {
+			continue // drain
+		}
+		pending[c.seq] = c
+		for c := pending[next]; c != nil && err == nil; c = pending[next] {
+			delete(pending, next)
+			next++
+			err = w.add(c)
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// empty records an input without a line as one bad line of its own (line
+// 0 of the file), after close.
+func (w *importWriter) empty() error {
+	le := LineError{File: w.name, Line: 0, Reason: "empty file: no call records"}
+	w.sum.Bad++
+	w.sum.Errors = append(w.sum.Errors, le)
+	_, err := w.db.InsertCalls(w.ctx, w.now, nil, []store.ImportError{{Source: w.name, Reason: le.Reason}})
+	return err
 }
 
 // add takes a decoded chunk's lines, in order.

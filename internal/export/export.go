@@ -13,10 +13,15 @@
 // and the first rows; amounts are numbers with a 2-decimal format (negative
 // deltas in red); dates and date-times are Excel dates, every time shown
 // with its zone (IST); break rows carry a red fill, rows that need a look
-// (pending, unsettled over 30 days) a yellow one. Every sheet prints
-// landscape, one page wide, its header row repeated on every page; the
-// Summary prints on one page. A sheet longer than Options.MaxRows continues
-// on "Name (2)", "Name (3)" … each with its header.
+// (pending, unsettled over 30 days) a yellow one; text longer than 40
+// characters wraps, its row as high as it needs. Every sheet prints on A4
+// (the Summary and the Legend portrait, the others landscape), one page
+// wide when that prints its type at 8 pt or more, else at 75% across
+// pages (printSetup), its header row repeated on every page, with a footer
+// naming the sheet, the page and the run. The document properties name
+// svcrecon, its version and the time of writing. A sheet longer than
+// Options.MaxRows continues on "Name (2)", "Name (3)" … each with its
+// header.
 //
 // CSV conventions: RFC 4180 (CRLF line ends, quotes only where needed),
 // UTF-8 with an optional byte-order mark, the same columns as the sheet,
@@ -24,7 +29,8 @@
 // booleans as true/false; text cells that begin with =, +, -, @, TAB or CR
 // get a leading ' (OWASP's rule against formula injection) unless they are
 // plain numbers or Options.CSVRaw is set. summary.csv is a key/value table
-// with the columns section, key, value (see summaryPairs).
+// with the columns section, key, value, holding what the Summary sheet
+// shows (see summaryPairs).
 //
 // Files: each is written to a temporary file in its directory
 // (.NAME.<digits>.partial, mode 0666 less the umask), synced and renamed,
@@ -62,6 +68,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/buildinfo"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -119,6 +126,17 @@ type Options struct {
 	// begins with =, +, -, @, TAB or CR gets a leading ' so that a
 	// spreadsheet never runs it as a formula; numbers stay numbers.
 	CSVRaw bool
+	// Title is the workbook's title (its document properties).
+	Title string
+	// Run names what the workbook reports on ("run 12", "bulk run 7KQ2M")
+	// in the footer of every printed page; "" leaves it out.
+	Run string
+	// Version is svcrecon's version for the document properties; "" reads
+	// it from the build information (buildinfo.Version).
+	Version string
+	// Now is the clock of the document properties' creation time; nil is
+	// time.Now.
+	Now func() time.Time
 }
 
 func (o *Options) defaults() {
@@ -133,6 +151,12 @@ func (o *Options) defaults() {
 	}
 	if o.Dir == "" {
 		o.Dir = "."
+	}
+	if o.Version == "" {
+		o.Version = buildinfo.Version()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 }
 
@@ -226,6 +250,8 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
 	}
 	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
+	o.Title = fmt.Sprintf("Reconciliation %s to %s", from, to)
+	o.Run = fmt.Sprintf("reconciliation run %d", r.ID)
 	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
 	if err != nil {
 		return Files{}, err
@@ -261,6 +287,7 @@ func Billers(ctx context.Context, db BillerReports, dir string, o Options) (File
 	}
 	o.defaults()
 	o.Log.Info("export billers", "dir", o.Dir, "format", string(o.Format))
+	o.Title = "Billers"
 	w, err := NewWriter(o, "billers.xlsx")
 	if err != nil {
 		return Files{}, err

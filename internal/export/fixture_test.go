@@ -54,7 +54,8 @@ func fixtureDB(tb testing.TB) *store.DB {
 			pool_shape, pool_opening, pool_amount, pool_closing, request, imported_at) VALUES
 			(1, 'h1', 'calls.jsonl', '2026-11-01 10:00:00', 'verifyPanPlusV2', 'R1', 'S1', 'TXN', 'success', 'A', '1000000.00', '100.00', '999900.00', '{"secret":"hunter2"}', '`+synced+`'),
 			(2, 'h2', 'calls.jsonl', '2026-11-01 11:00:00', 'verifyPanPlusV2', 'R2', 'S2', 'TXN', 'success', 'A', '999900.00', '51.00', '999850.00', '{}', '`+synced+`'),
-			(3, 'h3', 'calls.jsonl', '2026-11-02 13:00:00', 'mobileLookup', 'R9', '', 'TUP', 'pending', '', '', '', '', '{}', '`+synced+`')`,
+			(3, 'h3', 'calls.jsonl', '2026-11-02 13:00:00', 'mobileLookup', 'R9', '', 'TUP', 'pending', '', '', '', '', '{}', '`+synced+`'),
+			(4, 'h4', 'calls.jsonl', '2026-11-03 09:00:00', 'verifyPanPlusV2', 'R8', 'X8', 'TXN', 'success', 'A', '999850.00', '10.00', '999840.00', '{}', '`+synced+`')`,
 		`INSERT INTO recon_runs (id, period_from, period_to, as_of, started_at, finished_at, state, superseded_by, summary) VALUES
 			(1, '2026-11-01', '2026-11-03', '2026-11-03', '2026-11-04T00:00:00.000Z', '2026-11-04T00:01:00.000Z', 'ok', 2, '{}'),
 			(2, '2026-11-01', '2026-11-03', '2026-11-03', '2026-11-04T01:00:00.000Z', '2026-11-04T01:00:30.000Z', 'ok', NULL, '`+fixSummary+`'),
@@ -73,7 +74,7 @@ func fixtureDB(tb testing.TB) *store.DB {
 			(2, 'duplicateDebit', NULL, 'D2', 'R7', '', '2026-11-02 10:00:05', '', '20.00', '', '+cmd|'' /C calc''!A0', ''),
 			(2, 'pending', 3, '', 'R9', 'mobileLookup', '2026-11-02 13:00:00', '5.00', '', '', 'TUP', ''),
 			(2, 'reversed', NULL, 'S4', 'R4', '', '2026-11-02 12:00:00', '', '1234567.89', '', '', ''),
-			(2, 'callOnly', NULL, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '', 'S5: same amount, 45s apart, product agrees')`,
+			(2, 'callOnly', 4, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '', 'statement record S5 — rule: same amount, 45s apart, product agrees')`,
 		`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES
 			(2, 'S4', 'S3', '2026-11-02 12:00:00', '1234567.89', 1, '2026-11-02 09:30:00', '25.25', ''),
 			(2, 'S6', 'S99', '2026-11-02 14:00:00', '10.00', 0, '', '', 'reversal record not synced')`,

@@ -88,5 +88,5 @@ func legendSheet() sheet {
 			}
 		}
 	}
-	return sheet{Table{Sheet: "Legend", Columns: cols}, rows}
+	return sheet{Table{Sheet: "Legend", Columns: cols, Portrait: true}, rows}
 }

@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,7 @@ func recordSheet(name string, k recon.Kind, extra []Column, seq iter.Seq2[*store
 	cols = append(cols, Column{"firstSyncedAt", Stamp, false}, Column{"lastSyncedAt", Stamp, false})
 	base := len(cols)
 	cols = append(cols, extra...)
+	keys := 1 + slices.Index(order, keySlot) + 1 // accountNumber … svcOrderId
 	rows := rowsOf(seq, len(cols), func(r *store.ReportRecord, c []string) Mark {
 		c[0] = r.Account
 		for j, i := range order {
@@ -139,7 +141,9 @@ func recordSheet(name string, k recon.Kind, extra []Column, seq iter.Seq2[*store
 		}
 		return MarkNone
 	})
-	return newSheet(name, cols, rows)
+	s := newSheet(name, cols, rows)
+	s.Keys = keys
+	return s
 }
 
 // ageDays is the age in days of a record dated date (YYYY-MM-DD) on the
@@ -199,6 +203,14 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 		}
 		return MarkNone
 	}))
+	unsettled := unsettledSheet(ctx, db, r)
+	statement, orders := recordSheets(ctx, db, r)
+	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
+}
+
+// unsettledSheet is the Unsettled sheet: the run's unsettled orders, those
+// dated before the period marked (beforePeriod, explained in its note).
+func unsettledSheet(ctx context.Context, db Reports, r *ledger.Run) sheet {
 	oldest := recon.Buckets[len(recon.Buckets)-1].Name
 	unsettled := newSheet("Unsettled", []Column{
 		{"svcOrderId", Text, false},
@@ -219,14 +231,21 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 	}))
 	unsettled.Note = "beforePeriod TRUE: the order is dated before " + r.From +
 		" and still unsettled on " + r.AsOf + "; the Orders sheet lists only the period's orders."
-	statement := recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
+	return unsettled
+}
+
+// recordSheets are the Statement and Orders sheets: the period's records,
+// with reversed (Statement) and unsettled, ageDays and ageBucket against
+// the run's as-of date (Orders).
+func recordSheets(ctx context.Context, db Reports, r *ledger.Run) (statement, orders sheet) {
+	statement = recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
 		db.ReportRecords(ctx, recon.Statement, r.From, r.To),
 		func(rec *store.ReportRecord, c []string) {
 			c[0] = boolText(rec.Values[recon.FReversalSvcOrderID] != "")
 		})
 	statement.Count = func() (int64, error) { return db.CountReportRecords(ctx, recon.Statement, r.From, r.To) }
 	asOf, asOfErr := time.Parse(recon.DateLayout, r.AsOf)
-	orders := recordSheet("Orders", recon.Orders,
+	orders = recordSheet("Orders", recon.Orders,
 		[]Column{{"unsettled", Bool, false}, {"ageDays", Int, false}, {"ageBucket", Text, false}},
 		db.ReportRecords(ctx, recon.Orders, r.From, r.To),
 		func(rec *store.ReportRecord, c []string) {
@@ -240,5 +259,5 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 			}
 		})
 	orders.Count = func() (int64, error) { return db.CountReportRecords(ctx, recon.Orders, r.From, r.To) }
-	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
+	return statement, orders
 }

@@ -3,7 +3,9 @@ package export
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -99,8 +101,9 @@ func finishedIST(r *ledger.Run) (time.Time, bool) {
 // (from, to, asOf, runId, finishedAt in IST with its offset); "pool
 // <account>" per pool; calls; outcomes (<outcome>.count / .amount); breaks
 // (<kind>.count / .delta); reversals; unsettled (<bucket>.count /
-// .amount); pending; suggestedPairs (count) and daily (<date>.debits /
-// .credits: the statement's Σ DR and Σ CR per day).
+// .amount); pending; suggestedPairs (count, and the pairs the Summary
+// lists: pairsCSV) and daily (the statement per day: dailyCSV). It holds
+// what the Summary sheet shows.
 func summaryPairs(sd *summaryData) []pair {
 	r, s, v := sd.run, &sd.run.Summary, &sd.verdict
 	n := strconv.Itoa
@@ -143,10 +146,32 @@ func summaryPairs(sd *summaryData) []pair {
 		u := s.Unsettled[k]
 		p = append(p, pair{"unsettled", k + ".count", n(u.Count)}, pair{"unsettled", k + ".amount", orZero(u.Amount)})
 	}
-	p = append(p, pair{"pending", "count", n(s.Pending.Count)}, pair{"pending", "amount", orZero(s.Pending.Amount)},
-		pair{"suggestedPairs", "count", n(sd.nPairs)})
-	for _, d := range sd.days {
-		p = append(p, pair{"daily", d.Date + ".debits", recon.Money(d.Debits)}, pair{"daily", d.Date + ".credits", recon.Money(d.Credits)})
+	p = append(p, pair{"pending", "count", n(s.Pending.Count)}, pair{"pending", "amount", orZero(s.Pending.Amount)})
+	return append(append(p, pairsCSV(sd)...), dailyCSV(sd.days)...)
+}
+
+// pairsCSV are summary.csv's suggested pairs: how many, then, for each the
+// Summary lists (the first maxPairs), <n>.callId, .externalRef, .timestamp,
+// .callAmount and .suggestedPair (the statement record and the rule).
+func pairsCSV(sd *summaryData) []pair {
+	const sec = "suggestedPairs"
+	p := []pair{{sec, "count", strconv.Itoa(sd.nPairs)}}
+	for i := range sd.pairs {
+		m, k := &sd.pairs[i], strconv.Itoa(i+1)+"."
+		p = append(p, pair{sec, k + "callId", id(m.CallID)}, pair{sec, k + "externalRef", m.ExternalRef},
+			pair{sec, k + "timestamp", m.TS}, pair{sec, k + "callAmount", m.CallAmount},
+			pair{sec, k + "suggestedPair", m.SuggestedPair})
+	}
+	return p
+}
+
+// dailyCSV are summary.csv's statement per day: <date>.debits, .credits
+// (Σ DR and Σ CR), .debitRecords and .creditRecords (how many).
+func dailyCSV(days []store.ReportDay) []pair {
+	var p []pair
+	for _, d := range days {
+		p = append(p, pair{"daily", d.Date + ".debits", recon.Money(d.Debits)}, pair{"daily", d.Date + ".credits", recon.Money(d.Credits)},
+			pair{"daily", d.Date + ".debitRecords", strconv.FormatInt(d.NDebits, 10)}, pair{"daily", d.Date + ".creditRecords", strconv.FormatInt(d.NCredits, 10)})
 	}
 	return p
 }
@@ -240,6 +265,52 @@ func (g *grid) put(role int, m Mark, vals ...any) {
 
 func (g *grid) skip() { g.row++ }
 
+// span writes text in a row of its own, across the Summary's columns
+// (merged), wrapped, the row as high as the text needs.
+func (g *grid) span(role int, m Mark, text string) {
+	g.row++
+	size := float64(fontSize)
+	if role == roleVerdict {
+		size = verdictSize
+	}
+	var width float64
+	for _, wd := range summaryWidths {
+		width += wd
+	}
+	g.merged(1, len(summaryWidths), text, g.w.style(Text, m, role), lines(text, width*fontSize/size), size)
+}
+
+// wrapped writes text, wrapped, in the current row from column col to the
+// Summary's last column (merged), and makes the row as high as it needs.
+func (g *grid) wrapped(col int, text string) {
+	var width float64
+	for _, wd := range summaryWidths[col-1:] {
+		width += wd
+	}
+	g.merged(col, len(summaryWidths), text, g.w.style(Prose, MarkNone, roleCell), lines(text, width), fontSize)
+}
+
+// merged writes text to the cells from to of the current row, merged,
+// with style st, and sets the row's height for n lines of type size pt.
+func (g *grid) merged(from, to int, text string, st, n int, size float64) {
+	if g.err != nil {
+		return
+	}
+	a, _ := excelize.CoordinatesToCellName(from, g.row)
+	b, _ := excelize.CoordinatesToCellName(to, g.row)
+	f := g.w.f
+	if g.err = f.SetCellValue(g.sheet, a, text); g.err != nil {
+		return
+	}
+	if g.err = f.SetCellStyle(g.sheet, a, b, st); g.err != nil { // the fill across the row
+		return
+	}
+	if g.err = f.MergeCell(g.sheet, a, b); g.err != nil {
+		return
+	}
+	g.err = f.SetRowHeight(g.sheet, g.row, math.Ceil(float64(n)*size*lineHeight/fontSize))
+}
+
 func dateCell(s string) any { return cellValue(Date, s) }
 
 // outcomeMark is how the Summary marks an outcome's row.
@@ -253,24 +324,57 @@ func outcomeMark(k string, n int) Mark {
 	return MarkBreak
 }
 
+// summaryWidths are the widths of the Summary's columns A to E, in
+// characters: the longest label, a date-time with its zone, amounts and
+// counts.
+var summaryWidths = []float64{50, 26, 18, 12, 16}
+
 // summarySheet writes the Summary: the verdict, the bridge per pool
 // account, the period, then the counts and sums of every finding, the
-// suggested pairs, the statement per day and its chart.
+// suggested pairs, the statement per day and its chart below it.
 func (w *Writer) summarySheet(sd *summaryData) error {
-	r, s, v := sd.run, &sd.run.Summary, &sd.verdict
-	oldest := recon.Buckets[len(recon.Buckets)-1].Name
 	const name = "Summary"
 	if err := w.newSheet(name); err != nil {
 		return err
 	}
 	g := &grid{w: w, sheet: name}
+	summaryTop(g, sd)
+	summaryPeriod(g, sd.run)
+	summaryFindings(g, &sd.run.Summary)
+	suggestedPairs(g, sd)
+	g.skip()
+	g.put(roleSection, MarkNone, "Statement per day (txnDate)", "Debits (DR)", "Credits (CR)", "DR records", "CR records")
+	first := g.row + 1
+	for _, d := range sd.days {
+		g.put(roleCell, MarkNone, dateCell(d.Date), d.Debits, d.Credits, d.NDebits, d.NCredits)
+	}
+	last := g.row
+	if g.err != nil {
+		return g.err
+	}
+	for i, wd := range summaryWidths {
+		col, _ := excelize.ColumnNumberToName(i + 1)
+		if err := w.f.SetColWidth(name, col, col, wd); err != nil {
+			return err
+		}
+	}
+	if err := w.printSetup(name, page{portrait: true, widths: summaryWidths}); err != nil {
+		return err
+	}
+	return w.dailyChart(name, first, last)
+}
+
+// summaryTop writes the verdict, the title, the note on times and the
+// bridge of every pool account.
+func summaryTop(g *grid, sd *summaryData) {
+	r, v := sd.run, &sd.verdict
 	vm := MarkBreak
 	if v.Reconciled {
 		vm = MarkGood
 	}
-	g.put(roleVerdict, vm, v.Text)
+	g.span(roleVerdict, vm, v.Text)
 	g.put(roleTitle, MarkNone, fmt.Sprintf("Reconciliation %s to %s", r.From, r.To))
-	g.put(roleNote, MarkNone, "Every time in this workbook is IST (UTC+05:30). The Legend sheet explains every outcome, break kind and age bucket.")
+	g.span(roleSpan, MarkNone, "Every time in this workbook is IST (UTC+05:30). The Legend sheet explains every outcome, break kind and age bucket.")
 	for i := range sd.bridges {
 		b := &sd.bridges[i]
 		g.skip()
@@ -295,6 +399,12 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 		}
 		g.put(roleCell, cm, "Last call's closing", signed(b.LastClosing), b.Check())
 	}
+}
+
+// summaryPeriod writes the period and the run, the pool accounts and the
+// calls.
+func summaryPeriod(g *grid, r *ledger.Run) {
+	s := &r.Summary
 	g.skip()
 	g.put(roleCell, MarkNone, "Period from", dateCell(r.From))
 	g.put(roleCell, MarkNone, "Period to", dateCell(r.To))
@@ -315,6 +425,11 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 	g.put(roleCell, MarkNone, "Failed", s.CallsFailed)
 	g.put(roleCell, outcomeMark(recon.Pending, s.CallsPending), "Pending", s.CallsPending)
 	g.put(roleCell, MarkNone, "Statement credits (CR)", nil, amount(s.Credited))
+}
+
+// summaryFindings writes the counts and sums of the outcomes, breaks,
+// reversals, unsettled orders by age and pending calls.
+func summaryFindings(g *grid, s *recon.Summary) {
 	g.skip()
 	g.put(roleSection, MarkNone, "Outcome", "Count", "Amount")
 	for _, k := range recon.Outcomes {
@@ -344,6 +459,7 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 	g.put(roleCell, um, "Reversal record not synced (unlinked)", s.Reversals.Unlinked)
 	g.skip()
 	g.put(roleSection, MarkNone, "Unsettled orders, age in days", "Count", "Amount")
+	oldest := recon.Buckets[len(recon.Buckets)-1].Name
 	for _, k := range recon.BucketNames() {
 		u := s.Unsettled[k]
 		m := MarkNone
@@ -355,31 +471,13 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 	g.skip()
 	g.put(roleSection, MarkNone, "Pending", "Count", "Amount")
 	g.put(roleCell, MarkNone, "Pending calls", s.Pending.Count, amount(s.Pending.Amount))
-	w.suggestedPairs(g, sd)
-	g.skip()
-	g.put(roleSection, MarkNone, "Statement per day (txnDate)", "Debits (DR)", "Credits (CR)", "DR records", "CR records")
-	first := g.row + 1
-	for _, d := range sd.days {
-		g.put(roleCell, MarkNone, dateCell(d.Date), d.Debits, d.Credits, d.NDebits, d.NCredits)
-	}
-	last := g.row
-	if g.err != nil {
-		return g.err
-	}
-	for col, wd := range map[string]float64{"A": 46, "B": 18, "C": 18, "D": 12, "E": 16} {
-		if err := w.f.SetColWidth(name, col, col, wd); err != nil {
-			return err
-		}
-	}
-	if err := w.printSetup(name, true, false); err != nil {
-		return err
-	}
-	return w.dailyChart(name, first, last)
 }
 
 // suggestedPairs writes the Summary's block of suggested pairs: how many,
-// and the first maxPairs of them (the callOnly call and why).
-func (w *Writer) suggestedPairs(g *grid, sd *summaryData) {
+// and the first maxPairs of them: the callOnly call (its id, time and
+// amount) and the statement record suggested for it (its svcOrderId and
+// the rule, as the Matching sheet's suggestedPair says).
+func suggestedPairs(g *grid, sd *summaryData) {
 	g.skip()
 	g.put(roleSection, MarkNone, "Suggested pairs (never counted as matched)", "Count")
 	m := MarkNone
@@ -389,14 +487,38 @@ func (w *Writer) suggestedPairs(g *grid, sd *summaryData) {
 	g.put(roleCell, m, "callOnly calls with a likely statementOnly record", sd.nPairs)
 	for i := range sd.pairs {
 		p := &sd.pairs[i]
-		g.put(roleCell, MarkNone, "callOnly "+p.ExternalRef+" at "+p.TS+" IST", amount(p.CallAmount), p.SuggestedPair)
+		g.put(roleCell, MarkNone, pairCall(p), amount(p.CallAmount))
+		g.wrapped(3, pairText(p))
 	}
 	if more := sd.nPairs - len(sd.pairs); more > 0 && len(sd.pairs) > 0 {
-		g.put(roleNote, MarkNone, fmt.Sprintf("… and %d more: filter suggestedPair on the Matching sheet.", more))
+		g.span(roleSpan, MarkNone, fmt.Sprintf("… and %d more: filter suggestedPair on the Matching sheet.", more))
 	}
 	if sd.skipped != "" {
-		g.put(roleNote, MarkNone, "None suggested: "+sd.skipped+" (was the call log imported?).")
+		g.span(roleSpan, MarkNone, "None suggested: "+sd.skipped+" (was the call log imported?).")
 	}
+}
+
+// pairCall names the call of a suggested pair: "call 17 at 2026-11-22
+// 13:33:56 IST" (callId, as on the Matching sheet).
+func pairCall(p *ledger.Match) string {
+	parts := []string{"call"}
+	if p.CallID != 0 {
+		parts = append(parts, strconv.FormatInt(p.CallID, 10))
+	}
+	if p.TS != "" {
+		parts = append(parts, "at", p.TS, "IST")
+	}
+	return strings.Join(parts, " ")
+}
+
+// pairText is what a suggested pair says beside its call: the call's
+// externalRef, when it has one, and the suggestion (the statement record's
+// svcOrderId and the rule).
+func pairText(p *ledger.Match) string {
+	if p.ExternalRef == "" {
+		return p.SuggestedPair
+	}
+	return "externalRef " + p.ExternalRef + "; " + p.SuggestedPair
 }
 
 // dailyChart adds the chart of the statement's debits and credits per day
@@ -417,17 +539,24 @@ func (w *Writer) dailyChart(sheet string, first, last int) error {
 			Marker:     excelize.ChartMarker{Symbol: "circle", Size: 5},
 		}
 	}
-	axisFont := excelize.Font{Color: "404040", Size: 9}
+	axisFont := excelize.Font{Color: "404040", Size: fontSize}
 	title := func(s string) excelize.ChartTitle {
-		return excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s, Font: &excelize.Font{Size: 9, Color: "404040"}}}}
+		return excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s, Font: &excelize.Font{Size: fontSize, Color: "404040"}}}}
 	}
 	credits := ser("C", "4F81BD")
-	return w.f.AddChart(sheet, "G2", &excelize.Chart{
-		Type:      excelize.Col,
-		Series:    []excelize.ChartSeries{ser("B", "C0504D")},
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Statement debits and credits per day"}}},
-		Legend:    excelize.ChartLegend{Position: "bottom"},
-		Dimension: excelize.ChartDimension{Width: 760, Height: 380},
+	// Below the table, as wide as the Summary's columns: it prints on the
+	// Summary's pages at the Summary's scale.
+	var px float64
+	for _, wd := range summaryWidths {
+		px += wd*7 + 5
+	}
+	return w.f.AddChart(sheet, fmt.Sprintf("A%d", last+2), &excelize.Chart{
+		Type:   excelize.Col,
+		Series: []excelize.ChartSeries{ser("B", "C0504D")},
+		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Statement debits and credits per day",
+			Font: &excelize.Font{Size: 14, Bold: true}}}},
+		Legend:    excelize.ChartLegend{Position: "bottom", Font: &excelize.Font{Size: fontSize}},
+		Dimension: excelize.ChartDimension{Width: uint(px) - 10, Height: 400},
 		XAxis: excelize.ChartAxis{NumFmt: excelize.ChartNumFmt{CustomNumFmt: "dd mmm"},
 			Font: axisFont, Alignment: excelize.Alignment{TextRotation: -45}},
 		YAxis: excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "#,##0"},

@@ -3,6 +3,7 @@ package export
 import (
 	"iter"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -64,6 +65,12 @@ type Table struct {
 	Note string
 	// Count, when set, counts the rows for the progress bar.
 	Count func() (int64, error)
+	// Portrait prints the sheet on portrait pages (default landscape).
+	Portrait bool
+	// Keys is how many leading columns identify a row: they are repeated
+	// at the left of every page when the sheet prints more than one page
+	// wide.
+	Keys int
 }
 
 // Row is one row of a table: a text per column ("" is an empty cell) and
@@ -174,9 +181,14 @@ func displayWidth(k CellKind, s string) int {
 	return utf8.RuneCountInString(s)
 }
 
-// widths computes column widths from the header and a sample of rows.
-func widths(cols []Column, sample []Row) []float64 {
-	out := make([]float64, len(cols))
+// wrapWidth is the widest a text column gets, in characters: longer text
+// wraps in it, onto as many lines as it takes.
+const wrapWidth = 40
+
+// widths computes column widths from the header and a sample of rows, and
+// which columns wrap: prose, and text longer than wrapWidth.
+func widths(cols []Column, sample []Row) (out []float64, wrap []bool) {
+	out, wrap = make([]float64, len(cols)), make([]bool, len(cols))
 	for i, c := range cols {
 		n := len(c.Name) + 3 // the filter button
 		for _, r := range sample {
@@ -187,6 +199,24 @@ func widths(cols []Column, sample []Row) []float64 {
 			}
 		}
 		out[i] = float64(min(max(n+2, 8), 60))
+		if c.Kind == Prose || c.Kind == Text && out[i] > wrapWidth {
+			out[i], wrap[i] = min(out[i], wrapWidth), true
+		}
 	}
-	return out
+	return out, wrap
+}
+
+// lineHeight is the height in points of a line of 11 pt type.
+const lineHeight = 15
+
+// lines estimates how many lines text takes wrapped in a column width
+// characters wide: a line holds a little less than width characters of
+// Calibri (room for the word that does not fit).
+func lines(text string, width float64) int {
+	per := max(int(width)-2, 1)
+	n := 0
+	for para := range strings.SplitSeq(text, "\n") {
+		n += max((utf8.RuneCountInString(para)+per-1)/per, 1)
+	}
+	return n
 }

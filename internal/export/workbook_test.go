@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
@@ -239,22 +240,71 @@ func TestExportPrintSetup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tall := 0
-		if s == "Summary" {
-			tall = 1 // the Summary on one page
+		want := "landscape"
+		if s == "Summary" || s == "Legend" {
+			want = "portrait"
 		}
-		if lo.Orientation == nil || *lo.Orientation != "landscape" || lo.FitToWidth == nil || *lo.FitToWidth != 1 ||
-			lo.FitToHeight == nil || *lo.FitToHeight != tall {
-			t.Errorf("%s page layout = %s, want landscape, 1 page wide, %d high", s, layout(lo), tall)
+		if lo.Size == nil || *lo.Size != 9 || lo.Orientation == nil || *lo.Orientation != want {
+			t.Errorf("%s page layout = %s, want A4 (9) %s", s, layout(lo), want)
 		}
 		props, err := f.GetSheetProps(s)
-		if err != nil || props.FitToPage == nil || !*props.FitToPage {
-			t.Errorf("%s does not fit to page: %+v, %v", s, props, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fitted one page wide when that prints at 75% or more, else at
+		// 75% across pages: never smaller (11 pt prints at 8.25 pt).
+		var width float64
+		cols, _ := f.GetCols(s)
+		for c := range cols {
+			name, _ := excelize.ColumnNumberToName(c + 1)
+			wd, _ := f.GetColWidth(s, name)
+			width += (wd*7 + 5) * 0.75
+		}
+		if s == "Unsettled" { // the note beside the table is outside the print area
+			width = 0
+			for _, name := range []string{"A", "B", "C", "D", "E", "F", "G"} {
+				wd, _ := f.GetColWidth(s, name)
+				width += (wd*7 + 5) * 0.75
+			}
+		}
+		page := 841.89 - 72
+		if want == "portrait" {
+			page = 595.28 - 72
+		}
+		fit := props.FitToPage != nil && *props.FitToPage
+		switch {
+		case fit && (lo.FitToWidth == nil || *lo.FitToWidth != 1 || lo.FitToHeight == nil || *lo.FitToHeight != 0):
+			t.Errorf("%s page layout = %s, want 1 page wide and as many down as it takes", s, layout(lo))
+		case fit && page/width < 0.75:
+			t.Errorf("%s is fitted one page wide at %.0f%%, under 75%%", s, 100*page/width)
+		case !fit && (lo.AdjustTo == nil || *lo.AdjustTo != 75 || lo.PageOrder == nil || *lo.PageOrder != "overThenDown"):
+			t.Errorf("%s is not fitted, but prints at %s, want 75%%, across then down", s, layout(lo))
+		case !fit && page/width >= 0.75:
+			t.Errorf("%s would fit one page wide at %.0f%%, but is not fitted", s, 100*page/width)
+		}
+		if (s == "Summary" || s == "Legend") && !fit {
+			t.Errorf("%s is not fitted one page wide", s)
+		}
+		m, err := f.GetPageMargins(s)
+		if err != nil || m.Left == nil || *m.Left != 0.5 || m.Bottom == nil || *m.Bottom != 0.75 {
+			t.Errorf("%s margins = %+v, %v; want 0.5 in at the sides, 0.75 in at the bottom", s, m, err)
+		}
+		hf, err := f.GetHeaderFooter(s)
+		if err != nil || hf == nil || !strings.Contains(hf.OddFooter, "&A") || !strings.Contains(hf.OddFooter, "Page &P of &N") ||
+			!strings.Contains(hf.OddFooter, "reconciliation run 2") {
+			t.Errorf("%s footer = %+v, %v; want the sheet, the page of N and the run", s, hf, err)
 		}
 		if s == "Summary" {
 			continue
 		}
-		if want := "'" + s + "'!$1:$1"; titles[s] != want {
+		want = "'" + s + "'!$1:$1"
+		if s == "Statement" || s == "Orders" {
+			want = "'" + s + "'!$A:$D," + want // accountNumber … svcOrderId on every page across
+			if fit {
+				t.Errorf("%s is fitted one page wide: %d columns cannot print at 75%% on one page", s, len(cols))
+			}
+		}
+		if titles[s] != want {
 			t.Errorf("%s print titles = %q, want %q (the header row on every page)", s, titles[s], want)
 		}
 	}
@@ -276,7 +326,13 @@ func layout(lo excelize.PageLayoutOptions) string {
 		}
 		return strconv.Itoa(*p)
 	}
-	return s(lo.Orientation) + " " + i(lo.FitToWidth) + "x" + i(lo.FitToHeight)
+	u := func(p *uint) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.Itoa(int(*p)) + "%"
+	}
+	return i(lo.Size) + " " + s(lo.Orientation) + " " + i(lo.FitToWidth) + "x" + i(lo.FitToHeight) + " " + u(lo.AdjustTo) + " " + s(lo.PageOrder)
 }
 
 func TestExportSheetsThatAnswer(t *testing.T) {
@@ -294,7 +350,7 @@ func TestExportSheetsThatAnswer(t *testing.T) {
 			t.Errorf("Matching outcomes = %v, want %v (exceptions by time, then matched)", got, want)
 		}
 		sp := colOf(t, m[0], "suggestedPair")
-		if v, _ := f.GetCellValue("Matching", sp+"6"); v != "S5: same amount, 45s apart, product agrees" {
+		if v, _ := f.GetCellValue("Matching", sp+"6"); v != "statement record S5 — rule: same amount, 45s apart, product agrees" {
 			t.Errorf("callOnly suggestedPair = %q", v)
 		}
 	})
@@ -305,8 +361,14 @@ func TestExportSheetsThatAnswer(t *testing.T) {
 		if got := number(t, f, "Summary", "B"+strconv.Itoa(n)); got != 1 {
 			t.Errorf("suggested pairs = %v, want 1", got)
 		}
-		if row := r[n]; row[0] != "callOnly R8 at 2026-11-03 09:00:00 IST" || row[2] != "S5: same amount, 45s apart, product agrees" {
+		// Both sides' ids: the call's callId (and externalRef), the
+		// statement record's svcOrderId.
+		if row := r[n]; row[0] != "call 4 at 2026-11-03 09:00:00 IST" ||
+			row[2] != "externalRef R8; statement record S5 — rule: same amount, 45s apart, product agrees" {
 			t.Errorf("suggested pair row = %q", row)
+		}
+		if got := number(t, f, "Summary", "B"+strconv.Itoa(n+1)); got != 10 {
+			t.Errorf("suggested pair amount = %v, want the number 10", got)
 		}
 	})
 
@@ -393,4 +455,114 @@ func TestExportSheetsThatAnswer(t *testing.T) {
 			t.Errorf("chart has %d value axes, want 2 with one on the right", n)
 		}
 	})
+}
+
+func TestExportDocProps(t *testing.T) {
+	at := time.Date(2026, 11, 4, 6, 31, 0, 0, recon.IST)
+	files, _ := exportFixture(t, Options{Format: FormatXLSX, Version: "svcrecon v1.2.3 0aab28a3c1f2", Now: func() time.Time { return at }})
+	f := openBook(t, files.Workbook)
+	p, err := f.GetDocProps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := excelize.DocProperties{Creator: "svcrecon", LastModifiedBy: "svcrecon", Created: "2026-11-04T01:01:00Z",
+		Modified: "2026-11-04T01:01:00Z", Title: "Reconciliation 2026-11-01 to 2026-11-03",
+		Description: "Written by svcrecon v1.2.3 0aab28a3c1f2", Version: "svcrecon v1.2.3 0aab28a3c1f2"}
+	if *p != want {
+		t.Errorf("document properties = %+v\nwant %+v", *p, want)
+	}
+	if a, err := f.GetAppProps(); err != nil || a.Application != "svcrecon" {
+		t.Errorf("application = %+v, %v; want svcrecon", a, err)
+	}
+	// Without a version, the build's: svcrecon and the module version.
+	files, _ = exportFixture(t, Options{Format: FormatXLSX})
+	if p, _ := openBook(t, files.Workbook).GetDocProps(); !strings.HasPrefix(p.Version, "svcrecon ") || p.Created < "2026" {
+		t.Errorf("default document properties = %+v, want svcrecon's version and the time of writing", *p)
+	}
+}
+
+func TestExportCellsFit(t *testing.T) {
+	files, _ := exportFixture(t, Options{Format: FormatXLSX})
+	f := openBook(t, files.Workbook)
+	s := rows(t, f, "Summary")
+
+	t.Run("verdict fill across the row", func(t *testing.T) {
+		for _, col := range []string{"A", "B", "C", "D", "E"} {
+			if _, fill := cellFormat(t, f, "Summary", col+"1"); fill != fillBreak {
+				t.Errorf("verdict %s1 fill = %q, want %q", col, fill, fillBreak)
+			}
+		}
+		if m, _ := f.GetMergeCells("Summary"); len(m) == 0 || m[0].GetStartAxis() != "A1" || m[0].GetEndAxis() != "E1" {
+			t.Errorf("Summary merged cells = %v, want the verdict across A1:E1", m)
+		}
+	})
+
+	t.Run("date-times fit their column", func(t *testing.T) {
+		fin := rowOf(t, s, "Finished")
+		v, _ := f.GetCellValue("Summary", "B"+strconv.Itoa(fin))
+		if wd, _ := f.GetColWidth("Summary", "B"); wd < float64(len(v)+2) {
+			t.Errorf("Summary column B is %v wide: %q shows ###", wd, v)
+		}
+		for i, row := range s {
+			if len(row) > 0 && len(row[0]) > 0 {
+				if wd, _ := f.GetColWidth("Summary", "A"); float64(len([]rune(row[0]))) > wd && !merged(t, f, "A"+strconv.Itoa(i+1)) {
+					t.Errorf("Summary A%d %q is wider than column A (%v)", i+1, row[0], wd)
+				}
+			}
+		}
+	})
+
+	t.Run("wrapped rows are as high as their text", func(t *testing.T) {
+		for i, row := range rows(t, f, "Legend")[1:] {
+			h, _ := f.GetRowHeight("Legend", i+2)
+			need := 15.0 * float64(max(lines(row[2], 40), lines(row[3], 40)))
+			if h < need {
+				t.Errorf("Legend row %d (%s) is %v pt high, want %v for its wrapped text", i+2, row[0], h, need)
+			}
+		}
+		m := rows(t, f, "Matching")
+		wd, _ := f.GetColWidth("Matching", colOf(t, m[0], "suggestedPair"))
+		if wd > 40 {
+			t.Errorf("suggestedPair is %v wide, want it wrapped at 40", wd)
+		}
+		tall := 0
+		for i, row := range m[1:] {
+			need := 1
+			for c, text := range row {
+				if name, _ := excelize.ColumnNumberToName(c + 1); text != "" {
+					if wd, _ := f.GetColWidth("Matching", name); wd == 40 {
+						need = max(need, lines(text, wd))
+					}
+				}
+			}
+			if h, _ := f.GetRowHeight("Matching", i+2); h != float64(15*need) {
+				t.Errorf("Matching row %d is %v pt high, want %d lines (%q)", i+2, h, need, row)
+			}
+			if need > 1 {
+				tall++
+			}
+		}
+		if tall < 2 { // the suggested pair, the long note
+			t.Errorf("%d Matching rows wrap, want 2", tall)
+		}
+		pair := rowOf(t, s, "call 4 at 2026-11-03 09:00:00 IST")
+		if h, _ := f.GetRowHeight("Summary", pair); h < 30 {
+			t.Errorf("Summary suggested pair row is %v pt high, want its text's lines", h)
+		}
+	})
+}
+
+// merged reports whether a cell of the Summary is the first of a merged range.
+func merged(tb testing.TB, f *excelize.File, cell string) bool {
+	tb.Helper()
+	m, err := f.GetMergeCells("Summary")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, r := range m {
+		if r.GetStartAxis() == cell {
+			return true
+		}
+	}
+	return false
 }

@@ -40,6 +40,12 @@ const (
 	fontFamily = "Calibri"
 )
 
+// Type sizes in points.
+const (
+	fontSize    = 11
+	verdictSize = 16
+)
+
 // Writer is the one table writer: it streams tables to the sheets of one
 // workbook (excelize's StreamWriter) and/or to one CSV file each, in
 // Options.Dir, as Options.Format asks. Every file is written under a
@@ -72,6 +78,7 @@ const (
 	roleLabel   // a left-aligned label (Summary, column A)
 	roleNote    // a note beside a table or under a Summary section: italic
 	roleVerdict // the Summary's verdict: large and bold
+	roleSpan    // a note across the Summary's columns: italic, wrapped
 )
 
 // NewWriter starts the files of one export in o.Dir (created when
@@ -85,6 +92,10 @@ func NewWriter(o Options, book string) (*Writer, error) {
 	w := &Writer{o: o, book: book, styles: map[styleKey]int{}}
 	if o.Format.xlsx() {
 		w.f = excelize.NewFile()
+		if err := w.docProps(); err != nil {
+			w.f.Close()
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -126,7 +137,7 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 	if nf != "" {
 		st.CustomNumFmt = &nf
 	}
-	font := &excelize.Font{Family: fontFamily, Size: 11}
+	font := &excelize.Font{Family: fontFamily, Size: fontSize}
 	switch m {
 	case MarkBreak:
 		st.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{fillBreak}}
@@ -151,14 +162,24 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 	case roleTitle:
 		font.Bold, font.Size = true, 14
 	case roleVerdict:
-		font.Bold, font.Size = true, 16
+		font.Bold, font.Size = true, verdictSize
+		st.Alignment = &excelize.Alignment{Horizontal: "left", Vertical: "center", WrapText: true}
 	case roleNote:
 		font.Italic = true
 		st.Alignment = &excelize.Alignment{Horizontal: "left"}
+	case roleSpan:
+		font.Italic = true
+		st.Alignment = &excelize.Alignment{Horizontal: "left", WrapText: true}
 	case roleLabel:
 		st.Alignment = &excelize.Alignment{Horizontal: "left"}
 	}
 	st.Font = font
+	if st.Alignment == nil {
+		st.Alignment = &excelize.Alignment{}
+	}
+	if st.Alignment.Vertical == "" {
+		st.Alignment.Vertical = "top" // beside a cell whose text wraps
+	}
 	id, err := w.f.NewStyle(st)
 	if err != nil {
 		panic(fmt.Sprintf("export: style %+v: %v", key, err)) // the styles above are fixed
@@ -177,111 +198,145 @@ func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 		return nil // neither a sheet nor a file to write (the Legend of a CSV export)
 	}
 	start := time.Now()
-	var bar *progress.Bar
+	tw := &tableWrite{w: w, ctx: ctx, t: &t}
 	if w.o.Progress != nil && t.Count != nil {
 		n, err := t.Count()
 		if err != nil {
 			return fmt.Errorf("export %s: count rows: %w", t.Sheet, err)
 		}
-		bar = progress.New(w.o.Progress, "export "+t.Sheet, n, w.o.Log)
-		defer bar.Done()
-	}
-	var (
-		sample []Row
-		xs     *xlsxSheet
-		cf     *csvFile
-		n      int64
-	)
-	open := func() error {
-		if w.f != nil {
-			xs = &xlsxSheet{w: w, t: &t, widths: widths(t.Columns, sample), part: 1}
-			if err := xs.open(); err != nil {
-				return fmt.Errorf("export %s: %w", t.Sheet, err)
-			}
-		}
-		if w.o.Format.csv() && t.File != "" {
-			header := make([]string, len(t.Columns))
-			for i, c := range t.Columns {
-				header[i] = c.Name
-			}
-			var err error
-			if cf, err = w.openCSV(t.File, header); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	put := func(r Row) error {
-		n++
-		if xs != nil {
-			if err := xs.add(r); err != nil {
-				return err
-			}
-		}
-		if cf != nil {
-			if err := cf.add(t.Columns, r.Cells); err != nil {
-				return err
-			}
-		}
-		if n%4096 == 0 {
-			bar.Add(4096)
-			return ctx.Err()
-		}
-		return nil
-	}
-	opened := false
-	flush := func() error { // the widths are known: open, write the sample
-		if err := open(); err != nil {
-			return err
-		}
-		opened = true
-		for _, s := range sample {
-			if err := put(s); err != nil {
-				return fmt.Errorf("export %s: row %d: %w", t.Sheet, n, err)
-			}
-		}
-		sample = nil
-		return nil
+		tw.bar = progress.New(w.o.Progress, "export "+t.Sheet, n, w.o.Log)
+		defer tw.bar.Done()
 	}
 	for r, err := range rows {
 		if err != nil {
-			return fmt.Errorf("export %s: row %d: %w", t.Sheet, n+int64(len(sample))+1, err)
+			return fmt.Errorf("export %s: row %d: %w", t.Sheet, tw.n+int64(len(tw.sample))+1, err)
 		}
-		for i, c := range t.Columns {
-			if c.Mask && i < len(r.Cells) && r.Cells[i] != "" {
-				r.Cells[i] = redact.Numbers(r.Cells[i])
-			}
-		}
-		if !opened {
-			if len(sample) < sampleRows {
-				sample = append(sample, Row{Cells: append([]string(nil), r.Cells...), Mark: r.Mark})
-				continue
-			}
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		if err := put(r); err != nil {
-			return fmt.Errorf("export %s: row %d: %w", t.Sheet, n, err)
-		}
-	}
-	if !opened {
-		if err := flush(); err != nil {
+		if err := tw.row(r); err != nil {
 			return err
 		}
 	}
-	bar.Add(n % 4096)
-	if xs != nil {
-		if err := xs.close(); err != nil {
+	if err := tw.close(); err != nil {
+		return err
+	}
+	w.o.Log.Info("sheet exported", "sheet", t.Sheet, "rows", tw.n, "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// tableWrite is one Write under way: the first rows are held as a sample
+// until the column widths are known (the StreamWriter needs them before
+// the first row), then every row goes to the sheet and the CSV file.
+type tableWrite struct {
+	w      *Writer
+	ctx    context.Context
+	t      *Table
+	bar    *progress.Bar
+	sample []Row
+	opened bool
+	xs     *xlsxSheet
+	cf     *csvFile
+	n      int64 // rows written
+}
+
+// row masks a row's numbers and holds it in the sample or writes it.
+func (tw *tableWrite) row(r Row) error {
+	for i, c := range tw.t.Columns {
+		if c.Mask && i < len(r.Cells) && r.Cells[i] != "" {
+			r.Cells[i] = redact.Numbers(r.Cells[i])
+		}
+	}
+	if !tw.opened {
+		if len(tw.sample) < sampleRows {
+			tw.sample = append(tw.sample, Row{Cells: append([]string(nil), r.Cells...), Mark: r.Mark})
+			return nil
+		}
+		if err := tw.flush(); err != nil {
+			return err
+		}
+	}
+	if err := tw.put(r); err != nil {
+		return fmt.Errorf("export %s: row %d: %w", tw.t.Sheet, tw.n, err)
+	}
+	return nil
+}
+
+// open opens the sheet (its widths from the sample) and the CSV file.
+func (tw *tableWrite) open() error {
+	t, w := tw.t, tw.w
+	if w.f != nil {
+		wd, wrap := widths(t.Columns, tw.sample)
+		tw.xs = newXLSXSheet(w, t, wd, wrap)
+		if err := tw.xs.open(); err != nil {
 			return fmt.Errorf("export %s: %w", t.Sheet, err)
 		}
 	}
-	if cf != nil {
-		if err := cf.close(); err != nil {
-			return fmt.Errorf("export %s: %w", t.File, err)
+	if w.o.Format.csv() && t.File != "" {
+		header := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			header[i] = c.Name
+		}
+		var err error
+		if tw.cf, err = w.openCSV(t.File, header); err != nil {
+			return err
 		}
 	}
-	w.o.Log.Info("sheet exported", "sheet", t.Sheet, "rows", n, "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// put writes one row; every 4096 rows it moves the progress bar and
+// checks the context.
+func (tw *tableWrite) put(r Row) error {
+	tw.n++
+	if tw.xs != nil {
+		if err := tw.xs.add(r); err != nil {
+			return err
+		}
+	}
+	if tw.cf != nil {
+		if err := tw.cf.add(tw.t.Columns, r.Cells); err != nil {
+			return err
+		}
+	}
+	if tw.n%4096 == 0 {
+		tw.bar.Add(4096)
+		return tw.ctx.Err()
+	}
+	return nil
+}
+
+// flush opens the sheet and the file, the widths being known, and writes
+// the sample.
+func (tw *tableWrite) flush() error {
+	if err := tw.open(); err != nil {
+		return err
+	}
+	tw.opened = true
+	for _, s := range tw.sample {
+		if err := tw.put(s); err != nil {
+			return fmt.Errorf("export %s: row %d: %w", tw.t.Sheet, tw.n, err)
+		}
+	}
+	tw.sample = nil
+	return nil
+}
+
+// close writes what is left of the sample and closes the sheet and file.
+func (tw *tableWrite) close() error {
+	if !tw.opened {
+		if err := tw.flush(); err != nil {
+			return err
+		}
+	}
+	tw.bar.Add(tw.n % 4096)
+	if tw.xs != nil {
+		if err := tw.xs.close(); err != nil {
+			return fmt.Errorf("export %s: %w", tw.t.Sheet, err)
+		}
+	}
+	if tw.cf != nil {
+		if err := tw.cf.close(); err != nil {
+			return fmt.Errorf("export %s: %w", tw.t.File, err)
+		}
+	}
 	return nil
 }
 

@@ -13,6 +13,8 @@ type xlsxSheet struct {
 	w      *Writer
 	t      *Table
 	widths []float64
+	wraps  []int // the columns whose text wraps
+	kinds  []CellKind
 	part   int
 	name   string
 	sw     *excelize.StreamWriter
@@ -31,7 +33,7 @@ func (x *xlsxSheet) open() error {
 		return err
 	}
 	// Before the stream writer: it writes the sheet properties first.
-	if err := x.w.printSetup(x.name, false, true); err != nil {
+	if err := x.w.printSetup(x.name, page{portrait: x.t.Portrait, widths: x.widths, header: true, keys: x.t.Keys}); err != nil {
 		return err
 	}
 	if x.t.Note != "" {
@@ -82,6 +84,35 @@ func (x *xlsxSheet) open() error {
 	return sw.SetRow("A1", header)
 }
 
+// newXLSXSheet starts a table's sheet with its column widths and which of
+// its columns wrap (widths).
+func newXLSXSheet(w *Writer, t *Table, widths []float64, wrap []bool) *xlsxSheet {
+	x := &xlsxSheet{w: w, t: t, widths: widths, part: 1, kinds: make([]CellKind, len(t.Columns))}
+	for i, c := range t.Columns {
+		x.kinds[i] = c.Kind
+		if wrap[i] {
+			x.kinds[i] = Prose // wrapped, top-aligned
+			x.wraps = append(x.wraps, i)
+		}
+	}
+	return x
+}
+
+// height is the height in points of a row whose wrapped cells take more
+// than one line; 0 (the default height) when none does.
+func (x *xlsxSheet) height(cells []string) float64 {
+	n := 1
+	for _, i := range x.wraps {
+		if i < len(cells) && len(cells[i]) > int(x.widths[i])-2 {
+			n = max(n, lines(cells[i], x.widths[i]))
+		}
+	}
+	if n == 1 {
+		return 0
+	}
+	return float64(n * lineHeight)
+}
+
 func (x *xlsxSheet) add(r Row) error {
 	if x.row >= x.w.o.MaxRows {
 		if err := x.close(); err != nil {
@@ -96,7 +127,7 @@ func (x *xlsxSheet) add(r Row) error {
 	if x.vals == nil {
 		x.vals = make([]any, len(x.t.Columns))
 	}
-	for i, c := range x.t.Columns {
+	for i := range x.t.Columns {
 		cell := &x.cells[i]
 		x.vals[i] = x.ptrs[i]
 		if i >= len(r.Cells) || r.Cells[i] == "" {
@@ -109,13 +140,16 @@ func (x *xlsxSheet) add(r Row) error {
 			}
 			continue
 		}
-		val := cellValue(c.Kind, r.Cells[i])
-		k := c.Kind
+		k := x.kinds[i]
+		val := cellValue(k, r.Cells[i])
 		if _, ok := val.(string); ok && k != Prose {
 			k = Text // did not parse: keep the text as it is
 		}
 		cell.Value = val
 		cell.StyleID = x.w.cellStyle(k, r.Mark)
+	}
+	if h := x.height(r.Cells); h > 0 {
+		return x.sw.SetRow("A"+strconv.Itoa(x.row), x.vals, excelize.RowOpts{Height: h})
 	}
 	return x.sw.SetRow("A"+strconv.Itoa(x.row), x.vals)
 }
@@ -169,28 +203,6 @@ func tableHeader(cols []Column) bool {
 		seen[k] = true
 	}
 	return len(cols) > 0
-}
-
-// printSetup prepares a sheet for printing: landscape, scaled to one page
-// wide (onePage: and one page high), and with header the first row repeated
-// at the top of every page. On a streamed sheet it must run before the
-// sheet's StreamWriter is made.
-func (w *Writer) printSetup(sheet string, onePage, header bool) error {
-	fit := true
-	if err := w.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
-		return err
-	}
-	landscape := "landscape"
-	wide, tall := 1, 0 // 0: as many pages down as it takes
-	if onePage {
-		tall = 1
-	}
-	err := w.f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall})
-	if err != nil || !header {
-		return err
-	}
-	return w.f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles",
-		RefersTo: quoteSheet(sheet) + "!$1:$1", Scope: sheet})
 }
 
 // quoteSheet quotes a sheet name for a reference: 'Statement (2)'.

@@ -17,9 +17,6 @@ const TimestampLayout = "2006-01-02 15:04:05"
 // DateLayout is a calendar day, YYYY-MM-DD.
 const DateLayout = "2006-01-02"
 
-// Today returns the calendar day of now in IST.
-func Today(now time.Time) string { return now.In(IST).Format(DateLayout) }
-
 // ShortDuration writes a duration without its zero tails: "10m", "4h",
 // "1h30m", "90s" rather than "10m0s", "4h0m0s".
 func ShortDuration(d time.Duration) string {

@@ -86,12 +86,9 @@ func IsRemovedKey(k string) bool { return keyIn(k, removedKeys) }
 // "Aadhaar_Number" is "aadhaarNumber".
 func IsMaskedKey(k string) bool { return keyIn(k, maskedKeys) }
 
-// IsSensitiveKey reports whether values under this key are removed or
-// masked (IsRemovedKey or IsMaskedKey).
-func IsSensitiveKey(k string) bool { return IsRemovedKey(k) || IsMaskedKey(k) }
-
-// IsSensitiveKeyBytes is IsSensitiveKey for a key held as bytes (a JSON
-// document being scanned); it allocates nothing.
+// IsSensitiveKeyBytes reports whether values under this key, held as bytes
+// (a JSON document being scanned), are removed or masked (IsRemovedKey or
+// IsMaskedKey); it allocates nothing.
 func IsSensitiveKeyBytes(k []byte) bool { return keyIn(k, removedKeys) || keyIn(k, maskedKeys) }
 
 // Last4 masks all but the last four characters of s with X; a value of

@@ -27,7 +27,7 @@ func TestFaultServerErrorShare(t *testing.T) {
 	failed := 0
 	const n = 300
 	for i := 0; i < n; i++ {
-		_, err := cl.VerifyBankAccountBanks(context.Background())
+		_, err := cl.Do(context.Background(), svcapi.OpVerifyBankAccountBanks, nil)
 		var re *svcapi.ResponseError
 		switch {
 		case err == nil:
@@ -102,7 +102,7 @@ func TestFaultPendingResolvesTXN(t *testing.T) {
 		t.Fatalf("Do = %v, want a TUP answer", err)
 	}
 	// Read-only calls are never TUP.
-	if _, err := cl.AepsBanks(ctx); err != nil {
+	if _, err := cl.Do(ctx, svcapi.OpAepsBanks, nil); err != nil {
 		t.Errorf("aepsBanks with Pending 1: %v", err)
 	}
 	st, err := cl.TxnStatus(ctx, liveDay, "TUP1")
@@ -269,14 +269,14 @@ func TestFaultLatency(t *testing.T) {
 	}
 	ctx := context.Background()
 	srv.SetFaults(sandbox.Faults{Latency: time.Minute})
-	if _, err := cl.VerifyBankAccountBanks(ctx); err == nil {
+	if _, err := cl.Do(ctx, svcapi.OpVerifyBankAccountBanks, nil); err == nil {
 		t.Error("read-only call answered within the time-out despite a minute of latency")
 	}
 	if _, err := cl.Do(ctx, svcapi.OpVerifyPanPlusV2, panBody("LAT1")); !errors.Is(err, svcapi.ErrPending) {
 		t.Errorf("billable call with a minute of latency: %v, want ErrPending", err)
 	}
 	srv.SetFaults(sandbox.Faults{})
-	if _, err := cl.VerifyBankAccountBanks(ctx); err != nil {
+	if _, err := cl.Do(ctx, svcapi.OpVerifyBankAccountBanks, nil); err != nil {
 		t.Errorf("without latency: %v", err)
 	}
 	if _, err := cl.Do(ctx, svcapi.OpVerifyPanPlusV2, panBody("LAT2")); err != nil {
@@ -292,7 +292,7 @@ func TestFaultDiceRepeat(t *testing.T) {
 		srv.SetFaults(sandbox.Faults{ServerError: 0.5, Seed: seed})
 		var b []byte
 		for range 40 {
-			if _, err := cl.AepsBanks(context.Background()); err != nil {
+			if _, err := cl.Do(context.Background(), svcapi.OpAepsBanks, nil); err != nil {
 				b = append(b, 'x')
 			} else {
 				b = append(b, '.')

@@ -217,16 +217,11 @@ func checkShape(t *testing.T, op string, env *svcapi.Envelope) {
 			t.Errorf("%s: data has no %s", op, path)
 		}
 	}
-	switch op {
-	case svcapi.OpAepsBanks:
-		var banks []svcapi.AepsBank
-		if err := json.Unmarshal(env.Data, &banks); err != nil || len(banks) == 0 || banks[0].IIN == "" {
-			t.Errorf("aepsBanks: %v, %d banks", err, len(banks))
-		}
-	case svcapi.OpVerifyBankAccountBanks:
-		var banks []svcapi.VerifyBank
-		if err := json.Unmarshal(env.Data, &banks); err != nil || len(banks) == 0 || banks[0].IfscGlobal == "" {
-			t.Errorf("verifyBankAccountBanks: %v, %d banks", err, len(banks))
+	// The bank lists are arrays of banks, each with its code.
+	if key := map[string]string{svcapi.OpAepsBanks: "iin", svcapi.OpVerifyBankAccountBanks: "ifscGlobal"}[op]; key != "" {
+		var banks []map[string]any
+		if err := json.Unmarshal(env.Data, &banks); err != nil || len(banks) == 0 || banks[0][key] == "" || banks[0][key] == nil {
+			t.Errorf("%s: %v, %d banks, first %v", op, err, len(banks), banks)
 		}
 	}
 }

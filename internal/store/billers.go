@@ -95,118 +95,162 @@ func (db *DB) FinishBillerSync(ctx context.Context, id int64, at time.Time, r Bi
 // removed (never deleted). On error nothing is stored.
 func (db *DB) StoreBillers(ctx context.Context, syncID int64, at time.Time, seen []Biller, markRemoved bool, category string) (BillerChanges, error) {
 	var ch BillerChanges
-	now := FormatTime(at)
-	cols := make([]string, len(billerFields))
-	for i, f := range billerFields {
-		cols[i] = f.col
-	}
-	colList := strings.Join(cols, ", ")
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		ch = BillerChanges{}
-		get, err := tx.PrepareContext(ctx, `SELECT `+colList+`, is_available, removed FROM billers WHERE biller_id = ?`)
-		if err != nil {
-			return err
-		}
-		defer get.Close()
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO billers (biller_id, `+colList+`, is_available, first_seen_at, last_seen_at)
-			VALUES (?`+strings.Repeat(", ?", len(cols))+`, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		upd, err := tx.PrepareContext(ctx, `UPDATE billers SET `+strings.Join(cols, " = ?, ")+` = ?, is_available = ?,
-			removed = 0, removed_at = NULL, last_seen_at = ? WHERE biller_id = ?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		chg, err := tx.PrepareContext(ctx, `INSERT INTO biller_changes (sync_id, biller_id, change, fields, at) VALUES (?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer chg.Close()
-		record := func(id, change string, fields map[string][2]any) error {
-			text := ""
-			if len(fields) > 0 {
-				b, err := json.Marshal(fields)
-				if err != nil {
-					return err
-				}
-				text = string(b)
-			}
-			_, err := chg.ExecContext(ctx, syncID, id, change, text, now)
+		w := &billerTx{ctx: ctx, syncID: syncID, now: FormatTime(at)}
+		defer w.close()
+		if err := w.prepare(tx); err != nil {
 			return err
 		}
 		for i := range seen {
-			r := &seen[i]
-			args := make([]any, 0, len(cols)+4)
-			var old Biller
-			var removed bool
-			dest := make([]any, 0, len(cols)+2)
-			for _, f := range billerFields {
-				dest = append(dest, f.get(&old))
+			if err := w.store(&seen[i]); err != nil {
+				return err
 			}
-			dest = append(dest, &old.Available, &removed)
-			err := get.QueryRowContext(ctx, r.ID).Scan(dest...)
-			switch {
-			case errors.Is(err, sql.ErrNoRows):
-				args = append(args, r.ID)
-				for _, f := range billerFields {
-					args = append(args, *f.get(r))
-				}
-				args = append(args, r.Available, now, now)
-				if _, err := ins.ExecContext(ctx, args...); err != nil {
-					return fmt.Errorf("insert biller %s: %w", r.ID, err)
-				}
-				ch.Added++
-				if err := record(r.ID, BillerAdded, nil); err != nil {
-					return err
-				}
-				continue
-			case err != nil:
-				return fmt.Errorf("read biller %s: %w", r.ID, err)
-			}
-			diff := map[string][2]any{}
-			for _, f := range billerFields {
-				if o, n := *f.get(&old), *f.get(r); o != n {
-					diff[f.api] = [2]any{o, n}
-				}
-			}
-			if old.Available != r.Available {
-				diff["isAvailable"] = [2]any{old.Available, r.Available}
-			}
-			for _, f := range billerFields {
-				args = append(args, *f.get(r))
-			}
-			args = append(args, r.Available, now, r.ID)
-			if _, err := upd.ExecContext(ctx, args...); err != nil {
-				return fmt.Errorf("update biller %s: %w", r.ID, err)
-			}
-			switch {
-			case removed:
-				// Listed again after it was marked removed.
-				diff["removed"] = [2]any{true, false}
-				ch.Added++
-				err = record(r.ID, BillerAdded, diff)
-			case len(diff) > 0:
-				ch.Changed++
-				err = record(r.ID, BillerChanged, diff)
-			}
+		}
+		if markRemoved {
+			n, err := markBillersRemoved(ctx, tx, seen, category, w.now, w.record)
+			w.ch.Removed = n
 			if err != nil {
 				return err
 			}
 		}
-		if !markRemoved {
-			return nil
-		}
-		n, err := markBillersRemoved(ctx, tx, seen, category, now, record)
-		ch.Removed = n
-		return err
+		ch = w.ch
+		return nil
 	})
 	if err != nil {
 		return BillerChanges{}, err
 	}
 	return ch, nil
+}
+
+// billerTx is StoreBillers' transaction with its prepared statements.
+type billerTx struct {
+	ctx                context.Context
+	syncID             int64
+	now                string
+	get, ins, upd, chg *sql.Stmt
+	ch                 BillerChanges
+}
+
+// billerCols are the columns of billerFields, in order.
+var billerCols = func() []string {
+	cols := make([]string, len(billerFields))
+	for i, f := range billerFields {
+		cols[i] = f.col
+	}
+	return cols
+}()
+
+// prepare prepares the statements of w in tx.
+func (w *billerTx) prepare(tx *sql.Tx) error {
+	colList := strings.Join(billerCols, ", ")
+	for _, p := range []struct {
+		st **sql.Stmt
+		q  string
+	}{
+		{&w.get, `SELECT ` + colList + `, is_available, removed FROM billers WHERE biller_id = ?`},
+		{&w.ins, `INSERT INTO billers (biller_id, ` + colList + `, is_available, first_seen_at, last_seen_at)
+			VALUES (?` + strings.Repeat(", ?", len(billerCols)) + `, ?, ?, ?)`},
+		{&w.upd, `UPDATE billers SET ` + strings.Join(billerCols, " = ?, ") + ` = ?, is_available = ?,
+			removed = 0, removed_at = NULL, last_seen_at = ? WHERE biller_id = ?`},
+		{&w.chg, `INSERT INTO biller_changes (sync_id, biller_id, change, fields, at) VALUES (?, ?, ?, ?, ?)`},
+	} {
+		var err error
+		if *p.st, err = tx.PrepareContext(w.ctx, p.q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *billerTx) close() {
+	for _, st := range []*sql.Stmt{w.get, w.ins, w.upd, w.chg} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// record records a change of biller id, with the fields that changed (old
+// and new, by API name).
+func (w *billerTx) record(id, change string, fields map[string][2]any) error {
+	text := ""
+	if len(fields) > 0 {
+		b, err := json.Marshal(fields)
+		if err != nil {
+			return err
+		}
+		text = string(b)
+	}
+	_, err := w.chg.ExecContext(w.ctx, w.syncID, id, change, text, w.now)
+	return err
+}
+
+// store inserts or updates biller r, counting and recording what changed.
+func (w *billerTx) store(r *Biller) error {
+	var old Biller
+	var removed bool
+	dest := make([]any, 0, len(billerFields)+2)
+	for _, f := range billerFields {
+		dest = append(dest, f.get(&old))
+	}
+	dest = append(dest, &old.Available, &removed)
+	err := w.get.QueryRowContext(w.ctx, r.ID).Scan(dest...)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return w.insert(r)
+	case err != nil:
+		return fmt.Errorf("read biller %s: %w", r.ID, err)
+	}
+	args := make([]any, 0, len(billerFields)+3)
+	for _, f := range billerFields {
+		args = append(args, *f.get(r))
+	}
+	args = append(args, r.Available, w.now, r.ID)
+	if _, err := w.upd.ExecContext(w.ctx, args...); err != nil {
+		return fmt.Errorf("update biller %s: %w", r.ID, err)
+	}
+	diff := billerDiff(&old, r)
+	switch {
+	case removed:
+		// Listed again after it was marked removed.
+		diff["removed"] = [2]any{true, false}
+		w.ch.Added++
+		return w.record(r.ID, BillerAdded, diff)
+	case len(diff) > 0:
+		w.ch.Changed++
+		return w.record(r.ID, BillerChanged, diff)
+	}
+	return nil
+}
+
+// insert stores a biller seen for the first time.
+func (w *billerTx) insert(r *Biller) error {
+	args := make([]any, 0, len(billerFields)+4)
+	args = append(args, r.ID)
+	for _, f := range billerFields {
+		args = append(args, *f.get(r))
+	}
+	args = append(args, r.Available, w.now, w.now)
+	if _, err := w.ins.ExecContext(w.ctx, args...); err != nil {
+		return fmt.Errorf("insert biller %s: %w", r.ID, err)
+	}
+	w.ch.Added++
+	return w.record(r.ID, BillerAdded, nil)
+}
+
+// billerDiff returns the fields of a biller that differ from old to r, by
+// API name: old and new.
+func billerDiff(old, r *Biller) map[string][2]any {
+	diff := map[string][2]any{}
+	for _, f := range billerFields {
+		if o, n := *f.get(old), *f.get(r); o != n {
+			diff[f.api] = [2]any{o, n}
+		}
+	}
+	if old.Available != r.Available {
+		diff["isAvailable"] = [2]any{old.Available, r.Available}
+	}
+	return diff
 }
 
 // markBillersRemoved marks billers of the category that are not in seen as

@@ -74,15 +74,13 @@ func (e *UnfinishedBulkRunError) Error() string {
 // when lease is not nil, its lease, in one transaction. A taken id is an
 // error; an unfinished run (not BulkDone) of the same operation and input
 // SHA-256 is an *UnfinishedBulkRunError. Runs are created one at a time
-// across processes (on PostgreSQL under an advisory lock), so two
+// across processes (under the dialect's lock), so two
 // processes starting the same file at once make one run.
 func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun, lease *BulkLease) error {
 	at := FormatTime(r.CreatedAt)
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		if db.pg {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, bulkCreateLock); err != nil {
-				return fmt.Errorf("create bulk run %s: %w", r.ID, err)
-			}
+		if err := db.dialect.lock(ctx, tx, bulkCreateLock); err != nil {
+			return fmt.Errorf("create bulk run %s: %w", r.ID, err)
 		}
 		var other string
 		err := tx.QueryRowContext(ctx, `SELECT id FROM bulk_runs WHERE op = ? AND input_sha256 = ? AND state != ? LIMIT 1`,

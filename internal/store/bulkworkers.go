@@ -23,9 +23,6 @@ import (
 // claimed again blindly. The methods work on SQLite too, where writes are
 // serialized anyway.
 
-// Advisory lock keys (PostgreSQL): 7079111 is the migrations'.
-const bulkCreateLock = 7079112
-
 // BulkSeed is a row of a shared run's input: its line and externalRef.
 type BulkSeed struct {
 	Line int
@@ -247,20 +244,7 @@ func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkCla
 				return err
 			}
 		}
-		q := `UPDATE bulk_rows SET state = ?, worker = ?, sent_at = ?, attempts = attempts + 1, done_at = NULL
-			WHERE run_id = ? AND line IN (SELECT line FROM bulk_rows WHERE run_id = ? AND state IN (?, ?) ORDER BY line LIMIT ?)
-			RETURNING line, external_ref, attempts`
-		if db.pg {
-			q = `WITH c AS (SELECT line FROM bulk_rows WHERE run_id = ? AND state IN (?, ?) ORDER BY line LIMIT ? FOR UPDATE SKIP LOCKED)
-				UPDATE bulk_rows b SET state = ?, worker = ?, sent_at = ?, attempts = b.attempts + 1, done_at = NULL
-				FROM c WHERE b.run_id = ? AND b.line = c.line
-				RETURNING b.line, b.external_ref, b.attempts`
-		}
-		args := []any{BulkSending, w.Holder, FormatTime(c.At), runID, runID, BulkQueued, BulkUnsent, n}
-		if db.pg {
-			args = []any{runID, BulkQueued, BulkUnsent, n, BulkSending, w.Holder, FormatTime(c.At), runID}
-		}
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := tx.QueryContext(ctx, db.claimSQL(), runID, BulkQueued, BulkUnsent, n, BulkSending, w.Holder, FormatTime(c.At))
 		if err != nil {
 			return err
 		}
@@ -279,6 +263,16 @@ func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkCla
 	}
 	slices.SortFunc(claimed, func(a, b BulkClaimed) int { return cmp.Compare(a.Line, b.Line) })
 	return claimed, hold, nil
+}
+
+// claimSQL marks the first ?4 rows of run ?1 in state ?2 or ?3 that no
+// other transaction holds as state ?5 of worker ?6 sent at ?7, returning
+// their lines, externalRefs and attempts.
+func (db *DB) claimSQL() string {
+	return `WITH c AS (SELECT line FROM bulk_rows WHERE run_id = ?1 AND state IN (?2, ?3) ORDER BY line LIMIT ?4` + db.dialect.skipLocked() + `)
+		UPDATE bulk_rows SET state = ?5, worker = ?6, sent_at = ?7, attempts = attempts + 1, done_at = NULL
+		WHERE run_id = ?1 AND line IN (SELECT line FROM c)
+		RETURNING line, external_ref, attempts`
 }
 
 // reserve returns how many of n rows may be claimed within max (see
@@ -315,10 +309,7 @@ func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, n int, limi
 // debited, locking its row until tx ends (on PostgreSQL; SQLite's write
 // transactions are exclusive), and counts them from the rows when unknown.
 func (db *DB) runDebits(ctx context.Context, tx *sql.Tx, runID string) (debited, largest decimal.Decimal, n int, err error) {
-	q := `SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = ?`
-	if db.pg {
-		q += ` FOR UPDATE`
-	}
+	q := `SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = ?` + db.dialect.forUpdate()
 	var d, m string
 	if err := tx.QueryRowContext(ctx, q, runID).Scan(&d, &m, &n); err != nil {
 		return debited, largest, 0, fmt.Errorf("read debits of bulk run %s: %w", runID, err)
@@ -367,10 +358,7 @@ func (db *DB) addDebit(ctx context.Context, tx *sql.Tx, runID, amount string) er
 	if amount == "" || err != nil {
 		return nil
 	}
-	q := `SELECT debited, debit_max FROM bulk_runs WHERE id = ?`
-	if db.pg {
-		q += ` FOR UPDATE`
-	}
+	q := `SELECT debited, debit_max FROM bulk_runs WHERE id = ?` + db.dialect.forUpdate()
 	var d, m string
 	if err := tx.QueryRowContext(ctx, q, runID).Scan(&d, &m); err != nil {
 		return fmt.Errorf("read debits of bulk run %s: %w", runID, err)
@@ -438,10 +426,7 @@ func (db *DB) FinishClaimedBulkRow(ctx context.Context, runID, worker string, r 
 func (db *DB) EndBulkWorker(ctx context.Context, runID, worker string, at time.Time) (state string, others int, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		state, others = "", 0
-		lock := `SELECT id FROM bulk_runs WHERE id = ?`
-		if db.pg {
-			lock += ` FOR UPDATE`
-		}
+		lock := `SELECT id FROM bulk_runs WHERE id = ?` + db.dialect.forUpdate()
 		var id string
 		if err := tx.QueryRowContext(ctx, lock, runID).Scan(&id); err != nil {
 			return err

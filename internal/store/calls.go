@@ -61,9 +61,7 @@ func batchConsts(calls []recon.Call, stamp string) callConsts {
 }
 
 // insertCallsSQL is the INSERT of rows calls with the shared values k. A
-// call stored before is skipped: SQLite's OR IGNORE (which, unlike ON
-// CONFLICT, needs no statement journal: the rows' NOT NULL values are
-// never NULL), PostgreSQL's ON CONFLICT DO NOTHING.
+// call stored before (by its time and line hash) is skipped.
 func (db *DB) insertCallsSQL(rows int, k callConsts) string {
 	var one strings.Builder
 	one.WriteByte('(')
@@ -85,12 +83,8 @@ func (db *DB) insertCallsSQL(rows int, k callConsts) string {
 		}
 	}
 	one.WriteByte(')')
-	verb, tail := `INSERT OR IGNORE INTO`, ``
-	if db.pg {
-		verb, tail = `INSERT INTO`, ` ON CONFLICT (ts, line_hash) DO NOTHING`
-	}
-	return verb + ` calls (` + strings.Join(callCols, ", ") + `) VALUES ` +
-		strings.Repeat(one.String()+",", rows-1) + one.String() + tail
+	return db.dialect.insertIgnore("calls", strings.Join(callCols, ", "),
+		strings.Repeat(one.String()+",", rows-1)+one.String(), "ts, line_hash")
 }
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
@@ -196,26 +190,22 @@ func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call
 		for i := range calls[:n] {
 			args = appendCallArgs(args, &calls[i], k)
 		}
-		var res sql.Result
-		var err error
-		if n == callsPerInsert {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
-					return 0, err
-				}
+		st := insertStmt{stmt: full}
+		switch {
+		case n < callsPerInsert:
+			st = insertStmt{q: db.insertCallsSQL(n, k)}
+		case full == nil:
+			var err error
+			if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
+				return 0, err
 			}
-			res, err = full.ExecContext(ctx, args...)
-		} else {
-			res, err = tx.ExecContext(ctx, db.insertCallsSQL(n, k), args...)
+			st = insertStmt{stmt: full}
 		}
+		added, err := db.dialect.insertCount(ctx, tx, st, args)
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
 		}
-		k, err := res.RowsAffected()
-		if err != nil {
-			return 0, err
-		}
-		inserted += int(k)
+		inserted += int(added)
 		calls = calls[n:]
 	}
 	return inserted, nil

@@ -67,10 +67,7 @@ func takeFire(ctx context.Context, tx *sql.Tx, s recon.JobStart) (string, error)
 // as failed (abandoned).
 func (db *DB) BeginJobRun(ctx context.Context, s recon.JobStart, held func(holder, expiresText string, expires time.Time) string) (recon.JobBegun, error) {
 	return db.fired(ctx, s, func(tx *sql.Tx, b *recon.JobBegun) error {
-		q := `SELECT holder, expires_at FROM leases WHERE name = ?`
-		if db.pg {
-			q += ` FOR UPDATE`
-		}
+		q := `SELECT holder, expires_at FROM leases WHERE name = ?` + db.dialect.forUpdate()
 		var other, expires string
 		err := tx.QueryRowContext(ctx, q, s.Job).Scan(&other, &expires)
 		switch {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
-	"path"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
@@ -38,8 +36,11 @@ func TestUpgradeKeepsCallsAndRecords(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			names, _ := fs.Glob(migrations, "migrations/*.sql")
-			sort.Strings(names)
+			d := dialect(sqliteDialect{})
+			if backend == "postgres" {
+				d = postgresDialect{}
+			}
+			names, _ := migrationNames(d)
 			exec := func(q string, args ...any) {
 				t.Helper()
 				if _, err := raw.ExecContext(ctx, q, args...); err != nil {
@@ -48,15 +49,12 @@ func TestUpgradeKeepsCallsAndRecords(t *testing.T) {
 			}
 			exec(`CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`)
 			for _, n := range names {
-				if path.Base(n) >= "0100" {
+				if n >= "0100" {
 					break
 				}
-				body, _ := migrations.ReadFile(n)
-				if backend == "postgres" {
-					body = []byte(pgMigration(string(body)))
-				}
+				body, _ := fs.ReadFile(d.migrations(), n)
 				exec(string(body))
-				exec(`INSERT INTO schema_migrations (name, applied_at) VALUES (?, 'then')`, path.Base(n))
+				exec(`INSERT INTO schema_migrations (name, applied_at) VALUES (?, 'then')`, n)
 			}
 			exec(`INSERT INTO calls (id, line_hash, source, ts, operation, external_ref, orderid, outcome, pool_shape,
 				pool_opening, pool_amount, pool_closing, request, response, imported_at) VALUES

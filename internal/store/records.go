@@ -95,19 +95,15 @@ type recordTx struct {
 // recordsPerInsert is how many records one INSERT of WriteRecords carries.
 const recordsPerInsert = 32
 
+// recordKey is the key of a record: its unique index's columns.
+const recordKey = "kind, account, svc_order_id"
+
 // insertRecordsSQL inserts rows records stamped now, skipping those already
-// stored (SQLite's OR IGNORE needs no statement journal; the values of
-// NOT NULL columns are never NULL). On PostgreSQL it returns the keys of
-// those it inserted; on SQLite the caller counts them (flush).
+// stored, in a way that tells which were new (flush).
 func (db *DB) insertRecordsSQL(rows int, now string) string {
 	one := "(?, ?, ?" + strings.Repeat(", ?", recon.NumFields) + ", '" + sqlText(now) + "', '" + sqlText(now) + "')"
-	verb, tail := `INSERT OR IGNORE INTO`, ``
-	if db.pg {
-		verb, tail = `INSERT INTO`, ` ON CONFLICT (kind, account, svc_order_id) DO NOTHING
-		RETURNING kind, account, svc_order_id`
-	}
-	return fmt.Sprintf(`%s records (kind, account, svc_order_id, %s, first_synced_at, last_synced_at) VALUES %s%s`,
-		verb, strings.Join(recordColumns, ", "), strings.Repeat(one+", ", rows-1)+one, tail)
+	return db.dialect.insertNew("records", recordKey+", "+strings.Join(recordColumns, ", ")+", first_synced_at, last_synced_at",
+		strings.Repeat(one+", ", rows-1)+one, recordKey)
 }
 
 // WriteRecords stores pages in one transaction: each page's records are
@@ -205,18 +201,17 @@ func (w *recordTx) flush() error {
 		w.inserted = map[string]bool{}
 	}
 	clear(w.inserted)
-	var err error
-	if w.db.pg {
-		err = w.insertReturning(recs, a)
-	} else {
-		var all bool
-		if all, err = w.insertCounting(recs, a); all {
-			w.newN += len(recs)
-			return nil
-		}
+	st := insertStmt{stmt: w.insert}
+	if len(recs) != recordsPerInsert {
+		st = insertStmt{q: w.db.insertRecordsSQL(len(recs), w.now)}
 	}
+	all, err := w.db.dialect.insertNewKeys(w.ctx, w.tx, st, len(recs), a, "records", recordKey, w.noteInserted)
 	if err != nil {
 		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
+	}
+	if all {
+		w.newN += len(recs)
+		return nil
 	}
 	w.newN += len(w.inserted)
 	if len(w.inserted) == len(recs) {
@@ -233,53 +228,6 @@ func (w *recordTx) flush() error {
 		}
 	}
 	return nil
-}
-
-// insertCounting inserts recs (args a) on SQLite and reports whether all
-// were new, which is what a first sync meets; else it notes in w.inserted
-// the keys of those that were. The rows one statement inserts take
-// consecutive rowids ending at the last one inserted (no row is deleted
-// meanwhile, and records has no AUTOINCREMENT), so they are read back only
-// when some were not new.
-func (w *recordTx) insertCounting(recs []*recon.Record, a []any) (all bool, err error) {
-	var res sql.Result
-	if len(recs) == recordsPerInsert {
-		res, err = w.insert.ExecContext(w.ctx, a...)
-	} else {
-		res, err = w.tx.ExecContext(w.ctx, w.db.insertRecordsSQL(len(recs), w.now), a...)
-	}
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil || n == int64(len(recs)) || n == 0 {
-		return err == nil && n == int64(len(recs)), err
-	}
-	last, err := res.LastInsertId()
-	if err != nil {
-		return false, err
-	}
-	rows, err := w.tx.QueryContext(w.ctx, `SELECT kind, account, svc_order_id FROM records WHERE id > ?`, last-n)
-	if err != nil {
-		return false, err
-	}
-	return false, w.noteInserted(rows)
-}
-
-// insertReturning inserts recs (args a) on PostgreSQL, noting in
-// w.inserted the keys of those that were new.
-func (w *recordTx) insertReturning(recs []*recon.Record, a []any) error {
-	var rows *sql.Rows
-	var err error
-	if len(recs) == recordsPerInsert {
-		rows, err = w.insert.QueryContext(w.ctx, a...)
-	} else {
-		rows, err = w.tx.QueryContext(w.ctx, w.db.insertRecordsSQL(len(recs), w.now), a...)
-	}
-	if err != nil {
-		return err
-	}
-	return w.noteInserted(rows)
 }
 
 // noteInserted notes the keys of rows (kind, account, svcOrderId) in

@@ -263,12 +263,7 @@ func (db *DB) matchSelect() string {
 }
 
 // matchKey is a recon_matches row's key for a second look, as text.
-func (db *DB) matchKey() string {
-	if db.pg {
-		return "m.ctid::text"
-	}
-	return "CAST(m.rowid AS TEXT)"
-}
+func (db *DB) matchKey() string { return db.dialect.rowKey("m") }
 
 // matchedCols are matchCols for a row of recon_matched (d), whose time,
 // operation, externalRef, orderid and statuscode are its call's, and whose
@@ -290,13 +285,10 @@ func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m
 			return err
 		}
 		if !splitInto(text, f) {
-			q, args := `SELECT `+strings.Join(matchCols, ", ")+matchFrom+` WHERE m.rowid = ?`, []any{key}
-			switch {
-			case strings.HasPrefix(key, "d"):
+			q, args := `SELECT `+strings.Join(matchCols, ", ")+matchFrom+` WHERE `+db.dialect.rowKeyIs("m"), []any{key}
+			if strings.HasPrefix(key, "d") {
 				q, args = `SELECT `+strings.Join(matchedCols, ", ")+matchedFrom+` WHERE d.run_id = ? AND d.seq = ?`,
 					[]any{runID, strings.TrimPrefix(key, "d")}
-			case db.pg:
-				q = `SELECT ` + strings.Join(matchCols, ", ") + matchFrom + ` WHERE m.ctid = ?::tid`
 			}
 			if err := db.QueryRowContext(ctx, q, args...).
 				Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11]); err != nil {

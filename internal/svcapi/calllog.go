@@ -89,9 +89,5 @@ func ScrubString(s string, secrets ...string) string { return redact.Scrub(s, se
 // removed before anything is written (RedactedKeys).
 func IsRedactedKey(k string) bool { return redact.IsRemovedKey(k) }
 
-// IsMaskedKey reports whether values under this key (any case) are masked
-// to their last four characters (MaskedKeys).
-func IsMaskedKey(k string) bool { return redact.IsMaskedKey(k) }
-
 // MaskLast4 masks all but the last four characters of s with X (redact.Last4).
 func MaskLast4(s string) string { return redact.Last4(s) }

@@ -68,15 +68,13 @@ func TestCallLog(t *testing.T) {
 	c := newClient(t, cfg)
 	ctx := context.Background()
 
-	if _, _, err := c.BrandOrder(ctx, svcapi.BrandOrderRequest{ExternalRef: "TESTBO0001", ProductKey: "PK", Denomination: 500,
-		Sender:   svcapi.BrandSender{Name: "S " + testSecret},
-		Receiver: svcapi.BrandReceiver{Name: "R", Contact: "r@example.invalid", GiftMessage: "hi"}, Location: loc}); err != nil {
+	if _, err := c.Do(ctx, svcapi.OpBrandOrder, brandOrderRequest("TESTBO0001", "S "+testSecret, 500)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.BalanceInquiry(ctx, balanceRequest()); err != nil {
+	if _, err := c.Do(ctx, svcapi.OpBalanceInquiry, balanceRequest()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AepsBanks(ctx); err == nil {
+	if _, err := c.Do(ctx, svcapi.OpAepsBanks, nil); err == nil {
 		t.Fatal("AepsBanks: want an error for the HTML answer")
 	}
 

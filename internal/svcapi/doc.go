@@ -5,9 +5,11 @@
 // The registry (Operations, Lookup) describes every operation as data —
 // method, path, header set, billable or read-only, pool shape and request
 // schema — and is shared by the client, the sandbox and the bulk executor.
-// Client.Do calls any operation with a generic body; Call decodes the data
-// into a typed payload, and each operation has a typed method
-// (Client.VerifyPanPlusV2, Client.Statement, Client.TxnStatus, …).
+// Client.Do calls any operation with a generic body (bulk sends every row
+// so) and returns the envelope; ExtractPool reads its pool debit. Call
+// decodes the data into a typed payload, for the answers the program reads
+// field by field: the statement pages (Client.Statement), the biller list
+// (Client.Billers) and the transaction-status look-up (Client.TxnStatus).
 //
 // Error contract: a failure statuscode is an *Error; a billable call whose
 // outcome is unknown (TUP, time-out, connection lost after sending, an

@@ -275,3 +275,20 @@ func ExtractPool(env *Envelope) (Pool, error) {
 	}
 	return dataPool(d.OpeningBalance, d.PayableValue, d.ClosingBalance)
 }
+
+// dataPool is the pool debit a balance inquiry and a name abbreviation
+// report in their data: openingBalance, payableValue, closingBalance.
+func dataPool(open, amount, closing Amount) (Pool, error) {
+	p := Pool{Shape: PoolData, Mode: "DR"}
+	for _, f := range []struct {
+		a    Amount
+		name string
+		dst  *decimal.Decimal
+	}{{open, "openingBalance", &p.Opening}, {amount, "payableValue", &p.Amount}, {closing, "closingBalance", &p.Closing}} {
+		if !f.a.Valid {
+			return Pool{}, fmt.Errorf("data.%s %q is not an amount", f.name, f.a.Raw)
+		}
+		*f.dst = f.a.Decimal
+	}
+	return p, nil
+}

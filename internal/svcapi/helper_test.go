@@ -117,8 +117,6 @@ func newClient(tb testing.TB, cfg svcapi.Config) *svcapi.Client {
 	return c
 }
 
-var loc = svcapi.Location{Latitude: "12.9716", Longitude: "77.5946"}
-
 // eq compares a decoded value's text with the wanted text.
 func eq[T ~string](tb testing.TB, what string, got T, want string) {
 	tb.Helper()

@@ -24,8 +24,8 @@ func TestLoggedResponseDropsDataOfReadOnlyCalls(t *testing.T) {
 			Pagination: svcapi.Pagination{PageNumber: "1", RecordsPerPage: "10"},
 			Filters:    svcapi.StatementFilters{TxnDateFrom: "2026-11-01", TxnDateTo: "2026-11-01"}}, false},
 		{svcapi.OpTxnStatus, "txnStatus.json", svcapi.TxnStatusRequest{TransactionDate: "2026-11-21", ExternalRef: "R1"}, true},
-		{svcapi.OpVerifyPanPlusV2, "verifyPanPlusV2.json", svcapi.VerifyPanPlusV2Request{PAN: "ABCDE1234F",
-			Location: svcapi.Location{Latitude: "1", Longitude: "2"}, ExternalRef: "R1", Consent: "Y"}, true},
+		{svcapi.OpVerifyPanPlusV2, "verifyPanPlusV2.json", map[string]any{"pan": "ABCDE1234F",
+			"latitude": "1", "longitude": "2", "externalRef": "R1", "consent": "Y"}, true},
 	} {
 		t.Run(tc.op, func(t *testing.T) {
 			f := newFake(t, serve(http.StatusOK, fixture(t, tc.fixture)))

@@ -41,7 +41,7 @@ func TestHugeAnswerIsCappedAndOnlyItsHeadLogged(t *testing.T) {
 			c := newClient(t, cfg)
 			var err error
 			if billable {
-				_, _, err = c.VerifyPanPlusV2(context.Background(), verifyPanRequest())
+				_, err = c.Do(context.Background(), svcapi.OpVerifyPanPlusV2, verifyPanRequest())
 				if !errors.Is(err, svcapi.ErrPending) {
 					t.Fatalf("billable call: err = %v, want pending", err)
 				}

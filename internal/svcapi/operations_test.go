@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -27,82 +25,43 @@ type opCase struct {
 	body    map[string]string // request fields (dotted) and the text they must hold
 }
 
-// result holds what a typed call returned, so that got(c.Op(…)).ok(t) can
-// check it in one line.
-type result[D any] struct {
-	env *svcapi.Envelope
-	d   *D
-	err error
-}
-
-func got[D any](env *svcapi.Envelope, d *D, err error) result[D] { return result[D]{env, d, err} }
-
-func (r result[D]) ok(t *testing.T) (*svcapi.Envelope, *D) {
-	t.Helper()
-	if r.err != nil {
-		t.Fatalf("call: %v", r.err)
-	}
-	if r.env == nil || r.d == nil {
-		t.Fatalf("call returned env %v, data %v", r.env, r.d)
-	}
-	return r.env, r.d
-}
-
 var opCases = []opCase{
 	{op: svcapi.OpCreditReport, fixture: "creditReport.json",
 		body: map[string]string{"mobile": "9000000001", "homeAddress.postal": "560000", "consent": "Y", "latitude": "12.9716"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, d := got(c.CreditReport(ctx, svcapi.CreditReportRequest{
-				Name: "TEST PERSON ONE", DOB: "1990-01-01", Mobile: "9000000001", InquiryPurposeCode: "05", Gender: "Male",
-				HomeAddress: &svcapi.HomeAddress{City: "SAMPLE CITY", Postal: "560000"}, TaxIDNumber: "AAAPZ0000Z",
-				Location: loc, Consent: "Y", ExternalRef: "TESTCR0001"})).ok(t)
+			env := do(t, c, svcapi.OpCreditReport, withLoc(map[string]any{
+				"name": "TEST PERSON ONE", "dob": "1990-01-01", "mobile": "9000000001", "inquiryPurposeCode": "05", "gender": "Male",
+				"homeAddress": map[string]any{"city": "SAMPLE CITY", "postal": "560000"}, "taxIdNumber": "AAAPZ0000Z",
+				"consent": "Y", "externalRef": "TESTCR0001"}))
 			eq(t, "orderid", env.OrderID, "ORD0000000001")
-			checkPool(t, d.Pool, svcapi.PoolA, "1000", "1.18", "998.82")
-			eq(t, "pool.Amount.StringFixed(2)", d.Pool.Amount.StringFixed(2), "1.18")
-			eq(t, "externalRef", d.ExternalRef, "TESTCR0001")
-			eq(t, "account", d.Pool.Account, "POOLACCT01")
-			r := d.CreditReport
-			eq(t, "FullName", r.PersonalInfo.Name.FullName, "TEST PERSON ONE")
-			eq(t, "Age", r.PersonalInfo.Age.Age, "36")
-			eq(t, "' AliasName'", string(r.PersonalInfo.AliasNameSpaced), "{}")
-			amt(t, "TotalIncome", r.PersonalInfo.TotalIncome, "500000")
-			if len(r.IdentityInfo.PANId) != 1 || len(r.IdentityInfo.Passport) != 1 || len(r.IdentityInfo.NationalIDCard) != 0 {
-				t.Fatalf("identityInfo = %+v", r.IdentityInfo)
-			}
-			eq(t, "Passport seq (a number)", r.IdentityInfo.Passport[0].Seq, "1")
-			eq(t, "PANId", r.IdentityInfo.PANId[0].IDNumber, "AAAPZ0000Z")
-			if len(r.AddressInfo) != 2 || r.AddressInfo[1].Postal != "" || r.AddressInfo[0].Type != "Primary,Residence" {
-				t.Errorf("addressInfo = %+v", r.AddressInfo)
-			}
-			eq(t, "phone typeCode", r.PhoneInfo[1].TypeCode, "H")
-			if len(r.RetailAccountDetails) != 2 {
-				t.Fatalf("retail accounts = %d", len(r.RetailAccountDetails))
-			}
-			a := r.RetailAccountDetails[0]
-			amt(t, "Balance", a.Balance, "12345.67")
-			amt(t, "HighCredit", a.HighCredit, "23456.78")
-			amt(t, "LastPayment (a number)", a.LastPayment, "2000.5")
-			eq(t, "InterestRate", a.InterestRate, "13.5")
-			if len(a.History48Months) != 3 || a.History48Months[1].PaymentStatus != "01+" || a.History48Months[1].Key != "12-24" {
-				t.Errorf("History48Months = %+v", a.History48Months)
-			}
-			b := r.RetailAccountDetails[1]
-			if b.SanctionAmount.Valid || b.Open != "No" || b.DateClosed != "2022-06-10" || b.AssetClassification != "STD" {
-				t.Errorf("closed account = %+v", b)
-			}
+			p := poolOf(t, env)
+			checkPool(t, p, svcapi.PoolA, "1000", "1.18", "998.82")
+			eq(t, "pool.Amount.StringFixed(2)", p.Amount.StringFixed(2), "1.18")
+			eq(t, "account", p.Account, "POOLACCT01")
+			dataEq(t, env, "externalRef", "TESTCR0001",
+				"creditReport.personalInfo.Name.FullName", "TEST PERSON ONE",
+				"creditReport.personalInfo.Age.Age", "36",
+				"creditReport.personalInfo. AliasName", "{}",
+				"creditReport.identityInfo.Passport.0.seq", "1",
+				"creditReport.identityInfo.PANId.0.IdNumber", "AAAPZ0000Z",
+				"creditReport.addressInfo.0.Type", "Primary,Residence",
+				"creditReport.phoneInfo.1.typeCode", "H",
+				"creditReport.retailAccountDetails.0.Balance", "12345.67",
+				"creditReport.retailAccountDetails.0.LastPayment", "2000.5",
+				"creditReport.retailAccountDetails.0.History48Months.1.PaymentStatus", "01+",
+				"creditReport.retailAccountDetails.1.DateClosed", "2022-06-10")
 		}},
 	{op: svcapi.OpAddPaymentMethod, fixture: "addPaymentMethod.json",
 		body: map[string]string{"gcId": "GC0000000001", "accountType": "VPA", "upiId": "test.user@examplebank"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, d := got(c.AddPaymentMethod(ctx, svcapi.AddPaymentMethodRequest{
-				GcID: "GC0000000001", AccountType: svcapi.AccountTypeVPA, UpiID: "test.user@examplebank"})).ok(t)
+			env := do(t, c, svcapi.OpAddPaymentMethod, map[string]any{
+				"gcId": "GC0000000001", "accountType": "VPA", "upiId": "test.user@examplebank"})
 			eq(t, "orderid", env.OrderID, "")
-			if !d.IsPrimary || d.IsVerified {
-				t.Errorf("isPrimary, isVerified = %v, %v; want true, false", d.IsPrimary, d.IsVerified)
+			if _, err := svcapi.ExtractPool(env); !errors.Is(err, svcapi.ErrNoPool) {
+				t.Errorf("ExtractPool = %v, want ErrNoPool", err)
 			}
-			eq(t, "accountNumber", d.AccountNumber, "test.user@examplebank")
-			eq(t, "_id", d.ID, "65f000000000000000000001")
-			eq(t, "created_at", d.CreatedAt, "2026-11-20T04:45:02.123456Z")
+			dataEq(t, env, "isPrimary", "true", "isVerified", "false", "accountNumber", "test.user@examplebank",
+				"_id", "65f000000000000000000001", "created_at", "2026-11-20T04:45:02.123456Z")
 		}},
 	{op: svcapi.OpCollectOrders, fixture: "collectOrders.json",
 		body: map[string]string{"isOrder": "true", "bankProfileId": "0", "pagination.pageNumber": "1", "filters.txnDateTo": "2026-11-19"},
@@ -144,7 +103,10 @@ var opCases = []opCase{
 		}},
 	{name: "statement_numbers", op: svcapi.OpStatement, fixture: "statement_numbers.json",
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, p := got(svcapi.Call[svcapi.StatementPage](ctx, c, svcapi.OpStatement, statementRequest(false))).ok(t)
+			env, p, err := svcapi.Call[svcapi.StatementPage](ctx, c, svcapi.OpStatement, statementRequest(false))
+			if err != nil || env == nil || p == nil {
+				t.Fatalf("Call = %v, %v, %v", env, p, err)
+			}
 			eq(t, `orderid "null"`, env.OrderID, "")
 			if p.Meta.TotalPages != 2 || p.Meta.RecordTo != 2 || p.Meta.CurrentPage != 1 {
 				t.Errorf("meta from strings = %+v", p.Meta)
@@ -183,200 +145,133 @@ var opCases = []opCase{
 	{op: svcapi.OpBalanceInquiry, fixture: "balanceInquiry.json",
 		body: map[string]string{"bankiin": "600001", "biometricData.pidData": "PIDDATA-SECRET", "biometricData.fType": "2"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, d := got(c.BalanceInquiry(ctx, balanceRequest())).ok(t)
-			eq(t, "orderid = svcId", env.OrderID, string(d.SvcID))
-			amt(t, "bankAccountBalance", d.BankAccountBalance, "15234.56")
-			p, err := d.Pool()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPool(t, &p, svcapi.PoolData, "998.82", "0.5", "998.32")
-			if len(d.MiniStatement) != 0 {
-				t.Errorf("miniStatement = %s", d.MiniStatement)
-			}
+			env := do(t, c, svcapi.OpBalanceInquiry, balanceRequest())
+			eq(t, "orderid = svcId", env.OrderID, data(t, env, "svcId"))
+			checkPool(t, poolOf(t, env), svcapi.PoolData, "998.82", "0.5", "998.32")
+			dataEq(t, env, "bankAccountBalance", "15234.56", "miniStatement", "[]")
 		}},
 	{op: svcapi.OpVerifyPanPlusV2, fixture: "verifyPanPlusV2.json",
 		body: map[string]string{"pan": "AAAPZ0000Z", "consent": "Y", "externalRef": "TESTPAN0001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.VerifyPanPlusV2(ctx, svcapi.VerifyPanPlusV2Request{PAN: "AAAPZ0000Z", Location: loc,
-				ExternalRef: "TESTPAN0001", Consent: "Y"})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "998.32", "2.36", "995.96")
-			eq(t, "txnReferenceId", d.TxnReferenceID, "TXNREF0008")
-			p := d.PanPlusDataV2
-			if len(p.UserFullNameSplit) != 3 || p.UserFullNameSplit[2] != "ONE" {
-				t.Errorf("userFullNameSplit = %v", p.UserFullNameSplit)
-			}
-			if !p.AadhaarLinkedStatus || !p.IsDirector || p.IsSoleProprietor || p.IsSalaried {
-				t.Errorf("flags = %+v", p)
-			}
-			eq(t, "zip", p.UserAddress.Zip, "560000")
-			eq(t, "userDob", p.UserDob, "01-01-1990")
+			env := do(t, c, svcapi.OpVerifyPanPlusV2, verifyPanRequest())
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "998.32", "2.36", "995.96")
+			dataEq(t, env, "txnReferenceId", "TXNREF0008", "panPlusDataV2.userFullNameSplit", `["TEST","PERSON","ONE"]`,
+				"panPlusDataV2.aadhaarLinkedStatus", "true", "panPlusDataV2.isDirector", "Y",
+				"panPlusDataV2.userAddress.zip", "560000", "panPlusDataV2.userDob", "01-01-1990")
 		}},
 	{op: svcapi.OpInitiateUserRegistration, fixture: "initiateUserRegistration.json",
 		body: map[string]string{"pincode": "560000", "email": "test@example.invalid"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, d := got(c.InitiateUserRegistration(ctx, svcapi.InitiateUserRegistrationRequest{
-				Mobile: "9000000002", Email: "test@example.invalid", PAN: "AAAPZ0000Z", Pincode: "560000", Location: loc})).ok(t)
+			env := do(t, c, svcapi.OpInitiateUserRegistration, withLoc(map[string]any{
+				"mobile": "9000000002", "email": "test@example.invalid", "pan": "AAAPZ0000Z", "pincode": "560000"}))
 			eq(t, `orderid "null"`, env.OrderID, "")
 			eq(t, "internalCode", env.InternalCode, "OTP sent to the registered mobile")
-			eq(t, "otpReference", d.OtpReference, "OTPREF000001")
-			eq(t, "recipient.mobile (number)", d.Recipient.Mobile, "9000000002")
+			dataEq(t, env, "otpReference", "OTPREF000001", "recipient.mobile", "9000000002")
 		}},
 	{op: svcapi.OpAepsBanks, fixture: "aepsBanks.json",
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			banks, err := c.AepsBanks(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(banks) != 2 {
-				t.Fatalf("banks = %d", len(banks))
-			}
-			b0, b1 := banks[0], banks[1]
-			if b0.BankID != 101 || b1.BankID != 102 || b0.AepsFailureRate != 12 || b0.AadhaarpayFailureRate != 100 ||
-				b1.AadhaarpayFailureRate != 5 || b0.AadhaarpayEnabled || !b1.AadhaarpayEnabled {
-				t.Errorf("banks = %+v", banks)
-			}
-			eq(t, "iin", b1.IIN, "600002")
+			env := do(t, c, svcapi.OpAepsBanks, nil)
+			dataEq(t, env, "0.bankId", "101", "1.bankId", "102", "0.aepsFailureRate", "12", "1.aadhaarpayFailureRate", "5",
+				"0.aadhaarpayEnabled", "false", "1.iin", "600002", "2", "(absent)")
 		}},
 	{op: svcapi.OpLitigation, fixture: "litigation.json",
 		body: map[string]string{"searchType": "Individual", "fatherName": "TEST FATHER"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.Litigation(ctx, svcapi.LitigationRequest{Name: "TEST PERSON ONE", FatherName: "TEST FATHER",
-				SearchType: svcapi.SearchIndividual, Address: "1 TEST STREET", Location: loc, ExternalRef: "TESTLIT0001"})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "995.96", "11.8", "984.16")
-			if d.Pool.Account != "" || d.Pool.Mode != "" {
-				t.Errorf("absent account/mode = %q/%q", d.Pool.Account, d.Pool.Mode)
+			env := do(t, c, svcapi.OpLitigation, withLoc(map[string]any{"name": "TEST PERSON ONE", "fatherName": "TEST FATHER",
+				"searchType": "Individual", "address": "1 TEST STREET", "externalRef": "TESTLIT0001"}))
+			p := poolOf(t, env)
+			checkPool(t, p, svcapi.PoolA, "995.96", "11.8", "984.16")
+			if p.Account != "" || p.Mode != "" {
+				t.Errorf("absent account/mode = %q/%q", p.Account, p.Mode)
 			}
-			if len(d.LitigationDetails) != 1 {
-				t.Fatalf("cases = %d", len(d.LitigationDetails))
-			}
-			k := d.LitigationDetails[0]
-			if k.CourtCode != 12 || k.DistCode != 3 || k.StateCode != 29 || k.Type != 1 {
-				t.Errorf("numeric codes = %d %d %d %d", k.CourtCode, k.DistCode, k.StateCode, k.Type)
-			}
-			eq(t, "modelScore", k.ModelScore, "0.87")
-			eq(t, "score", k.Score, "92")
-			eq(t, "nameMatchType", k.NameMatchType, "EXACT_FUZZY")
-			eq(t, "filingDate", k.FilingDate, "05-02-2024")
-			eq(t, "cnr", k.CNR, "TEST000000012024")
-			if len(k.AllCandidates) != 2 {
-				t.Errorf("allCandidates = %v", k.AllCandidates)
-			}
+			dataEq(t, env, "litigationDetails.0.courtCode", "12", "litigationDetails.0.distCode", "3",
+				"litigationDetails.0.modelScore", "0.87", "litigationDetails.0.nameMatchType", "EXACT_FUZZY",
+				"litigationDetails.0.filingDate", "05-02-2024", "litigationDetails.0.cnr", "TEST000000012024",
+				"litigationDetails.0.allCandidates", `["TEST PERSON ONE","T P ONE"]`, "litigationDetails.1", "(absent)")
 		}},
 	{op: svcapi.OpOkycQr, fixture: "okycQr.json",
 		body: map[string]string{"consent": "Y", "mobile": "9000000001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, d := got(c.OkycQr(ctx, svcapi.OkycQrRequest{Mobile: "9000000001", Location: loc, Consent: "Y"})).ok(t)
+			env := do(t, c, svcapi.OpOkycQr, withLoc(map[string]any{"mobile": "9000000001", "consent": "Y"}))
 			eq(t, `orderid "null"`, env.OrderID, "")
-			eq(t, "qrStatus", d.QrStatus, "PENDING")
-			eq(t, "qrExpiryDt", d.QrExpiryDt, "2026-11-20 10:30:00")
-			if !strings.HasPrefix(string(d.QrString), "TESTQRSTRING") {
-				t.Errorf("qrString = %q", d.QrString)
+			dataEq(t, env, "qrStatus", "PENDING", "qrExpiryDt", "2026-11-20 10:30:00")
+			if !strings.HasPrefix(data(t, env, "qrString"), "TESTQRSTRING") {
+				t.Errorf("qrString = %q", data(t, env, "qrString"))
 			}
 		}},
 	{op: svcapi.OpCorporateEmpCheck, fixture: "corporateEmpCheck.json",
 		body: map[string]string{"customerPhoneNumber": "9000000001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.CorporateEmpCheck(ctx, svcapi.CorporateEmpCheckRequest{CustomerPhoneNumber: "9000000001",
-				Location: loc, ExternalRef: "TESTEMP0001", Consent: "Y"})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolB, "984.16", "5.9", "978.26")
-			eq(t, "referenceId", d.Pool.ReferenceID, "POOLREF0014")
-			eq(t, "mode", d.Pool.Mode, "DR")
-			e := d.EmployeData.EmploymentDetails
-			if !e.IsEmployed || e.DateOfExitMarked || e.UanCount != 2 || len(e.UanList) != 2 {
-				t.Errorf("employmentDetails = %+v", e)
-			}
-			eq(t, "recent dateOfExit", e.RecentEmployerData.DateOfExit, "NA")
-			if len(e.PreviousEmployerData.List) != 1 {
-				t.Fatalf("previous = %+v", e.PreviousEmployerData)
-			}
-			eq(t, "sequenceNumber (number)", e.PreviousEmployerData.List[0].SequenceNumber, "1")
-			eq(t, "userDob", d.EmployeData.PersonalDetails.UserDob, "01/01/1990")
+			env := do(t, c, svcapi.OpCorporateEmpCheck, withLoc(map[string]any{"customerPhoneNumber": "9000000001",
+				"externalRef": "TESTEMP0001", "consent": "Y"}))
+			p := poolOf(t, env)
+			checkPool(t, p, svcapi.PoolB, "984.16", "5.9", "978.26")
+			eq(t, "referenceId", p.ReferenceID, "POOLREF0014")
+			eq(t, "mode", p.Mode, "DR")
+			const e = "employeData.employmentDetails."
+			dataEq(t, env, e+"isEmployed", "true", e+"uanCount", "2", e+"recentEmployerData.dateOfExit", "NA",
+				e+"previousEmployerData.list.0.sequenceNumber", "1", "employeData.personalDetails.userDob", "01/01/1990")
 		}},
 	{op: svcapi.OpFundTransfer, fixture: "fundTransfer.json",
 		body: map[string]string{"transferAmount": "1000.5", "transferMode": "IMPS", "beneficiaryId": "BEN0001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.FundTransfer(ctx, svcapi.FundTransferRequest{RemitterMobile: "9000000001", BeneficiaryID: "BEN0001",
-				TransferMode: svcapi.TransferIMPS, TransferAmount: decimal.RequireFromString("1000.50"), Location: loc,
-				ExternalRef: "TESTFT0001"})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "5000", "1005.9", "3994.1")
-			amt(t, "txnValue", d.TxnValue, "1000")
-			eq(t, "beneficiaryIfsc", d.BeneficiaryIfsc, "TEST0000001")
+			env := do(t, c, svcapi.OpFundTransfer, withLoc(map[string]any{"remitterMobile": "9000000001", "beneficiaryId": "BEN0001",
+				"transferMode": "IMPS", "transferAmount": "1000.5", "externalRef": "TESTFT0001"}))
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "5000", "1005.9", "3994.1")
+			dataEq(t, env, "txnValue", "1000.00", "beneficiaryIfsc", "TEST0000001")
 		}},
 	{op: svcapi.OpCompanyLookup, fixture: "companyLookup.json",
 		body: map[string]string{"companyIdentityNumber": "FTEST-0001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.CompanyLookup(ctx, svcapi.CompanyLookupRequest{CompanyIdentityNumber: "FTEST-0001",
-				Location: loc, ExternalRef: "TESTCO0001", Consent: "Y"})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "3994.1", "17.7", "3976.4")
-			eq(t, "fllpStatus", d.CompanyData.FllpStatus, "INACTIVE")
-			eq(t, "solvency date", d.CompanyData.LastFinancialYearEndDate, "-")
-			if len(d.CompanyData.Directors) != 2 || d.CompanyData.Directors[0].EndDate != "-" {
-				t.Errorf("directors = %+v", d.CompanyData.Directors)
-			}
+			env := do(t, c, svcapi.OpCompanyLookup, withLoc(map[string]any{"companyIdentityNumber": "FTEST-0001",
+				"externalRef": "TESTCO0001", "consent": "Y"}))
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "3994.1", "17.7", "3976.4")
+			dataEq(t, env, "companyData.fllpStatus", "INACTIVE", "companyData.directors.0.endDate", "-",
+				"companyData.directors.2", "(absent)")
 		}},
 	{op: svcapi.OpMobileNameLookup, fixture: "mobileNameLookup.json",
 		body: map[string]string{"mobileNumber": "9000000001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.MobileNameLookup(ctx, svcapi.MobileNameLookupRequest{MobileNumber: "9000000001",
-				Location: loc, ExternalRef: "TESTMN0001", Consent: "Y"})).ok(t)
+			env := do(t, c, svcapi.OpMobileNameLookup, withLoc(map[string]any{"mobileNumber": "9000000001",
+				"externalRef": "TESTMN0001", "consent": "Y"}))
 			// The pool amounts are JSON numbers here: still exact.
-			checkPool(t, d.Pool, svcapi.PoolA, "3976.4", "1.18", "3975.22")
-			eq(t, "mobileLinkedName", d.MobileLinkedName, "TEST PERSON ONE")
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "3976.4", "1.18", "3975.22")
+			dataEq(t, env, "mobileLinkedName", "TEST PERSON ONE")
 		}},
 	{op: svcapi.OpBrandOrder, fixture: "brandOrder.json",
 		body: map[string]string{"denomination": "500", "sender.name": "TEST SENDER", "receiver.gift_message": "Happy testing"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.BrandOrder(ctx, svcapi.BrandOrderRequest{ExternalRef: "TESTBO0001", ProductKey: "PK-TEST",
-				Denomination: 500, Sender: svcapi.BrandSender{Name: "TEST SENDER"},
-				Receiver: svcapi.BrandReceiver{Name: "TEST RECEIVER", Contact: "receiver@example.invalid", GiftMessage: "Happy testing"},
-				Location: loc})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "3975.22", "490", "3485.22")
-			amt(t, "txnValue", d.TxnValue, "500")
-			eq(t, "cardExpiry", d.Receiver.CardExpiry, "2027-11-30")
-			eq(t, "sender", d.Sender.Name, "TEST SENDER")
+			env := do(t, c, svcapi.OpBrandOrder, brandOrderRequest("TESTBO0001", "TEST SENDER", 500))
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "3975.22", "490", "3485.22")
+			dataEq(t, env, "txnValue", "500", "receiver.cardExpiry", "2027-11-30", "sender.name", "TEST SENDER")
 		}},
 	{op: svcapi.OpMobilePanLookup, fixture: "mobilePanLookup.json",
 		body: map[string]string{"mobileNumber": "9000000001"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.MobilePanLookup(ctx, svcapi.MobilePanLookupRequest{MobileNumber: "9000000001",
-				ExternalRef: "TESTMP0001", Location: loc})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "3485.22", "3.54", "3481.68")
-			eq(t, "pan", d.PanData.PAN, "AAAPZ0000Z")
+			env := do(t, c, svcapi.OpMobilePanLookup, withLoc(map[string]any{"mobileNumber": "9000000001", "externalRef": "TESTMP0001"}))
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "3485.22", "3.54", "3481.68")
+			dataEq(t, env, "panData.pan", "AAAPZ0000Z")
 		}},
 	{op: svcapi.OpPanDin, fixture: "panDin.json",
 		body: map[string]string{"pan": "AAAPZ0000Z"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			_, d := got(c.PanDin(ctx, svcapi.PanDinRequest{PAN: "AAAPZ0000Z", Location: loc, ExternalRef: "TESTDIN0001"})).ok(t)
-			checkPool(t, d.Pool, svcapi.PoolA, "3481.68", "2.95", "3478.73")
-			eq(t, "din (leading zeros)", d.PanDinData.DIN, "00000001")
+			env := do(t, c, svcapi.OpPanDin, withLoc(map[string]any{"pan": "AAAPZ0000Z", "externalRef": "TESTDIN0001"}))
+			checkPool(t, poolOf(t, env), svcapi.PoolA, "3481.68", "2.95", "3478.73")
+			dataEq(t, env, "panDinData.din", "00000001") // leading zeros kept
 		}},
 	{op: svcapi.OpNameAbbreviations, fixture: "nameAbbreviations.json",
 		body: map[string]string{"name": "TEST PERSON ONE", "maxLength": "7"},
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			env, d := got(c.NameAbbreviations(ctx, svcapi.NameAbbreviationsRequest{Name: "TEST PERSON ONE", MaxLength: 7,
-				ExternalRef: "TESTNA0001"})).ok(t)
-			p, err := d.Pool()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPool(t, &p, svcapi.PoolData, "3478.73", "0.59", "3478.14")
-			eq(t, "orderid = svcId", env.OrderID, string(d.SvcID))
-			if len(d.Abbreviations) != 3 {
-				t.Errorf("abbreviations = %v", d.Abbreviations)
-			}
+			env := do(t, c, svcapi.OpNameAbbreviations, map[string]any{"name": "TEST PERSON ONE", "maxLength": 7, "externalRef": "TESTNA0001"})
+			checkPool(t, poolOf(t, env), svcapi.PoolData, "3478.73", "0.59", "3478.14")
+			eq(t, "orderid = svcId", env.OrderID, data(t, env, "svcId"))
+			dataEq(t, env, "abbreviations", `["T P ONE","TP ONE","TPO"]`)
 		}},
 	{op: svcapi.OpVerifyBankAccountBanks, fixture: "verifyBankAccountBanks.json",
 		run: func(t *testing.T, ctx context.Context, c *svcapi.Client) {
-			banks, err := c.VerifyBankAccountBanks(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(banks) != 2 || !banks[0].ImpsEnabled || banks[0].ImpsPennyLess || banks[1].ImpsEnabled ||
-				!banks[1].UpiEnabled || !banks[1].ImpsPennyLess {
-				t.Errorf("banks = %+v", banks)
-			}
-			eq(t, "ifscGlobal", banks[0].IfscGlobal, "TEST0000000")
+			env := do(t, c, svcapi.OpVerifyBankAccountBanks, nil)
+			dataEq(t, env, "0.impsEnabled", "1", "0.impsPennyLess", "0", "1.impsEnabled", "0", "1.upiEnabled", "true",
+				"1.impsPennyLess", "1", "0.ifscGlobal", "TEST0000000", "2", "(absent)")
 		}},
 	{op: svcapi.OpTxnStatus, fixture: "txnStatus.json",
 		// 20:00 UTC on the 19th is the 20th in IST.
@@ -410,25 +305,6 @@ var opCases = []opCase{
 			}
 			eq(t, "transactionStatusCode", d.TransactionStatusCode, svcapi.TxnNotFound)
 		}},
-}
-
-func statementRequest(isOrder bool) svcapi.StatementRequest {
-	r := svcapi.StatementRequest{BankProfileID: "7", AccountNumber: "0409000123456", ExternalRef: "TESTSTMT01",
-		Pagination: svcapi.Pagination{PageNumber: "1", RecordsPerPage: "2"},
-		Filters:    svcapi.StatementFilters{TxnDateFrom: "2026-11-19", TxnDateTo: "2026-11-19"}}
-	if isOrder {
-		r.BankProfileID, r.IsOrder = "0", true
-	}
-	return r
-}
-
-func balanceRequest() svcapi.BalanceInquiryRequest {
-	return svcapi.BalanceInquiryRequest{BankIIN: "600001", Location: loc, Mobile: "9000000001", ExternalRef: "TESTBI0001",
-		CaptureType: "FINGER", BiometricData: svcapi.BiometricData{
-			EncryptedAadhaar: "ENCAADHAAR-SECRET", Dc: "DC1", Ci: "20261231", Hmac: "HMAC-SECRET", DpID: "DP.TEST", Mc: "MC1",
-			PidDataType: "X", SessionKey: "SESSIONKEY-SECRET", Mi: "MI1", RdsID: "RDS.TEST", FType: "2", ICount: "0",
-			PType: "0", Srno: "SRNO0001", PidData: "PIDDATA-SECRET", QScore: "80", NmPoints: "40", RdsVer: "1.0.0",
-		}}
 }
 
 // TestOperations calls every operation of the registry through the client

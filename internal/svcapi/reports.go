@@ -120,27 +120,6 @@ type BillerPage struct {
 	Records []Biller `json:"records"`
 }
 
-// AepsBank is a biometric bank record (spec 4.9).
-type AepsBank struct {
-	BankID                Int    `json:"bankId"`
-	Name                  String `json:"name"`
-	IIN                   String `json:"iin"`
-	AepsEnabled           Bool   `json:"aepsEnabled"`
-	AadhaarpayEnabled     Bool   `json:"aadhaarpayEnabled"`
-	AepsFailureRate       Int    `json:"aepsFailureRate"`
-	AadhaarpayFailureRate Int    `json:"aadhaarpayFailureRate"`
-}
-
-// VerifyBank is an account-verification bank record (spec 4.20).
-type VerifyBank struct {
-	BankID        Int    `json:"bankId"`
-	Name          String `json:"name"`
-	IfscGlobal    String `json:"ifscGlobal"`
-	ImpsEnabled   Bool   `json:"impsEnabled"`
-	UpiEnabled    Bool   `json:"upiEnabled"`
-	ImpsPennyLess Bool   `json:"impsPennyLess"`
-}
-
 // TxnStatusRequest is the body of the transaction-status look-up.
 type TxnStatusRequest struct {
 	TransactionDate string `json:"transactionDate"` // YYYY-MM-DD, IST
@@ -180,22 +159,4 @@ func (c *Client) Statement(ctx context.Context, req StatementRequest) (*Statemen
 func (c *Client) Billers(ctx context.Context, req BillersRequest) (*BillerPage, error) {
 	_, d, err := Call[BillerPage](ctx, c, OpBillers, req)
 	return d, err
-}
-
-// AepsBanks fetches the biometric bank list.
-func (c *Client) AepsBanks(ctx context.Context) ([]AepsBank, error) {
-	_, d, err := Call[[]AepsBank](ctx, c, OpAepsBanks, nil)
-	if err != nil {
-		return nil, err
-	}
-	return *d, nil
-}
-
-// VerifyBankAccountBanks fetches the account-verification bank list.
-func (c *Client) VerifyBankAccountBanks(ctx context.Context) ([]VerifyBank, error) {
-	_, d, err := Call[[]VerifyBank](ctx, c, OpVerifyBankAccountBanks, nil)
-	if err != nil {
-		return nil, err
-	}
-	return *d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,14 +17,14 @@ import (
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"--page-size", "0"}, {"--nope"}, {"extra"}, {"--csv-raw"}} {
 		var out, errb bytes.Buffer
-		err := Run(context.Background(), args, &out, &errb)
+		err := run(context.Background(), args, &out, &errb)
 		var ue *cli.UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("Run(%q) = %v, want a usage error", args, err)
 		}
 	}
 	var out, errb bytes.Buffer
-	if err := Run(context.Background(), []string{"-h"}, &out, &errb); cli.Exit(err, &errb) != 0 || !strings.Contains(errb.String(), "billersync --full") {
+	if err := run(context.Background(), []string{"-h"}, &out, &errb); cli.Exit(err, &errb) != 0 || !strings.Contains(errb.String(), "billersync --full") {
 		t.Errorf("-h: %v, usage %q", err, errb.String())
 	}
 }
@@ -35,7 +36,7 @@ func TestSandboxSyncAndExportHook(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "b.db")
 	base := []string{"--sandbox", "--db", db, "--log-level", "warn"}
 	var out, errb bytes.Buffer
-	if err := Run(context.Background(), append(base, "--full"), &out, &errb); err != nil {
+	if err := run(context.Background(), append(base, "--full"), &out, &errb); err != nil {
 		t.Fatalf("billersync --full: %v\n%s", err, errb.String())
 	}
 	if !strings.Contains(out.String(), "billers (full)") || !strings.Contains(out.String(), "0 removed") {
@@ -44,7 +45,7 @@ func TestSandboxSyncAndExportHook(t *testing.T) {
 	// --out writes the biller workbook and CSV files beside the sync.
 	dir := t.TempDir()
 	out.Reset()
-	if err := Run(context.Background(), append(base, "--out", dir), &out, &errb); err != nil {
+	if err := run(context.Background(), append(base, "--out", dir), &out, &errb); err != nil {
 		t.Fatalf("billersync --out: %v\n%s", err, errb.String())
 	}
 	for _, name := range []string{"billers.xlsx", "billers.csv", "billers-changes.csv"} {
@@ -53,7 +54,7 @@ func TestSandboxSyncAndExportHook(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := Run(context.Background(), append(base, "--out", dir, "--csv-raw"), &out, &errb); err != nil {
+	if err := run(context.Background(), append(base, "--out", dir, "--csv-raw"), &out, &errb); err != nil {
 		t.Fatalf("billersync --out --csv-raw: %v\n%s", err, errb.String())
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, "billers.csv"))
@@ -71,7 +72,7 @@ func TestNoOutletID(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "b.db")
 	var out, errb, stderr bytes.Buffer
-	err := Run(context.Background(), []string{"--db", db, "--log-level", "warn"}, &out, &errb)
+	err := run(context.Background(), []string{"--db", db, "--log-level", "warn"}, &out, &errb)
 	if code := cli.Exit(err, &stderr); code != cli.ExitUsage {
 		t.Fatalf("exit = %d (%v), want %d", code, err, cli.ExitUsage)
 	}
@@ -85,4 +86,10 @@ func TestNoOutletID(t *testing.T) {
 	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused sync left %s behind (%v)", db, err)
 	}
+}
+
+// run is billersync with args, as the billersync program runs it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	_, err := cli.Command{Name: "billersync", Help: Help, New: New}.Run(ctx, args, cli.Stdio{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
+	return err
 }

@@ -59,7 +59,7 @@ SELECT id, line_hash, source, source_line, at, ts, operation, method, path, exte
 FROM calls ORDER BY id;
 DROP TABLE calls;
 ALTER TABLE calls_new RENAME TO calls;
-SELECT 'restart identity calls id';
+-- The calls copied keep their ids, and new ids go on after them (rowids do by themselves).
 -- The check's stream of calls, by pool account and time, covering what it
 -- reads (it never reads the table's rows).
 CREATE INDEX calls_ts ON calls (pool_account, ts, id, operation, external_ref, orderid, outcome, pool_shape,
