@@ -10,19 +10,8 @@ import (
 
 // CheckStore is everything Check reads and writes; *store.DB implements it.
 type CheckStore interface {
-	// CheckStats brings the planner's statistics of the tables the check
-	// reads up to date.
-	CheckStats(ctx context.Context) error
-	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
-	CheckPoolAccounts(ctx context.Context, w Window) ([]string, error)
-	// CheckRecordAccounts lists the accounts the window's statement records name.
-	CheckRecordAccounts(ctx context.Context, w Window) ([]string, error)
-	// CheckResentPending lists the window's pending calls re-sent and executed.
-	CheckResentPending(ctx context.Context, w Window) ([]int64, error)
-	// CheckLookups yields the look-ups (operation op) of the window's pending calls.
-	CheckLookups(ctx context.Context, w Window, op string) iter.Seq2[Lookup, error]
-	// CheckOpenRefs lists the externalRefs of unsuccessful calls that some record carries.
-	CheckOpenRefs(ctx context.Context, w Window) ([]string, error)
+	// PeriodReader is what the load stage reads of the period up front.
+	PeriodReader
 	// CheckCalls yields the window's calls in (ts, id) order.
 	CheckCalls(ctx context.Context, w Window) iter.Seq2[recon.Call, error]
 	// CheckStatement yields the window's statement records in time order.

@@ -33,19 +33,26 @@ type period struct {
 	openRefs map[string]bool
 }
 
-// periodReader is what the load stage reads (CheckStore).
-type periodReader interface {
+// PeriodReader is what the load stage reads (a part of CheckStore).
+type PeriodReader interface {
+	// CheckStats brings the planner's statistics of the tables the check
+	// reads up to date.
 	CheckStats(ctx context.Context) error
+	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
 	CheckPoolAccounts(ctx context.Context, w Window) ([]string, error)
+	// CheckRecordAccounts lists the accounts the window's statement records name.
 	CheckRecordAccounts(ctx context.Context, w Window) ([]string, error)
+	// CheckResentPending lists the window's pending calls re-sent and executed.
 	CheckResentPending(ctx context.Context, w Window) ([]int64, error)
+	// CheckLookups yields the look-ups (operation op) of the window's pending calls.
 	CheckLookups(ctx context.Context, w Window, op string) iter.Seq2[Lookup, error]
+	// CheckOpenRefs lists the externalRefs of unsuccessful calls that some record carries.
 	CheckOpenRefs(ctx context.Context, w Window) ([]string, error)
 }
 
 // loadPeriod reads the period of window w, step by step (each step's time
 // is logged at debug level).
-func loadPeriod(ctx context.Context, db periodReader, w Window, log *slog.Logger) (period, error) {
+func loadPeriod(ctx context.Context, db PeriodReader, w Window, log *slog.Logger) (period, error) {
 	p := period{window: w}
 	var err error
 	step := func(name string, fn func() error) {

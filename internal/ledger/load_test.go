@@ -13,7 +13,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// fakePeriod is a periodReader over fixed answers; fail makes the step of
+// fakePeriod is a PeriodReader over fixed answers; fail makes the step of
 // that name fail.
 type fakePeriod struct {
 	named, recAccts, openRefs []string

@@ -67,7 +67,7 @@ func (m *memStore) run() (*Report, error) {
 		p.pool, p.match, p.pairs, p.tally), nil
 }
 
-// The load stage's reads (periodReader).
+// The load stage's reads (PeriodReader).
 
 func (m *memStore) CheckStats(context.Context) error { return nil }
 
