@@ -22,6 +22,9 @@ type dialect interface {
 	// tablesSQL counts the database's tables and, of them, those named
 	// schema_migrations (the catalog query of refuseForeign).
 	tablesSQL() string
+	// migrationColumnsSQL lists the column names of the table
+	// schema_migrations (the catalog query of checkMigrations).
+	migrationColumnsSQL() string
 
 	// Locking.
 

@@ -186,6 +186,11 @@ func (postgresDialect) tablesSQL() string {
 			FROM information_schema.tables WHERE table_schema = current_schema()`
 }
 
+func (postgresDialect) migrationColumnsSQL() string {
+	return `SELECT column_name FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'schema_migrations' ORDER BY ordinal_position`
+}
+
 // lock takes the transaction-scoped advisory lock key: other processes
 // taking it wait until tx ends.
 func (postgresDialect) lock(ctx context.Context, tx *sql.Tx, key int64) error {

@@ -127,6 +127,10 @@ func (sqliteDialect) tablesSQL() string {
 			FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
 }
 
+func (sqliteDialect) migrationColumnsSQL() string {
+	return `SELECT name FROM pragma_table_info('schema_migrations') ORDER BY cid`
+}
+
 func (sqliteDialect) lock(context.Context, *sql.Tx, int64) error { return nil }
 
 func (sqliteDialect) forUpdate() string  { return "" }

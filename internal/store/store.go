@@ -63,8 +63,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) { return OpenWith(ctx, d
 // and the reason, never the password.
 //
 // Either way, a database that holds tables but is not svcrecon's (no
-// schema_migrations table) is refused before anything is written to it
-// (ErrForeign).
+// schema_migrations table, or one of other columns or naming migrations
+// svcrecon never had) is refused before anything is written to it
+// (ErrForeign), and so is one a newer svcrecon migrated (ErrNewer).
 func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if IsPostgres(dsn) {
 		return openPG(ctx, dsn, o)
@@ -84,7 +85,9 @@ func newDB(sqldb *sql.DB, path string, d dialect) *DB {
 var ErrForeign = errors.New("the database holds tables but is not svcrecon's (no schema_migrations table); give another --db")
 
 // refuseForeign returns ErrForeign when the database has tables but none
-// of them is schema_migrations. It only reads.
+// of them is schema_migrations, or a schema_migrations that is not
+// svcrecon's, and ErrNewer when a newer svcrecon migrated it
+// (checkMigrations). It only reads.
 func (db *DB) refuseForeign(ctx context.Context) error {
 	var tables, ours int
 	q := db.dialect.tablesSQL()
@@ -95,7 +98,10 @@ func (db *DB) refuseForeign(ctx context.Context) error {
 	if tables > 0 && ours == 0 {
 		return ErrForeign
 	}
-	return nil
+	if ours == 0 {
+		return nil
+	}
+	return db.checkMigrations(ctx)
 }
 
 // Write runs fn in a transaction, serialized with every other Write of this
