@@ -74,8 +74,9 @@ type dialect interface {
 	// rowKeyIs (a condition on one parameter, the key).
 	rowKey(alias string) string
 	rowKeyIs(alias string) string
-	// analyze refreshes the planner's statistics of tables.
-	analyze(ctx context.Context, db *sql.DB, tables string) error
+	// analyze refreshes the planner's statistics of tables, and returns
+	// those this role may not refresh (stats.go).
+	analyze(ctx context.Context, db *sql.DB, tables []string) (denied []tableStats, err error)
 }
 
 // insertStmt is a multi-row INSERT: prepared (stmt), or its text q run in

@@ -184,4 +184,6 @@ func (sqliteDialect) rowKeyIs(alias string) string { return alias + ".rowid = ?"
 
 // analyze does nothing: SQLite plans the store's queries well without
 // statistics.
-func (sqliteDialect) analyze(context.Context, *sql.DB, string) error { return nil }
+func (sqliteDialect) analyze(context.Context, *sql.DB, []string) ([]tableStats, error) {
+	return nil, nil
+}
