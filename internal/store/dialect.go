@@ -33,6 +33,10 @@ type dialect interface {
 	// one after the other. SQLite's write transactions are exclusive
 	// already (_txlock=immediate): nothing to take there.
 	lock(ctx context.Context, tx *sql.Tx, key int64) error
+	// unbounded lifts the time-outs of statements and lock waits for the
+	// rest of tx (PostgreSQL's defaults bound them), for the migrations:
+	// one may take long, and the others wait for it.
+	unbounded(ctx context.Context, tx *sql.Tx) error
 	// forUpdate is the clause that ends a SELECT of rows tx goes on to
 	// update, locking them until tx ends ("" where write transactions
 	// exclude each other already).

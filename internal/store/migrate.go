@@ -63,7 +63,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	if err := db.dialect.retry(ctx, func() error {
 		return db.Write(ctx, func(tx *sql.Tx) error {
-			if err := db.dialect.lock(ctx, tx, migrateLock); err != nil {
+			if err := db.lockMigrations(ctx, tx); err != nil {
 				return err
 			}
 			_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -90,7 +90,7 @@ func (db *DB) migrate(ctx context.Context) error {
 // processes: the others wait for the lock, then find it applied.
 func (db *DB) applyMigration(ctx context.Context, name, body string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		if err := db.dialect.lock(ctx, tx, migrateLock); err != nil {
+		if err := db.lockMigrations(ctx, tx); err != nil {
 			return err
 		}
 		var n int
@@ -107,6 +107,15 @@ func (db *DB) applyMigration(ctx context.Context, name, body string) error {
 			name, time.Now().UTC().Format(time.RFC3339))
 		return err
 	})
+}
+
+// lockMigrations makes tx the only one migrating, however long another
+// takes: the time-outs of its statements and lock waits are lifted.
+func (db *DB) lockMigrations(ctx context.Context, tx *sql.Tx) error {
+	if err := db.dialect.unbounded(ctx, tx); err != nil {
+		return err
+	}
+	return db.dialect.lock(ctx, tx, migrateLock)
 }
 
 // Migrations lists the applied migrations, oldest first.

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -39,18 +42,12 @@ func openPG(ctx context.Context, dsn string, o Options) (*DB, error) {
 // through rebind, so the subject files' SQL (SQLite's ? placeholders) runs
 // unchanged.
 func openPostgres(ctx context.Context, dsn string, maxConns int) (*sql.DB, string, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, where, err := pgConfig(dsn)
 	if err != nil {
-		// pgx quotes the whole URL in some parse errors: never show it.
-		return nil, RedactDSN(dsn), errors.New("not a valid PostgreSQL URL (postgres://USER@HOST:PORT/DB?sslmode=…)")
+		return nil, where, err
 	}
-	where := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
-	if strings.HasPrefix(cfg.Host, "/") {
-		where = cfg.Host
-	}
-	where += "/" + cfg.Database
 	// The simple protocol is not needed: statements are prepared per use.
-	db := sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg)})
+	db := sql.OpenDB(pgConnector{stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(sessionTimeouts))})
 	if maxConns <= 0 {
 		maxConns = 8
 	}
@@ -58,6 +55,9 @@ func openPostgres(ctx context.Context, dsn string, maxConns int) (*sql.DB, strin
 	db.SetMaxIdleConns(maxConns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
+		if ctx.Err() == nil && cfg.ConnectTimeout > 0 && isTimeout(err) {
+			return nil, where, fmt.Errorf("no answer within the connect timeout of %s (connect_timeout=SECONDS in the URL sets it)", cfg.ConnectTimeout)
+		}
 		return nil, where, pgReason(err)
 	}
 	var version int
@@ -70,6 +70,68 @@ func openPostgres(ctx context.Context, dsn string, maxConns int) (*sql.DB, strin
 		return nil, where, fmt.Errorf("PostgreSQL %d.%d is too old: svcrecon needs 12 or newer", version/10000, version%10000/100)
 	}
 	return db, where, nil
+}
+
+// pgConfig parses the URL dsn into pgx's configuration, with svcrecon's
+// connect time-out unless the URL or PGCONNECT_TIMEOUT sets one, and
+// returns where it points: host:port/database (or socket/database).
+func pgConfig(dsn string) (*pgx.ConnConfig, string, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx quotes the whole URL in some parse errors: never show it.
+		return nil, RedactDSN(dsn), errors.New("not a valid PostgreSQL URL (postgres://USER@HOST:PORT/DB?sslmode=…)")
+	}
+	where := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
+	if strings.HasPrefix(cfg.Host, "/") {
+		where = cfg.Host
+	}
+	where += "/" + cfg.Database
+	if !hasParam(dsn, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	return cfg, where, nil
+}
+
+// isTimeout reports whether err is a deadline that passed or a network
+// time-out.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// The PostgreSQL time-outs of svcrecon's connections, unless the URL, the
+// environment or the server's configuration (postgresql.conf, ALTER
+// DATABASE, ALTER ROLE) sets them. Each is one URL parameter away:
+// connect_timeout=30 (seconds; 0 waits for ever), statement_timeout=2h,
+// lock_timeout=5min (or options=-c statement_timeout=2h).
+const (
+	// DefaultConnectTimeout bounds connecting, TLS and logging in: a
+	// server that accepts and never answers fails in 10 s.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultStatementTimeout bounds one statement, the rows it streams
+	// to the client included: the longest of a nightly batch (a
+	// 1,000,000-call month's check and export streams) take minutes.
+	// Migrations are not bound (lockMigrations).
+	DefaultStatementTimeout = "30min"
+	// DefaultLockTimeout bounds a wait for a lock another session holds
+	// (a row, a table, an advisory lock): svcrecon's own transactions
+	// hold them for well under a second.
+	DefaultLockTimeout = "1min"
+)
+
+// sessionTimeouts gives a new connection the default statement and lock
+// time-outs where nothing else set them (their source is "default").
+func sessionTimeouts(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, `SELECT set_config(name, CASE name WHEN 'statement_timeout' THEN $1::text ELSE $2::text END, false)
+		FROM pg_settings WHERE name IN ('statement_timeout', 'lock_timeout') AND source = 'default'`,
+		DefaultStatementTimeout, DefaultLockTimeout)
+	return err
+}
+
+// hasParam reports whether the URL dsn sets the parameter name.
+func hasParam(dsn, name string) bool {
+	u, err := url.Parse(dsn)
+	return err == nil && u.Query().Has(name)
 }
 
 // pgReason shortens a connection error to its reason, without the URL or
@@ -189,6 +251,12 @@ func (postgresDialect) tablesSQL() string {
 func (postgresDialect) migrationColumnsSQL() string {
 	return `SELECT column_name FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = 'schema_migrations' ORDER BY ordinal_position`
+}
+
+// unbounded lifts the statement and lock time-outs for the rest of tx.
+func (postgresDialect) unbounded(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)`)
+	return err
 }
 
 // lock takes the transaction-scoped advisory lock key: other processes

@@ -133,6 +133,8 @@ func (sqliteDialect) migrationColumnsSQL() string {
 
 func (sqliteDialect) lock(context.Context, *sql.Tx, int64) error { return nil }
 
+func (sqliteDialect) unbounded(context.Context, *sql.Tx) error { return nil }
+
 func (sqliteDialect) forUpdate() string  { return "" }
 func (sqliteDialect) skipLocked() string { return "" }
 func (sqliteDialect) sharesRuns() bool   { return false }
