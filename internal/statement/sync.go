@@ -139,7 +139,11 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 			len(s.probs), len(windows), ErrIncomplete)
 	}
 	s.finishRun(ctx, sum, err)
-	o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
+	if err != nil {
+		o.Log.ErrorContext(ctx, "sync did not finish", recon.LogSyncRun, s.runID, "summary", sum.Line())
+	} else {
+		o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
+	}
 	return sum, err
 }
 

@@ -51,6 +51,10 @@ type dialect interface {
 	// retry runs fn, again while the database answers busy where it does
 	// not wait by itself.
 	retry(ctx context.Context, fn func() error) error
+	// failed reports whether err is a failure of the database itself
+	// (the connection, the server, the disk) rather than of the statement
+	// (failure.go).
+	failed(err error) bool
 
 	// Writing.
 

@@ -26,6 +26,7 @@ func openPG(ctx context.Context, dsn string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", where, err)
 	}
 	db := newDB(sqldb, RedactDSN(dsn), postgresDialect{})
+	db.where = where
 	if err := db.refuseForeign(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("open database %s: %w", where, err)
@@ -251,6 +252,27 @@ func (postgresDialect) tablesSQL() string {
 func (postgresDialect) migrationColumnsSQL() string {
 	return `SELECT column_name FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = 'schema_migrations' ORDER BY ordinal_position`
+}
+
+// failed reports whether err is the server's or the connection's failure
+// rather than the statement's: the connection lost or refused (class 08,
+// a ConnectError), the server shutting down (57P01-57P03), out of room or
+// connections (53), a system or internal error (58, XX), or a time-out it
+// imposed (statement 57014, lock 55P03).
+func (postgresDialect) failed(err error) bool {
+	var pe *pgconn.PgError
+	var ce *pgconn.ConnectError
+	switch {
+	case errors.As(err, &ce), connectionLost(err):
+		return true
+	case errors.As(err, &pe):
+		switch c := pe.Code; {
+		case len(c) == 5 && (c[:2] == "08" || c[:2] == "53" || c[:2] == "58" || c[:2] == "XX"),
+			c == "57P01", c == "57P02", c == "57P03", c == "57014", c == "55P03":
+			return true
+		}
+	}
+	return false
 }
 
 // unbounded lifts the statement and lock time-outs for the rest of tx.

@@ -26,6 +26,7 @@ import (
 type DB struct {
 	*sql.DB
 	Path    string
+	where   string     // what errors name: host:port/database, or Path for SQLite
 	mu      sync.Mutex // one writer in this process
 	dialect dialect    // what differs between SQLite and PostgreSQL
 
@@ -75,7 +76,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 
 // newDB returns the DB of an open database of dialect d.
 func newDB(sqldb *sql.DB, path string, d dialect) *DB {
-	db := &DB{DB: sqldb, Path: path, dialect: d}
+	db := &DB{DB: sqldb, Path: path, where: path, dialect: d}
 	db.journal = NewBatch(db, 0)
 	return db
 }
@@ -105,10 +106,15 @@ func (db *DB) refuseForeign(ctx context.Context) error {
 }
 
 // Write runs fn in a transaction, serialized with every other Write of this
-// DB. fn's error rolls the transaction back.
+// DB. fn's error rolls the transaction back. A failure of the database
+// itself (the connection lost, the server gone or full) is a *DBError.
 func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	return db.failure(ctx, db.write(ctx, fn))
+}
+
+func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
