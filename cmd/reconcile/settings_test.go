@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,5 +74,41 @@ func TestScheduleRefusesACronThatNeverFires(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("a refused schedule created its database")
+	}
+}
+
+// TestDatabasePasswordNeverShown: a password in a database URL — a job's
+// args, SVC_DB — is shown by no command: not schedule list, not the log of
+// schedule run nor its error, not history, not -h's default.
+func TestDatabasePasswordNeverShown(t *testing.T) {
+	const pw = "Pa55w0rdXYZ"
+	dsn := "postgres://svc:" + pw + "@127.0.0.1:1/svcrecon?sslmode=disable&password=" + pw
+	dir := t.TempDir()
+	file := writeFile(t, dir, "schedules.yaml", "jobs:\n  remote:\n    cron: \"30 2 * * *\"\n    command: history\n"+
+		"    args: [\"--db\", \""+dsn+"\"]\n  remote2:\n    cron: \"30 3 * * *\"\n    command: history\n    args: [\"--db="+dsn+"\"]\n")
+	jobs := filepath.Join(dir, "jobs.db")
+	t.Setenv("SVC_DB", dsn)
+	var out bytes.Buffer
+	for _, args := range [][]string{
+		{"schedule", "list", "--file", file},
+		{"schedule", "run", "--file", file, "--db", jobs, "remote"},
+		{"schedule", "run", "--file", file, "--db", jobs, "remote2"},
+		{"history", "--db", jobs, "-v"},
+		{"check", "-h"},
+		{"schedule", "-h"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := cli.Exit(run(context.Background(), args, &stdout, &stderr), &stderr)
+		fmt.Fprintf(&out, "$ %s (exit %d)\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	}
+	if strings.Contains(out.String(), pw) {
+		t.Fatalf("the password was shown:\n%s", out.String())
+	}
+	for _, want := range []string{"runs: reconcile history --db postgres://svc@127.0.0.1:1/svcrecon\n",
+		"runs: reconcile history --db=postgres://svc@127.0.0.1:1/svcrecon\n", "args=\"--db postgres://svc@127.0.0.1:1/svcrecon\"",
+		"(default postgres://svc@127.0.0.1:1/svcrecon)", "127.0.0.1:1/svcrecon"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output does not show %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Outcomes of a run, as stored in job_runs.outcome. A run that ran to the
@@ -326,7 +327,7 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 	r.running[name] = id
 	r.mu.Unlock()
 
-	log.Info("job started", "trigger", trigger, "command", job.Command, "args", strings.Join(job.Args, " "))
+	log.Info("job started", "trigger", trigger, "command", job.Command, "args", strings.Join(redact.Args(job.Args), " "))
 	jctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if job.Timeout > 0 {
