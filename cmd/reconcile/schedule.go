@@ -189,6 +189,9 @@ func (sc *scheduleCmd) Run(ctx context.Context, call *cli.Call) (string, error) 
 // the job, when one is named), opens the database and returns the runner.
 // The caller calls closeDB when done.
 func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio) (r *schedule.Runner, closeDB func() error, err error) {
+	if sf.stopGrace <= 0 {
+		return nil, nil, cli.Usagef("--stop-grace %v: want a positive duration such as 30s", sf.stopGrace)
+	}
 	log, err := sf.common.Logger(ctx, stdio.Stderr)
 	if err != nil {
 		return nil, nil, err

@@ -72,6 +72,16 @@ func TestScheduleRefusesACronThatNeverFires(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", args, code, stderr.String(), want)
 		}
 	}
+	for _, args := range [][]string{
+		{"schedule", "--file", file, "--db", db, "--stop-grace", "0s"},
+		{"schedule", "run", "--file", file, "--db", db, "--stop-grace", "-5s", "nightly"},
+	} {
+		var stderr bytes.Buffer
+		code := cli.Exit(run(context.Background(), args, io.Discard, &stderr), &stderr)
+		if code != cli.ExitUsage || !strings.Contains(stderr.String(), "--stop-grace") {
+			t.Errorf("%v: exit %d, %q; want 2 naming --stop-grace", args, code, stderr.String())
+		}
+	}
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("a refused schedule created its database")
 	}
