@@ -50,10 +50,7 @@ func (f *execFlags) apply(set map[string]bool, s *bulk.Settings) error {
 	if set["concurrency"] || s.Concurrency == 0 {
 		s.Concurrency = f.concurrency
 	}
-	if set["rate"] {
-		if f.common.Rate < 0 {
-			return cli.Usagef("--rate %v: want 0 (no limit) or more", f.common.Rate)
-		}
+	if set["rate"] { // its value is checked by cli.Common.Open
 		s.Rate = f.common.Rate
 	}
 	if set["max-debit"] {

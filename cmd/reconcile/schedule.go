@@ -189,6 +189,9 @@ func (sc *scheduleCmd) Run(ctx context.Context, call *cli.Call) (string, error) 
 // the job, when one is named), opens the database and returns the runner.
 // The caller calls closeDB when done.
 func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio) (r *schedule.Runner, closeDB func() error, err error) {
+	if sf.stopGrace <= 0 {
+		return nil, nil, cli.Usagef("--stop-grace %v: want a positive duration such as 30s", sf.stopGrace)
+	}
 	log, err := sf.common.Logger(ctx, stdio.Stderr)
 	if err != nil {
 		return nil, nil, err
@@ -286,8 +289,7 @@ func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, err
 		if j.Notify != "" {
 			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
-		// A database URL in the args is shown without its password.
-		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", redact.URLPasswords(shellJoin(append([]string{j.Command}, j.Args...))))
+		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(redact.Args(append([]string{j.Command}, j.Args...))))
 		writeNext(&b, j.Next(now, sc.n), now)
 	}
 	_, err = call.Stdout.Write(b.Bytes())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -78,10 +80,21 @@ func (s *syncCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	for _, p := range sum.Problems {
 		fmt.Fprintln(call.Stderr, "window:", p)
 	}
-	line := fmt.Sprintf("sync %s..%s %s: %s", o.From.Format(time.DateOnly), o.To.Format(time.DateOnly),
-		statement.KindsText(o.Kinds), sum.Line())
+	line := fmt.Sprintf("sync %s..%s %s: %s%s", o.From.Format(time.DateOnly), o.To.Format(time.DateOnly),
+		statement.KindsText(o.Kinds), unfinished(err), sum.Line())
 	fmt.Fprintln(call.Stdout, line)
 	return line, err
+}
+
+// unfinished is how the line of a sync that its database's failure
+// stopped starts, so that it does not read as a sync done: "" otherwise
+// (the line of a sync whose windows failed says so itself).
+func unfinished(err error) string {
+	var dbe *store.DBError
+	if errors.As(err, &dbe) {
+		return "NOT FINISHED, database " + dbe.DB + " failed: "
+	}
+	return ""
 }
 
 // options checks the flags' values: the sync's options but what Open gives

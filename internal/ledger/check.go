@@ -32,7 +32,8 @@ type CheckOptions struct {
 // CheckStore is everything Check reads and writes; *store.DB implements it.
 type CheckStore interface {
 	// CheckStats brings the planner's statistics of the tables the check
-	// reads up to date (PostgreSQL: ANALYZE; SQLite: nothing).
+	// reads up to date (PostgreSQL: ANALYZE; SQLite: nothing); a
+	// *store.StaleStats says it could not, and is only a warning.
 	CheckStats(ctx context.Context) error
 	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
 	CheckPoolAccounts(ctx context.Context, w store.CheckWindow) ([]string, error)
@@ -188,7 +189,14 @@ func (c *checkRun) setup(ctx context.Context) (passConfig, error) {
 			c.log.Debug("check step done", "step", name, "seconds", time.Since(t).Seconds())
 		}
 	}
-	step("refresh statistics", func() error { return c.db.CheckStats(ctx) })
+	step("refresh statistics", func() error {
+		err := c.db.CheckStats(ctx)
+		if stale := (*store.StaleStats)(nil); errors.As(err, &stale) {
+			c.log.Warn(stale.Error()) // the check goes on, planned without them
+			return nil
+		}
+		return err
+	})
 	step("read pool accounts", func() (err error) {
 		cfg.named, err = c.db.CheckPoolAccounts(ctx, c.window)
 		return err
