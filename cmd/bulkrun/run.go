@@ -34,8 +34,16 @@ type execFlags struct {
 	maxDebit    string
 }
 
+// dbAndLogFlags are the common flags of a command that only reads the
+// database (status).
+var dbAndLogFlags = []string{"db", "db-pool", "log-format", "log-level"}
+
+// serviceFlagsUnused are the common flags that no bulkrun command uses: the
+// linked account (of the statement endpoints) and the sandbox's history.
+var serviceFlagsUnused = []string{"account", "sandbox-days"}
+
 func (f *execFlags) bind(fs *flag.FlagSet) {
-	f.common.Bind(fs)
+	f.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")

@@ -32,7 +32,7 @@ type settleCmd struct {
 }
 
 func (sc *settleCmd) Flags(fs *flag.FlagSet) {
-	sc.common.Bind(fs)
+	sc.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.IntVar(&sc.rounds, "rounds", 5, "at most this many rounds of resume and recheck")
 	fs.DurationVar(&sc.wait, "wait", 2*time.Minute, "pause between rounds while rows are pending")
 	fs.DurationVar(&sc.minWait, "min-wait", 2*time.Minute, "leave rows sent less than this long ago for a later round")

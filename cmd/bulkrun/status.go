@@ -16,10 +16,11 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-// statusCmd is bulkrun status [RUN].
+// statusCmd is bulkrun status [RUN]: it reads the database and never calls
+// the service, so it takes no service or sandbox flag.
 type statusCmd struct{ common cli.Common }
 
-func (sc *statusCmd) Flags(fs *flag.FlagSet) { sc.common.Bind(fs) }
+func (sc *statusCmd) Flags(fs *flag.FlagSet) { sc.common.BindOnly(fs, dbAndLogFlags...) }
 
 func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if len(call.Args) > 1 {
@@ -228,7 +229,7 @@ type recheckCmd struct {
 }
 
 func (rc *recheckCmd) Flags(fs *flag.FlagSet) {
-	rc.common.Bind(fs)
+	rc.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.DurationVar(&rc.minWait, "min-wait", 2*time.Minute, "leave rows sent less than this long ago for later")
 	fs.IntVar(&rc.concurrency, "concurrency", 4, "look-ups in flight at once")
 }

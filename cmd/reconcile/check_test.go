@@ -25,7 +25,7 @@ func flagsOf(t *testing.T, cmd string) []string {
 		t.Fatalf("%s -h = %v", cmd, err)
 	}
 	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(errOut.String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
 		names = append(names, m[1])
 	}
 	slices.Sort(names)

@@ -19,11 +19,12 @@ var exportHelp = cli.Help{
 		"no legend). CSV text cells that begin with =, +, -, @, TAB or CR get a leading ' so that a\n" +
 		"spreadsheet never runs them; --csv-raw writes them as they are. Files are written whole or\n" +
 		"not at all, with the umask's mode. Reads the database only; calls nothing. Prints the paths written.",
-	Examples: `  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports
-  reconcile export --from 2026-11-21 --to 2026-11-21 --format xlsx
-  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports --format csv --csv-bom   # CSV for Excel
-  reconcile export --from 2026-11-01 --to 2026-11-30 --format csv --csv-raw   # CSV for a program
-  SVC_DB=recon.db reconcile export --from 2026-11-01 --to 2026-11-30`,
+	Examples: `  reconcile export --from {prev-month-start} --to {prev-month-end} --out reports
+  reconcile export --from {yesterday} --to {yesterday} --format xlsx
+  reconcile export --from {prev-month-start} --to {prev-month-end} --out reports --format csv --csv-bom   # CSV for Excel
+  reconcile export --from {prev-month-start} --to {prev-month-end} --format csv --csv-raw   # CSV for a program
+  SVC_DB=recon.db reconcile export --from {prev-month-start} --to {prev-month-end}
+The period is one reconcile check has checked (reconcile run checks it too).`,
 }
 
 // exportCmd is reconcile export; its summary (what the scheduler records)

@@ -14,7 +14,7 @@ import (
 
 var importCallsHelp = cli.Help{
 	Synopsis: "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
-	Examples: `  reconcile import-calls logs/calls-2026-11-21.jsonl
+	Examples: `  reconcile import-calls logs/calls-{yesterday}.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl

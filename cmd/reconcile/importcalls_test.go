@@ -94,12 +94,12 @@ func TestImportCallsAndCheckUsage(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"import-calls", "check"} {
-		errOut.Reset()
+		out.Reset()
 		if err := run(ctx, []string{cmd, "-h"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%s -h = %v", cmd, err)
 		}
-		if !strings.Contains(errOut.String(), "Examples:\n  reconcile "+cmd) {
-			t.Errorf("%s -h shows no examples:\n%s", cmd, errOut.String())
+		if !strings.Contains(out.String(), "Examples:\n  reconcile "+cmd) {
+			t.Errorf("%s -h shows no examples:\n%s", cmd, out.String())
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	_ "time/tzdata" // schedules name IANA zones (Asia/Kolkata) even on machines without tzdata
 
@@ -59,9 +60,9 @@ func program() cli.Program {
 
 Examples:
   reconcile run --sandbox
-  reconcile run --date 2026-11-21 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
-  reconcile check --from 2026-11-01 --to 2026-11-21 --fail-on-breaks
-  reconcile schedule list`}
+  reconcile run --date {yesterday} --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
+  reconcile check --from {prev-month-start} --to {prev-month-end} --fail-on-breaks
+  reconcile schedule list`, Now: func() time.Time { return clock() }}
 }
 
 func main() {

@@ -47,8 +47,8 @@ var runHelp = cli.Help{
 		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.",
 	Examples: `  reconcile run --sandbox                     # try everything: a fresh sandbox, its history, ./reports
   reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks   # last night (yesterday, IST)
-  reconcile run --date 2026-11-21 --calls logs/calls-2026-11-21.jsonl
-  reconcile run --from 2026-11-01 --to 2026-11-30 --as-of 2026-12-05 --calls logs/nov.jsonl.gz --out reports/nov
+  reconcile run --date {yesterday} --calls logs/calls-{yesterday}.jsonl
+  reconcile run --from {prev-month-start} --to {prev-month-end} --as-of {today} --calls logs/calls-{prev-month}.jsonl.gz --out reports/{prev-month}
   reconcile run --fail-on-breaks --notify "$SVC_NOTIFY_URL" --calls 'logs/calls-*.jsonl'   # a chat message on breaks or failure
 A run that stopped half-way (killed, a failed day) is simply started again: days
 already synced are checked rather than walked (the last --recheck-days again in

@@ -244,7 +244,7 @@ func TestScheduleUsage(t *testing.T) {
 	}
 	for _, args := range [][]string{{"schedule", "-h"}, {"schedule", "list", "-h"}, {"schedule", "run", "-h"}, {"history", "-h"}} {
 		var errb bytes.Buffer
-		err := run(context.Background(), args, io.Discard, &errb)
+		err := run(context.Background(), args, &errb, io.Discard)
 		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errb.String(), "Examples:\n  reconcile ") {
 			t.Errorf("%v: err %v, usage %q; want help with examples", args, err, errb.String())
 		}

@@ -25,10 +25,10 @@ var syncHelp = cli.Help{
 		"needs --allow-long-period. With --sandbox and no --db the database is sandbox.db, so that\n" +
 		"sandbox records never mix with real ones.",
 	Examples: `  reconcile sync --sandbox
-  reconcile sync --from 2026-11-01 --to 2026-11-21
-  reconcile sync --from 2026-11-21 --to 2026-11-21 --what orders --refresh
-  reconcile sync --from 2026-10-01 --to 2026-10-31 --recheck-days 0        # probe every held day, walk only the changed ones
-  SVC_ACCOUNT=0409000123456 reconcile sync --from 2026-11-01 --to 2026-11-30 --concurrency 8 --db recon.db`,
+  reconcile sync --from {month-start} --to {yesterday}
+  reconcile sync --from {yesterday} --to {yesterday} --what orders --refresh
+  reconcile sync --from {prev-month-start} --to {prev-month-end} --recheck-days 0   # probe every held day, walk only the changed ones
+  SVC_ACCOUNT=0409000123456 reconcile sync --from {prev-month-start} --to {prev-month-end} --concurrency 8 --db recon.db`,
 }
 
 // syncCmd is reconcile sync; its summary is the line it prints: the period,

@@ -42,7 +42,7 @@ const examples = `  # serve the default world, write its call log; paste the exp
   svcsandbox --5xx 0.1 --drop 0.05 --tup 0.05 --drift --latency 50ms
 
   # a fixed history ending on a given day, without planted defects
-  svcsandbox --seed 42 --days 60 --end 2026-11-20 --no-defects
+  svcsandbox --seed 42 --days 60 --end {days-ago:2} --no-defects
 
   # encrypted QR eKYC callback values, and the key to decode them with bulkrun
   eval "$(go run ./cmd/svcsandbox callback --out values.txt)"

@@ -84,7 +84,7 @@ func TestRunUsage(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "Examples:") {
-		t.Errorf("-h = %v, usage %q", err, stderr.String())
+	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stdout.String(), "Examples:") || stderr.Len() > 0 {
+		t.Errorf("-h = %v, usage %q, stderr %q; want the usage on stdout", err, stdout.String(), stderr.String())
 	}
 }

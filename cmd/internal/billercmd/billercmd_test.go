@@ -24,8 +24,8 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if err := run(context.Background(), []string{"-h"}, &out, &errb); cli.Exit(err, &errb) != 0 || !strings.Contains(errb.String(), "billersync --full") {
-		t.Errorf("-h: %v, usage %q", err, errb.String())
+	if err := run(context.Background(), []string{"-h"}, &out, &errb); cli.Exit(err, &errb) != 0 || !strings.Contains(out.String(), "billersync --full") || errb.Len() > 0 {
+		t.Errorf("-h: %v, usage %q, stderr %q; want the usage on stdout", err, out.String(), errb.String())
 	}
 }
 
