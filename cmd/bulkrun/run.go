@@ -350,6 +350,11 @@ func lookupOp(what, name string) (*svcapi.Operation, error) {
 // client) and loads the run (any case) and its operation; an unknown id
 // is a usage error. The caller closes env when err is nil.
 func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*cli.Env, *bulk.Run, *svcapi.Operation, error) {
+	// The run is in the database: one that does not exist is a misspelt
+	// --db (and is not created, nor a sandbox started).
+	if err := c.CheckDBExists("run " + id); err != nil {
+		return nil, nil, nil, err
+	}
 	env, err := openEnv(ctx, c, stderr, true)
 	if err != nil {
 		return nil, nil, nil, err

@@ -26,6 +26,9 @@ func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if len(call.Args) > 1 {
 		return "", cli.Usagef("status takes at most one run id (see bulkrun status -h)")
 	}
+	if err := sc.common.CheckDBExists("status"); err != nil {
+		return "", err
+	}
 	env, err := openEnv(ctx, &sc.common, call.Stderr, false)
 	if err != nil {
 		return "", err

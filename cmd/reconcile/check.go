@@ -54,6 +54,11 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// It reads what sync and import-calls stored: a database that does not
+	// exist is a misspelt --db, not an empty period.
+	if err := c.com.CheckDBExists("check"); err != nil {
+		return "", err
+	}
 	log, err := c.com.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err

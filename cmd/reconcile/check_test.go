@@ -101,6 +101,7 @@ func addStatementRecord(t *testing.T, path, svc, client, ts, amount string) {
 // --allow-empty.
 func TestCheckEmptyPeriodFails(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
+	openStore(t, db).Close()
 	args := []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-20", "--to", "2026-11-21", "--fail-on-breaks"}
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, &out, &errOut)

@@ -287,9 +287,10 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 }
 
 // TestCheckEmptyPeriodWarns: a period with nothing imported or synced (a
-// forgotten import, a mistyped --db) says so.
+// forgotten import, the database of another account) says so.
 func TestCheckEmptyPeriodWarns(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
+	openStore(t, db).Close()
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func commands() []cli.Command {
 			Help: importCallsHelp, New: func() cli.Runner { return new(importCallsCmd) }, Job: true, GC: cli.GCStream},
 		{Name: "calls", Summary: "calls show REF: print the line a call was logged as (redacted), by call id or externalRef",
 			Help: cli.Help{Synopsis: "reconcile calls show REF"}, Sub: []cli.Command{
-				{Name: "show", Help: callsShowHelp, New: func() cli.Runner { return new(callsShowCmd) }},
+				{Name: "show", Help: callsShowHelp, New: func() cli.Runner { return new(callsShowCmd) }, Interleaved: true},
 			}},
 		{Name: "check", Summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders",
 			Help: checkHelp, New: func() cli.Runner { return new(checkCmd) }, Job: true, GC: cli.GCCheck},
