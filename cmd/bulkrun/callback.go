@@ -85,7 +85,7 @@ func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		defer f.Close()
 		name, in = pos[1], f
 	}
-	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, call.Stderr)
+	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, c.common.Lines(ctx, call.Stderr, log, slog.LevelWarn))
 }
 
 // encryptionKey reads the 32-byte key from the variable's value, told apart

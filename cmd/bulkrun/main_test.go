@@ -82,7 +82,7 @@ func runCLIEnv(tb testing.TB, environ []string, args ...string) (int, string, st
 		tb.Setenv(k, v)
 	}
 	var out, errOut bytes.Buffer
-	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut)
+	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut, args...)
 	return code, out.String(), errOut.String()
 }
 

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -132,11 +133,16 @@ type runInput struct {
 }
 
 func (r *runCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
-	in, err := r.check(call)
+	log, err := r.common.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
 	}
-	env, err := openEnv(ctx, &r.common, call.Stderr, !r.dryRun)
+	errs := stderrsOf(ctx, &r.common, call.Stderr, log)
+	in, err := r.check(call, errs.lines)
+	if err != nil {
+		return "", err
+	}
+	env, err := r.common.Open(ctx, log, cli.Options{NeedClient: !r.dryRun})
 	if err != nil {
 		return "", err
 	}
@@ -144,12 +150,22 @@ func (r *runCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if in.op.Headers == svcapi.H5 && env.Config.OutletID == "" && !r.dryRun {
 		return "", &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + in.op.Name + " sends the outlet id)"}
 	}
-	return "", r.start(ctx, env, in, call)
+	return "", r.start(ctx, env, in, call, errs)
+}
+
+// stderrs are where a command writes on standard error besides its log,
+// in the form --log-format asks for: its lines for a person (a bad row, a
+// notice) and its progress bar (cli.Common.Lines and Progress).
+type stderrs struct{ lines, progress io.Writer }
+
+func stderrsOf(ctx context.Context, c *cli.Common, w io.Writer, log *slog.Logger) stderrs {
+	return stderrs{lines: c.Lines(ctx, w, log, slog.LevelWarn), progress: c.Progress(ctx, w)}
 }
 
 // check checks the flags, the input and every row (credentials included)
-// before anything is opened or created.
-func (r *runCmd) check(call *cli.Call) (*runInput, error) {
+// before anything is opened or created; the rows' problems and notices go
+// to lines.
+func (r *runCmd) check(call *cli.Call, lines io.Writer) (*runInput, error) {
 	if len(call.Args) > 0 {
 		return nil, cli.Usagef("run: unexpected argument %q (see bulkrun run -h)", call.Args[0])
 	}
@@ -177,10 +193,10 @@ func (r *runCmd) check(call *cli.Call) (*runInput, error) {
 	in.table.Path = r.in // messages name the file as the user typed it
 	// Every row is checked before anything else (credentials included); the
 	// rows are built again with the run's id for derived externalRefs.
-	if _, err := buildRows(op, in.table, in.setValues, bulk.NewRunID(), call.Stderr); err != nil {
+	if _, err := buildRows(op, in.table, in.setValues, bulk.NewRunID(), lines); err != nil {
 		return nil, err
 	}
-	noticeExtra(call.Stderr, op, in.table)
+	noticeExtra(lines, op, in.table)
 	if in.settings.Out != "" {
 		// Checked again with the run's own outputs; a mistake in --out is
 		// refused before the database is opened or created.
@@ -195,7 +211,7 @@ func (r *runCmd) check(call *cli.Call) (*runInput, error) {
 // and sends its rows, or shows them with --dry-run. On PostgreSQL, workers
 // started at once on several hosts make one run: one creates it, the
 // others are told to plan again and join it.
-func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cli.Call) error {
+func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cli.Call, errs stderrs) error {
 	op, table, input := in.op, in.table, in.input
 	st := starter(env)
 	// Where runs are shared, workers started at once on several hosts make
@@ -215,7 +231,7 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 				localInput(run, input)
 			}
 		}
-		rows, err := buildRows(op, table, in.setValues, run.ID, call.Stderr)
+		rows, err := buildRows(op, table, in.setValues, run.ID, errs.lines)
 		if err != nil {
 			return err
 		}
@@ -234,7 +250,7 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			return refused(err)
 		}
 		defer lease.Release(ctx)
-		return execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
+		return execute(ctx, env, lease, run, op, table, rows, call.Stdout, errs.progress)
 	}
 }
 
@@ -286,7 +302,8 @@ func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err := r.apply(call.Given, &run.Settings); err != nil {
 		return "", err
 	}
-	table, rows, err := prepareSend(env, run, op, r.sets, "bulkrun resume", call.Stderr)
+	errs := stderrsOf(ctx, &r.common, call.Stderr, env.Log)
+	table, rows, err := prepareSend(env, run, op, r.sets, "bulkrun resume", errs.lines)
 	if err != nil {
 		return "", err
 	}
@@ -295,7 +312,7 @@ func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", refused(err)
 	}
 	defer lease.Release(ctx)
-	return "", execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
+	return "", execute(ctx, env, lease, run, op, table, rows, call.Stdout, errs.progress)
 }
 
 // Test hooks: the clock of the journal, the leases and settle, the pause
@@ -355,7 +372,11 @@ func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*
 	if err := c.CheckDBExists("run " + id); err != nil {
 		return nil, nil, nil, err
 	}
-	env, err := openEnv(ctx, c, stderr, true)
+	log, err := c.Logger(ctx, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	env, err := c.Open(ctx, log, cli.Options{NeedClient: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -375,8 +396,9 @@ func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*
 // prepareSend readies a stored run for sending its rows again (resume,
 // settle): its secret --set values given again by the --set args of
 // command, the outlet id when the operation sends it, its input read and
-// its rows built, its outputs checked. Nothing is sent or changed.
-func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []string, command string, stderr io.Writer) (*bulk.Table, []bulk.Row, error) {
+// its rows built (their problems and notices written to lines), its outputs
+// checked. Nothing is sent or changed.
+func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []string, command string, lines io.Writer) (*bulk.Table, []bulk.Row, error) {
 	if err := restoreSets(run, op, sets, command+" "+run.ID); err != nil {
 		return nil, nil, err
 	}
@@ -387,11 +409,11 @@ func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []strin
 	if err != nil {
 		return nil, nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
-	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
+	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, lines)
 	if err != nil {
 		return nil, nil, err
 	}
-	noticeExtra(stderr, op, table)
+	noticeExtra(lines, op, table)
 	if err := checkOutputs(run); err != nil {
 		return nil, nil, err
 	}
@@ -427,9 +449,9 @@ func restoreSets(run *bulk.Run, op *svcapi.Operation, args []string, command str
 	return nil
 }
 
-// noticeExtra lists, once, the input columns that are not fields of op:
-// they are carried through to the results and never sent.
-func noticeExtra(stderr io.Writer, op *svcapi.Operation, table *bulk.Table) {
+// noticeExtra lists, once, on lines, the input columns that are not fields
+// of op: they are carried through to the results and never sent.
+func noticeExtra(lines io.Writer, op *svcapi.Operation, table *bulk.Table) {
 	extra := bulk.Extra(op, table)
 	if len(extra) == 0 {
 		return
@@ -443,28 +465,17 @@ func noticeExtra(stderr io.Writer, op *svcapi.Operation, table *bulk.Table) {
 			extra[i] = fmt.Sprintf("%s (did you mean %s?)", c, s)
 		}
 	}
-	fmt.Fprintf(stderr, "notice: %s: columns not fields of %s, carried through to the results and never sent: %s\n",
+	fmt.Fprintf(lines, "notice: %s: columns not fields of %s, carried through to the results and never sent: %s\n",
 		table.Path, op.Name, strings.Join(extra, ", "))
 }
 
-// openEnv resolves the common flags: logger, database and, when client is
-// set, a client (cli.Open makes it record every call in the calls table,
-// besides --call-log, so the night's reconciliation sees the bulk calls).
-func openEnv(ctx context.Context, c *cli.Common, stderr io.Writer, client bool) (*cli.Env, error) {
-	log, err := c.Logger(ctx, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return c.Open(ctx, log, cli.Options{NeedClient: client})
-}
-
-// buildRows validates every row; problems go to stderr, one per line.
-func buildRows(op *svcapi.Operation, table *bulk.Table, sets bulk.Sets, runID string, stderr io.Writer) ([]bulk.Row, error) {
+// buildRows validates every row; problems go to lines, one per line.
+func buildRows(op *svcapi.Operation, table *bulk.Table, sets bulk.Sets, runID string, lines io.Writer) ([]bulk.Row, error) {
 	rows, err := bulk.Build(op, table, sets, runID)
 	var ie *bulk.InvalidError
 	if errors.As(err, &ie) {
 		for _, l := range ie.Lines() {
-			fmt.Fprintln(stderr, l)
+			fmt.Fprintln(lines, l)
 		}
 		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
@@ -503,12 +514,12 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 	return nil
 }
 
-// execute sends the rows, writes the results and reports. The run is
-// held by lease; losing it stops the run.
-func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, stderr io.Writer) error {
+// execute sends the rows, writes the results and reports; its progress bar
+// is drawn on progress. The run is held by lease; losing it stops the run.
+func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, progress io.Writer) error {
 	ctx, cancel := lease.Context(ctx)
 	defer cancel()
-	runner := newRunner(env, run, lease, stderr)
+	runner := newRunner(env, run, lease, progress)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
 		return err
@@ -557,11 +568,11 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 }
 
 // newRunner is the runner of a run's settings, held by lease (one of the
-// run's workers when the lease is shared).
-func newRunner(env *cli.Env, run *bulk.Run, lease *bulk.Lease, stderr io.Writer) *bulk.Runner {
+// run's workers when the lease is shared), its progress bar on progress.
+func newRunner(env *cli.Env, run *bulk.Run, lease *bulk.Lease, progress io.Writer) *bulk.Runner {
 	s := run.Settings
 	runner := &bulk.Runner{DB: env.DB, Client: env.Client, Log: env.Log, Concurrency: s.Concurrency, Rate: s.Rate,
-		Progress: stderr, Secret: env.Config.ClientSecret, Now: clock, Lease: lease}
+		Progress: progress, Secret: env.Config.ClientSecret, Now: clock, Lease: lease}
 	if s.MaxDebit != "" {
 		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
 	}

@@ -58,7 +58,8 @@ func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Wr
 		return err
 	}
 	defer env.Close()
-	table, rows, err := prepareSend(env, run, op, sc.sets, "bulkrun settle", stderr)
+	errs := stderrsOf(ctx, &sc.common, stderr, env.Log)
+	table, rows, err := prepareSend(env, run, op, sc.sets, "bulkrun settle", errs.lines)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Wr
 	var werr error
 	var paths []string
 	st := &bulk.Settler{
-		Runner:    newRunner(env, run, lease, stderr),
+		Runner:    newRunner(env, run, lease, errs.progress),
 		Rechecker: newRechecker(env, sc.minWait, 4, rows),
 		Rounds:    sc.rounds, Wait: sc.wait, Sleep: pause,
 		AfterRound: func(round int, c bulk.Counts) {

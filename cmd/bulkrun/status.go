@@ -29,7 +29,11 @@ func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err := sc.common.CheckDBExists("status"); err != nil {
 		return "", err
 	}
-	env, err := openEnv(ctx, &sc.common, call.Stderr, false)
+	log, err := sc.common.Logger(ctx, call.Stderr)
+	if err != nil {
+		return "", err
+	}
+	env, err := sc.common.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return "", err
 	}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/hex"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/cmd/internal/cli/clitest"
 	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
 )
 
@@ -34,5 +38,50 @@ func TestMissingDatabaseIsAnError(t *testing.T) {
 				t.Errorf("bulkrun %q --db typo.db left %v behind", args, entries)
 			}
 		})
+	}
+}
+
+// TestJSONLogsOnEveryPath: with --log-format json every line on stderr is
+// one JSON object with an IST time: the notice of columns never sent, the
+// problems of bad rows, a run's log, status, a callback value that does not
+// decode, and the errors.
+func TestJSONLogsOnEveryPath(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "b.db")
+	in := writeCSV(t, filepath.Join(dir, "pans.csv"), "pan,latitude,pann\r\n", 3, func(i int) string {
+		return fmt.Sprintf("ABCDE%04dF,12.9,x\r\n", i)
+	})
+	badRows := writeCSV(t, filepath.Join(dir, "bad.csv"), "pan,latitude\r\n", 2, func(i int) string { return "\xff,1\r\n" })
+	values := filepath.Join(dir, "values.txt")
+	os.WriteFile(values, []byte(url.QueryEscape(encryptCB(t, []byte(cbPayload), cbKey, cbIV))+"\n%zz\n"), 0o600)
+	key := keyEnv + "=" + hex.EncodeToString(cbKey)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // a message logged
+	}{
+		{[]string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", db, "--set", "consent=Y", "--set", "longitude=1"}, cli.ExitOK, "notice: "},
+		{[]string{"run", "--op", "verifyPanPlusV2", "--in", badRows, "--db", db, "--set", "consent=Y", "--set", "longitude=1"}, cli.ExitUsage, badRows + ":2: pan: "},
+		{[]string{"status", "--db", db}, cli.ExitOK, ""},
+		{[]string{"status", "nosuch", "--db", db}, cli.ExitUsage, "no such bulk run"},
+		{[]string{"ops", "verifypan"}, cli.ExitUsage, "did you mean verifyPanPlusV2?"},
+		{[]string{"run", "--op", "verifyPanPlusV2", "--inn", in}, cli.ExitUsage, "did you mean --in?"},
+		{[]string{"callback", "decode", values}, cli.ExitFailure, "values.txt: line 2: "},
+	} {
+		environ := srv.Environ()
+		if tc.args[0] == "callback" {
+			environ = append(environ, key)
+		}
+		code, _, stderr := runCLIEnv(t, environ, append(tc.args, "--log-format", "json")...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("bulkrun %q --log-format json: exit %d, want %d and %q logged\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+		for _, r := range clitest.JSONLines(t, stderr) {
+			if at, _ := r["time"].(string); !strings.HasSuffix(at, "+05:30") {
+				t.Errorf("bulkrun %q: log time %q, want IST with its offset", tc.args, at)
+			}
+		}
 	}
 }

@@ -75,7 +75,7 @@ func (e *exportCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	}
 	defer env.Close()
 	files, err := export.Reconciliation(ctx, env.DB, export.Options{
-		From: pFrom, To: pTo, Dir: e.out, Format: f, BOM: e.bom, CSVRaw: e.raw, Log: log, Progress: call.Stderr,
+		From: pFrom, To: pTo, Dir: e.out, Format: f, BOM: e.bom, CSVRaw: e.raw, Log: log, Progress: e.c.Progress(ctx, call.Stderr),
 	})
 	if err != nil {
 		return "", err

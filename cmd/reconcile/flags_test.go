@@ -33,7 +33,8 @@ func without(flags []string, drop []string, more ...string) []string {
 // uses and no other. Only run, sync and billersync call the service (and
 // the statement needs no outlet id, the biller list no account); history
 // and the schedule commands work on the database and the schedules file
-// (schedule list on the file only). check, import-calls and export are in
+// (schedule list on the file only). Every command takes the log flags: they
+// say how its lines on stderr are written. check, import-calls and export are in
 // TestHelpListsOnlyUsedFlags.
 func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 	want := map[string][]string{
@@ -45,8 +46,8 @@ func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 		"history":       {"db", "job", "limit", "log-format", "log-level", "v", "version"},
 		"schedule":      {"db", "file", "log-format", "log-level", "stop-grace", "version"},
 		"schedule run":  {"db", "file", "log-format", "log-level", "stop-grace", "version"},
-		"schedule list": {"file", "n", "version"},
-		"calls show":    {"db", "version"},
+		"schedule list": {"file", "log-format", "log-level", "n", "version"},
+		"calls show":    {"db", "log-format", "log-level", "version"},
 		"calls":         nil, // only the action: calls show
 		// TestHelpListsOnlyUsedFlags:
 		"check": nil, "import-calls": nil, "export": nil,

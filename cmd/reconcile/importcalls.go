@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -86,7 +87,7 @@ func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 	defer env.Close()
 
 	var sum ledger.ImportSummary
-	bar := progress.New(stderr, "import-calls", 0, log)
+	bar := progress.New(com.Progress(ctx, stderr), "import-calls", 0, log)
 	o := ledger.ImportOptions{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}}
 	var ierr error
 	for i := 0; i < len(files) && ierr == nil; {
@@ -107,12 +108,13 @@ func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 		i = j
 	}
 	bar.Done()
+	lines := com.Lines(ctx, stderr, log, slog.LevelWarn)
 	for i, e := range sum.Errors {
 		if i == maxShownErrors {
-			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
 			break
 		}
-		fmt.Fprintln(stderr, e.Error())
+		fmt.Fprintln(lines, e.Error())
 	}
 	line := "imported " + sum.String()
 	fmt.Fprintln(stdout, line)

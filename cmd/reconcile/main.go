@@ -68,8 +68,8 @@ Examples:
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	cli.TuneGC(program().GCFor(os.Args[1:]))
-	endProfile := cli.StartProfile(os.Stderr)
-	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	endProfile := cli.StartProfile(os.Stderr, os.Args[1:])
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr, os.Args[1:]...)
 	endProfile()
 	stop()
 	os.Exit(code)

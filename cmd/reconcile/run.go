@@ -109,7 +109,7 @@ func (r *nightlyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", err
 	}
 	started := clock()
-	sum, err := o.run(ctx, call.Stdout, call.Stderr)
+	sum, err := o.run(ctx, call.Stdout, r.c.Lines(ctx, call.Stderr, o.log, slog.LevelWarn), r.c.Progress(ctx, call.Stderr))
 	if err != nil && o.notify != "" {
 		o.sendNotice(ctx, &sum, started, err)
 	}
@@ -223,9 +223,10 @@ func (r *nightlyCmd) period() (from, to, asOf time.Time, err error) {
 	return from, to, asOf, nil
 }
 
-// run runs the night. Nothing is created (the reports' directory, the
-// database) before every setting is known good.
-func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly.Summary, error) {
+// run runs the night: each step's line on stdout, its warnings on lines,
+// the progress bars on progress. Nothing is created (the reports'
+// directory, the database) before every setting is known good.
+func (o *runOptions) run(ctx context.Context, stdout, lines, progress io.Writer) (nightly.Summary, error) {
 	var sum nightly.Summary
 	counter := &statement.CallCounter{} // the sync's retries: the client's attempts minus the pages asked for
 	opts := cli.Options{NeedAccount: true, NeedClient: true, Recorders: []svcapi.Recorder{counter}}
@@ -252,7 +253,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly
 		CallLogs: o.callFiles, Out: o.out, CSVRaw: o.csvRaw, Concurrency: o.concurrency, Refresh: o.refresh,
 		RecheckDays: o.recheckDays, OrdersLookback: o.ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
 		PairWindow: o.pairWindow, Secrets: []string{env.Config.ClientSecret},
-		Log: o.log, Progress: stderr, OnStep: func(st nightly.Step) { printStep(st, stdout, stderr) }, Now: clock,
+		Log: o.log, Progress: progress, OnStep: func(st nightly.Step) { printStep(st, stdout, lines) }, Now: clock,
 	}
 	if o.c.Sandbox {
 		cfg.ClientLog, cfg.ClientLogPath = env.Sandbox, filepath.Join(o.out, sandboxCallLogName)
@@ -377,15 +378,15 @@ func checkOutDir(dir string) error {
 	}
 }
 
-// printStep prints a step of the night as it ends: its warnings on stderr
+// printStep prints a step of the night as it ends: its warnings on lines
 // (at most runShownErrors bad call-log lines), its line on stdout.
-func printStep(st nightly.Step, stdout, stderr io.Writer) {
+func printStep(st nightly.Step, stdout, lines io.Writer) {
 	for i, w := range st.Warnings {
 		if st.Name == nightly.StepImport && i == runShownErrors {
-			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(st.Warnings)-i)
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(st.Warnings)-i)
 			break
 		}
-		fmt.Fprintln(stderr, st.Name+":", w)
+		fmt.Fprintln(lines, st.Name+":", w)
 	}
 	if st.Line != "" {
 		fmt.Fprintf(stdout, "  %-14s%s\n", st.Name, st.Line)

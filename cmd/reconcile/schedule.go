@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -129,21 +130,32 @@ func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
 
 // jobFuncs maps every job to a schedule.JobFunc that runs it in-process
 // with the job's args (plus the scheduler's --db and log flags), its log
-// lines carrying the job name and run id, and returns its summary.
-func (sf *scheduleFlags) jobFuncs(stdio cli.Stdio) map[string]schedule.JobFunc {
+// lines carrying the job name and run id, and returns its summary. With
+// outLog (the daemon, whose jobs run side by side), what a job prints on
+// stdout is logged there too, a log line per line, labelled with the job and
+// run id (stream=stdout); without it (schedule run: one job) it goes to
+// stdout as it is.
+func (sf *scheduleFlags) jobFuncs(stdio cli.Stdio, outLog *slog.Logger) map[string]schedule.JobFunc {
 	inherited := map[string]string{"db": sf.common.DB, "log-format": sf.common.LogFormat, "log-level": sf.common.LogLevel}
 	stdio.Stdout = &lockedWriter{w: stdio.Stdout}
 	funcs := map[string]schedule.JobFunc{}
 	for name, cmd := range jobs() {
 		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
-			ctx = cli.WithLogAttrs(ctx, schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID)
+			labels := []any{schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID}
+			ctx = cli.WithLogAttrs(ctx, labels...)
 			var args []string
 			for _, f := range inheritedFlags {
 				if !hasFlag(run.Job.Args, f) {
 					args = append(args, "--"+f, inherited[f])
 				}
 			}
-			summary, err := cmd.Run(ctx, append(args, run.Job.Args...), stdio)
+			jobStdio := stdio
+			if outLog != nil {
+				out := cli.LineLogger(ctx, outLog, slog.LevelInfo, append(labels, "stream", "stdout")...)
+				defer out.Close()
+				jobStdio.Stdout = out
+			}
+			summary, err := cmd.Run(ctx, append(args, run.Job.Args...), jobStdio)
 			return summary, asJobError(err)
 		}
 	}
@@ -185,7 +197,8 @@ func (sc *scheduleCmd) Run(ctx context.Context, call *cli.Call) (string, error) 
 }
 
 // runner builds the logger, loads the schedules file (checking that it has
-// the job, when one is named), opens the database and returns the runner.
+// the job, when one is named; none: the daemon), opens the database and
+// returns the runner.
 // The caller calls closeDB when done.
 func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio) (r *schedule.Runner, closeDB func() error, err error) {
 	log, err := sf.common.Logger(ctx, stdio.Stderr)
@@ -209,7 +222,11 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio
 	if err != nil {
 		return nil, nil, err
 	}
-	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdio), Log: log, Now: clock, StopGrace: sf.stopGrace,
+	var outLog *slog.Logger // the daemon's jobs run side by side: their output is labelled
+	if job == "" {
+		outLog = log
+	}
+	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdio, outLog), Log: log, Now: clock, StopGrace: sf.stopGrace,
 		Notifier: newNotifier(log)}
 	return r, db.Close, nil
 }
@@ -258,6 +275,7 @@ type scheduleListCmd struct {
 
 func (sc *scheduleListCmd) Flags(fs *flag.FlagSet) {
 	sc.bindFile(fs)
+	sc.common.BindLog(fs) // the format of its errors
 	fs.IntVar(&sc.n, "n", 3, "how many next run times to show per job")
 }
 
@@ -267,6 +285,9 @@ func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, err
 	}
 	if sc.n < 1 {
 		return "", cli.Usagef("schedule list: --n %d: want at least 1", sc.n)
+	}
+	if _, err := sc.common.Logger(ctx, call.Stderr); err != nil { // the log flags are checked like everywhere
+		return "", err
 	}
 	f, err := loadSchedules(sc.file, true)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -73,10 +74,11 @@ func (s *syncCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if o.From.IsZero() {
 		o.From, o.To = env.Sandbox.Period()
 	}
-	o.DB, o.Client, o.Account, o.Calls, o.Log, o.Progress, o.Now = env.DB, env.Client, env.Account, calls, log, call.Stderr, clock
+	o.DB, o.Client, o.Account, o.Calls, o.Log, o.Progress, o.Now = env.DB, env.Client, env.Account, calls, log, s.c.Progress(ctx, call.Stderr), clock
 	sum, err := statement.Sync(ctx, o)
+	lines := s.c.Lines(ctx, call.Stderr, log, slog.LevelWarn)
 	for _, p := range sum.Problems {
-		fmt.Fprintln(call.Stderr, "window:", p)
+		fmt.Fprintln(lines, "window:", p)
 	}
 	line := fmt.Sprintf("sync %s..%s %s: %s", o.From.Format(time.DateOnly), o.To.Format(time.DateOnly),
 		statement.KindsText(o.Kinds), sum.Line())

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/cmd/internal/cli/clitest"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 )
 
@@ -37,7 +38,7 @@ func TestRunServesAndPrintsSettings(t *testing.T) {
 	defer func() { ready = nil }()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--days", "5", "--end", "2026-11-20", "--calls", calls}, &stdout, &stderr)
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--days", "5", "--end", "2026-11-20", "--calls", calls, "--log-format", "json"}, &stdout, &stderr)
 	}()
 	var srv *sandbox.Server
 	select {
@@ -62,6 +63,11 @@ func TestRunServesAndPrintsSettings(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run = %v after cancel", err)
+	}
+	// --log-format json: its start and stop lines are JSON, in IST.
+	recs := clitest.JSONLines(t, stderr.String())
+	if len(recs) != 2 || recs[0]["msg"] != "sandbox serving" || !strings.HasSuffix(recs[0]["time"].(string), "+05:30") {
+		t.Errorf("stderr = %q, want the start and stop lines as JSON in IST", stderr.String())
 	}
 }
 

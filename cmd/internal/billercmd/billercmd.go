@@ -88,7 +88,7 @@ func (b *billerSync) Run(ctx context.Context, call *cli.Call) (summary string, e
 		return "", errNoOutlet
 	}
 	sum, err := statement.SyncBillers(ctx, statement.BillerOptions{DB: env.DB, Client: env.Client,
-		Category: b.category, Full: b.full, PageSize: b.pageSize, Calls: calls, Log: log, Progress: call.Stderr})
+		Category: b.category, Full: b.full, PageSize: b.pageSize, Calls: calls, Log: log, Progress: b.c.Progress(ctx, call.Stderr)})
 	lines := []string{sum.Line()}
 	fmt.Fprintln(call.Stdout, sum.Line())
 	if err != nil {
