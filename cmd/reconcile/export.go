@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -42,7 +43,7 @@ func (e *exportCmd) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&e.from, "from", "", "first IST day of the period, YYYY-MM-DD")
 	fs.StringVar(&e.to, "to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
 	fs.StringVar(&e.out, "out", ".", "directory to write the files to (created when missing)")
-	fs.StringVar(&e.format, "format", "both", "what to write: xlsx, csv or both")
+	fs.StringVar(&e.format, "format", "both", "what to write: xlsx, csv or both (any case)")
 	fs.BoolVar(&e.bom, "csv-bom", false, "start CSV files with a UTF-8 byte-order mark (Excel opens them as UTF-8)")
 	fs.BoolVar(&e.raw, "csv-raw", false, "write CSV text cells as they are: no leading ' before =, +, -, @, TAB or CR (for programs)")
 }
@@ -51,7 +52,7 @@ func (e *exportCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if len(call.Args) > 0 {
 		return "", cli.Usagef("export: unexpected argument %q (see reconcile export -h)", call.Args[0])
 	}
-	f, err := export.ParseFormat(e.format)
+	f, err := export.ParseFormat(strings.ToLower(e.format)) // any case: XLSX
 	if err != nil {
 		return "", cli.Usagef("export: --format %q: want xlsx, csv or both", e.format)
 	}

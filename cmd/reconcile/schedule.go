@@ -211,7 +211,7 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, ok := f.Job(job); job != "" && !ok {
+	if _, ok := jobNamed(f, job); job != "" && !ok {
 		hint := ""
 		if s := cli.Suggest(job, f.Names()); s != "" {
 			hint = fmt.Sprintf("; did you mean %s?", s)
@@ -231,6 +231,24 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio
 	return r, db.Close, nil
 }
 
+// jobNamed is the name of f's job typed as name: the same, or the one
+// name matches ignoring case when only one does.
+func jobNamed(f *schedule.File, name string) (string, bool) {
+	if _, ok := f.Job(name); ok {
+		return name, true
+	}
+	var found []string
+	for _, n := range f.Names() {
+		if strings.EqualFold(n, name) {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}
+
 // scheduleRunCmd is reconcile schedule run JOB (flags may follow the job).
 type scheduleRunCmd struct{ scheduleFlags }
 
@@ -242,12 +260,12 @@ func (sc *scheduleRunCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 	default:
 		return "", cli.Usagef("schedule run: one job at a time (got %q and %q)", call.Args[0], call.Args[1])
 	}
-	job := call.Args[0]
-	r, closeDB, err := sc.runner(ctx, job, call.Stdio)
+	r, closeDB, err := sc.runner(ctx, call.Args[0], call.Stdio)
 	if err != nil {
 		return "", err
 	}
 	defer closeDB()
+	job, _ := jobNamed(r.File, call.Args[0])
 	res, err := r.Trigger(ctx, job, schedule.TriggerManual)
 	if err != nil {
 		return "", err

@@ -46,7 +46,7 @@ func (s *syncCmd) Flags(fs *flag.FlagSet) {
 	s.c.BindExcept(fs, "outlet-id") // the statement and collect orders need no outlet id
 	fs.StringVar(&s.from, "from", "", "first IST day, YYYY-MM-DD (with --sandbox: default the sandbox's history)")
 	fs.StringVar(&s.to, "to", "", "last IST day, YYYY-MM-DD, inclusive")
-	fs.StringVar(&s.what, "what", "statement,orders", "what to sync: statement, orders or both, comma-separated")
+	fs.StringVar(&s.what, "what", "statement,orders", "what to sync: statement, orders or both, comma-separated (any case)")
 	fs.BoolVar(&s.refresh, "refresh", false, "walk every day again, held or not")
 	fs.IntVar(&s.recheckDays, "recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
 	fs.BoolVar(&s.allowLong, "allow-long-period", false, "allow a period longer than 400 days")
@@ -143,7 +143,7 @@ func parseKinds(what string) ([]recon.Kind, error) {
 		if name == "" {
 			continue
 		}
-		k, err := recon.ParseKind(name)
+		k, err := recon.ParseKind(strings.ToLower(name)) // any case: Orders, STATEMENT
 		if err != nil {
 			hint := ""
 			if s := cli.Suggest(name, []string{string(recon.Statement), string(recon.Orders)}); s != "" {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -106,12 +107,12 @@ func (c Command) check(path string, args []string) error {
 	return err
 }
 
-// sub returns the subcommand args[0] names.
+// sub returns the subcommand args[0] names, in any case.
 func (c Command) sub(args []string) (Command, bool) {
 	if len(args) == 0 {
 		return Command{}, false
 	}
-	i := slices.IndexFunc(c.Sub, func(s Command) bool { return s.Name == args[0] })
+	i := slices.IndexFunc(c.Sub, func(s Command) bool { return strings.EqualFold(s.Name, args[0]) })
 	if i < 0 {
 		return Command{}, false
 	}
@@ -187,9 +188,9 @@ func (p Program) now() time.Time {
 	return p.Now()
 }
 
-// Lookup returns the subcommand of that name.
+// Lookup returns the subcommand of that name, in any case.
 func (p Program) Lookup(name string) (Command, bool) {
-	i := slices.IndexFunc(p.Commands, func(c Command) bool { return c.Name == name })
+	i := slices.IndexFunc(p.Commands, func(c Command) bool { return strings.EqualFold(c.Name, name) })
 	if i < 0 {
 		return Command{}, false
 	}

@@ -202,3 +202,18 @@ func TestExampleDates(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesInAnyCase: a subcommand, and a group's subcommand, are found in
+// any case.
+func TestNamesInAnyCase(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	show := demoCommand(marker)
+	show.Name = "show"
+	p := Program{Name: "prog", Commands: []Command{{Name: "calls", Sub: []Command{show}}}}
+	if err := p.Run(context.Background(), []string{"CALLS", "Show", "--n", "1"}, Stdio{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatalf("prog CALLS Show = %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("calls show did not run: %v", err)
+	}
+}
