@@ -161,6 +161,31 @@ func TestExtraColumnsAreCarriedThrough(t *testing.T) {
 	}
 }
 
+// A misspelt column is answered with the nearest field even when the file
+// has other problems (the missing mandatory column it was meant to be, a
+// bad row): the notice comes first, then the problems, exit 2, nothing
+// sent.
+func TestMisspeltColumnSuggestedWithOtherProblems(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct{ csv, suggestion, problem string }{
+		{"pann,latitude,longitude,consent\nABCDE0001F,1,2,Y\n", "pann (did you mean pan?)", "pan: mandatory column missing"},
+		{"pan,latitude,longitude,consnt\nABCDE0001F,1,2,Y\n\xff,1,2,Y\n", "consnt (did you mean consent?)", ":3: pan: not valid UTF-8"},
+	} {
+		in := filepath.Join(dir, "pans.csv")
+		os.WriteFile(in, []byte(tc.csv), 0o600)
+		code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", filepath.Join(dir, "b.db"), "--set", "consent=Y")
+		notice, problem := strings.Index(stderr, tc.suggestion), strings.Index(stderr, tc.problem)
+		if code != cli.ExitUsage || notice < 0 || problem < notice {
+			t.Errorf("exit %d; want 2, %q, then %q\n%s%s", code, tc.suggestion, tc.problem, stdout, stderr)
+		}
+	}
+	if n := srv.Requests(); n > 0 {
+		t.Errorf("%d calls were sent", n)
+	}
+}
+
 // --again starts a new run whose results are named with its id; the
 // earlier results stay as they were.
 func TestAgainKeepsTheEarlierResults(t *testing.T) {

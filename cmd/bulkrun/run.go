@@ -192,11 +192,13 @@ func (r *runCmd) check(call *cli.Call, lines io.Writer) (*runInput, error) {
 	}
 	in.table.Path = r.in // messages name the file as the user typed it
 	// Every row is checked before anything else (credentials included); the
-	// rows are built again with the run's id for derived externalRefs.
+	// rows are built again with the run's id for derived externalRefs. The
+	// columns that are no field come first: a misspelt one (pann) explains
+	// the problems that follow (pan: mandatory column missing).
+	noticeExtra(lines, op, in.table)
 	if _, err := buildRows(op, in.table, in.setValues, bulk.NewRunID(), lines); err != nil {
 		return nil, err
 	}
-	noticeExtra(lines, op, in.table)
 	if in.settings.Out != "" {
 		// Checked again with the run's own outputs; a mistake in --out is
 		// refused before the database is opened or created.
@@ -409,11 +411,11 @@ func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []strin
 	if err != nil {
 		return nil, nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
+	noticeExtra(lines, op, table)
 	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, lines)
 	if err != nil {
 		return nil, nil, err
 	}
-	noticeExtra(lines, op, table)
 	if err := checkOutputs(run); err != nil {
 		return nil, nil, err
 	}
