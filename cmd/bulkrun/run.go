@@ -30,7 +30,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 type execFlags struct {
 	common      cli.Common
 	out         string
-	xlsx        bool
+	xlsx, force bool
 	concurrency int
 	maxDebit    string
 }
@@ -47,6 +47,7 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	f.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
+	fs.BoolVar(&f.force, "force", false, "overwrite results files that exist and are not this run's (another run's, or your own)")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
 	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
 }
@@ -92,7 +93,7 @@ func (f *execFlags) apply(set map[string]bool, s *bulk.Settings) error {
 var runHelp = cli.Help{Synopsis: "bulkrun run --op NAME --in FILE.csv [flags]", Examples: `  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
   bulkrun run --op litigation --in cases.csv --concurrency 32 --rate 50 --max-debit 5000 --xlsx
   bulkrun run --op companyLookup --in cins.csv --set consent=Y --dry-run
-  bulkrun run --sandbox --db try.db --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
+  bulkrun run --sandbox --db try.db --out try/results.csv --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
 
 Columns name request fields (bulkrun ops NAME shows them; dotted names for nested objects);
 other columns (your own ids, notes) are never sent and are carried through to the results.
@@ -103,6 +104,8 @@ process works on a run, another one on the same run is refused (exit 2) and told
 On PostgreSQL it joins the run instead, as one more worker: start it on several hosts to
 share the rows (each row is called once; --max-debit holds across them).
 --again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.
+Results files that exist and are not this run's (another run wrote them, perhaps with another
+database) are not overwritten: --out another file, or --force.
 
   bulkrun run --db postgres://ops@db.internal:5432/svcrecon?sslmode=verify-full --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59   # on each host`}
 
@@ -225,12 +228,14 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			return refused(err)
 		}
 		run := plan.Run
+		var owned []string // the results the run has written: none for a new run
 		if plan.Continue {
-			if err := r.apply(call.Given, &run.Settings); err != nil {
-				return err
-			}
 			if st.Leases.Shared {
 				localInput(run, input)
+			}
+			owned = resultPaths(run)
+			if err := r.apply(call.Given, &run.Settings); err != nil {
+				return err
 			}
 		}
 		rows, err := buildRows(op, table, in.setValues, run.ID, errs.lines)
@@ -238,6 +243,9 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			return err
 		}
 		if err := checkOutputs(run); err != nil {
+			return err
+		}
+		if err := checkOwnResults(run, owned, r.force); err != nil {
 			return err
 		}
 		if r.dryRun {
@@ -301,12 +309,16 @@ func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", err
 	}
 	defer env.Close()
+	owned := resultPaths(run) // before a new --out
 	if err := r.apply(call.Given, &run.Settings); err != nil {
 		return "", err
 	}
 	errs := stderrsOf(ctx, &r.common, call.Stderr, env.Log)
 	table, rows, err := prepareSend(env, run, op, r.sets, "bulkrun resume", errs.lines)
 	if err != nil {
+		return "", err
+	}
+	if err := checkOwnResults(run, owned, r.force); err != nil {
 		return "", err
 	}
 	lease, err := starter(env).Start(ctx, &bulk.Plan{Run: run, Continue: true})
