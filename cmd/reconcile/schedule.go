@@ -325,36 +325,53 @@ func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, err
 			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
 		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
-		writeNext(&b, j.Next(now, sc.n), now)
+		writeNext(&b, j.Next(now, sc.n), now, resolution(j.Cron))
 	}
 	_, err = call.Stdout.Write(b.Bytes())
 	return "", err
 }
 
-// writeNext writes a job's next run times, the first with the wait until it.
-func writeNext(b *bytes.Buffer, next []time.Time, now time.Time) {
+// resolution is the unit a cron expression names its fire times in: a
+// second for @every with seconds (@every 5s, @every 1m30s), else a minute.
+func resolution(cron string) time.Duration {
+	every, ok := strings.CutPrefix(cron, "@every ")
+	if d, err := time.ParseDuration(strings.TrimSpace(every)); ok && err == nil && d%time.Minute != 0 {
+		return time.Second
+	}
+	return time.Minute
+}
+
+// writeNext writes a job's next run times at the resolution of its
+// expression (unit: a minute or a second), the first with the wait until
+// it.
+func writeNext(b *bytes.Buffer, next []time.Time, now time.Time, unit time.Duration) {
 	if len(next) == 0 {
 		b.WriteString("  next: never\n")
+	}
+	layout := "Mon 2006-01-02 15:04 MST"
+	if unit < time.Minute {
+		layout = "Mon 2006-01-02 15:04:05 MST"
 	}
 	for k, t := range next {
 		label := "  next:"
 		if k > 0 {
 			label = "       "
 		}
-		fmt.Fprintf(b, "%s %s", label, t.Format("Mon 2006-01-02 15:04 MST"))
+		fmt.Fprintf(b, "%s %s", label, t.Format(layout))
 		if k == 0 {
-			fmt.Fprintf(b, " (in %s)", untilText(t.Sub(now)))
+			fmt.Fprintf(b, " (in %s)", untilText(t.Sub(now), unit))
 		}
 		b.WriteString("\n")
 	}
 }
 
-// untilText is a wait in whole minutes: "9h36m", "<1m".
-func untilText(d time.Duration) string {
-	if d < time.Minute {
-		return "<1m"
+// untilText is a wait in whole units (a minute or a second): "9h36m",
+// "4s", "<1m".
+func untilText(d, unit time.Duration) string {
+	if d < unit {
+		return "<" + shortDuration(unit)
 	}
-	return shortDuration(d.Truncate(time.Minute))
+	return shortDuration(d.Truncate(unit))
 }
 
 // shortDuration drops the zero tails of a duration: "4h", "1h30m", "90s".
