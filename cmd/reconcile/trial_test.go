@@ -49,6 +49,20 @@ func TestReadersRefuseAMissingDatabase(t *testing.T) {
 	}
 }
 
+// TestREADMEQuotesTheMissingDatabaseError: the README quotes the error of a
+// misspelt --db as the program prints it.
+func TestREADMEQuotesTheMissingDatabaseError(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	_, _, stderr := runExit(t, "check", "--db", "typo.db", "--from", "2026-11-01", "--to", "2026-11-02")
+	if quoted := "`" + strings.TrimSpace(stderr) + "`"; !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), quoted) {
+		t.Errorf("the README does not quote %s", quoted)
+	}
+}
+
 // runExit runs reconcile with args as main does: the error printed by
 // cli.Exit in the format the args ask for.
 func runExit(t *testing.T, args ...string) (code int, stdout, stderr string) {
