@@ -43,38 +43,9 @@ func (ic *importCallsCmd) Flags(fs *flag.FlagSet) {
 
 func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	com, stdin, stdout, stderr := &ic.com, call.Stdin, call.Stdout, call.Stderr
-	if len(call.Args) == 0 {
-		return "", cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
-	}
-	var files []string
-	stdinSeen := false
-	for _, a := range call.Args {
-		if strings.HasPrefix(a, "-") && a != "-" {
-			// The flag package stops at the first file name.
-			return "", cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
-		}
-		if a == "-" {
-			if stdinSeen {
-				return "", cli.Usagef("import-calls: - (standard input) given twice")
-			}
-			stdinSeen = true
-			files = append(files, a)
-			continue
-		}
-		// Every file must be there before anything is imported.
-		expanded, err := ledger.ExpandPaths([]string{a})
-		if err != nil {
-			return "", cli.Usagef("import-calls: %v", err)
-		}
-		for _, p := range expanded {
-			switch st, err := os.Stat(p); {
-			case err != nil:
-				return "", cli.Usagef("import-calls: %s: no such file (see import-calls -h)", p)
-			case st.IsDir():
-				return "", cli.Usagef("import-calls: %s is a directory: name the call-log files in it", p)
-			}
-		}
-		files = append(files, expanded...)
+	files, err := callLogFiles(call.Args)
+	if err != nil {
+		return "", err
 	}
 	log, err := com.Logger(ctx, stderr)
 	if err != nil {
@@ -125,4 +96,44 @@ func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 		return line, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("import-calls: %d bad lines (the other lines were imported)", sum.Bad)}
 	}
 	return line, nil
+}
+
+// callLogFiles checks the arguments of import-calls, before anything is
+// imported: every file (a glob the shell did not expand is expanded) must
+// be there, and - (standard input) given once. A mistake is a usage error.
+func callLogFiles(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
+	}
+	var files []string
+	stdinSeen := false
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			// The flag package stops at the first file name.
+			return nil, cli.Usagef("import-calls: %s after the files: put flags before FILE... (a file named so: ./%s)", a, a)
+		}
+		if a == "-" {
+			if stdinSeen {
+				return nil, cli.Usagef("import-calls: - (standard input) given twice")
+			}
+			stdinSeen = true
+			files = append(files, a)
+			continue
+		}
+		// Every file must be there before anything is imported.
+		expanded, err := ledger.ExpandPaths([]string{a})
+		if err != nil {
+			return nil, cli.Usagef("import-calls: %v", err)
+		}
+		for _, p := range expanded {
+			switch st, err := os.Stat(p); {
+			case err != nil:
+				return nil, cli.Usagef("import-calls: %s: no such file (see import-calls -h)", p)
+			case st.IsDir():
+				return nil, cli.Usagef("import-calls: %s is a directory: name the call-log files in it", p)
+			}
+		}
+		files = append(files, expanded...)
+	}
+	return files, nil
 }
