@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -56,7 +56,7 @@ func (cs *callsShowCmd) Run(ctx context.Context, call *cli.Call) (string, error)
 	secrets := []string{os.Getenv(cli.EnvClientSecret)}
 	var failed error
 	for _, ref := range call.Args {
-		shown, err := ledger.ShowCalls(ctx, db, ref, secrets)
+		shown, err := calllog.Show(ctx, db, ref, secrets)
 		for _, s := range shown {
 			fmt.Fprintf(where, "call %d (%s:%d, %s %s): line from the %s\n", s.ID, s.Source, s.SourceLine, s.TS,
 				s.Operation, s.Where)

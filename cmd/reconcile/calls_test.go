@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 )
 
 // A line carrying what must never be shown: the client secret, a card
@@ -85,7 +85,7 @@ func TestCallsShow(t *testing.T) {
 
 	// The file changed: the line is no longer there.
 	os.WriteFile(plain, []byte(strings.ReplaceAll(string(mustRead(t, plain)), "RS1", "XX1")), 0o600)
-	if _, _, err := show("RS1"); !errors.Is(err, ledger.ErrLineChanged) {
+	if _, _, err := show("RS1"); !errors.Is(err, calllog.ErrLineChanged) {
 		t.Errorf("calls show of a changed file = %v, want ErrLineChanged", err)
 	}
 	if _, _, err := show("nothing-like-it"); err == nil || !strings.Contains(err.Error(), "no call") {

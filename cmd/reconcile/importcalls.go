@@ -4,18 +4,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
 var importCallsHelp = cli.Help{
 	Synopsis: "reconcile import-calls [--db FILE] [--log-format text|json] [--log-level LEVEL] FILE... (- for standard input)",
-	Examples: `  reconcile import-calls logs/calls-{yesterday}.jsonl
+	Examples: `  reconcile import-calls logs/calls-2026-11-21.jsonl
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl
@@ -42,65 +43,30 @@ func (ic *importCallsCmd) Flags(fs *flag.FlagSet) {
 }
 
 func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
-	com, stdin, stdout, stderr := &ic.com, call.Stdin, call.Stdout, call.Stderr
 	files, err := callLogFiles(call.Args)
 	if err != nil {
 		return "", err
 	}
-	log, err := com.Logger(ctx, stderr)
+	log, err := ic.com.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
 	}
-	env, err := com.Open(ctx, log, cli.Options{})
+	env, err := ic.com.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return "", err
 	}
 	defer env.Close()
 
-	var sum ledger.ImportSummary
-	bar := progress.New(com.Progress(ctx, stderr), "import-calls", 0, log)
-	o := ledger.ImportOptions{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}}
-	var ierr error
-	for i := 0; i < len(files) && ierr == nil; {
-		if files[i] == "-" {
-			var s ledger.ImportSummary
-			s, ierr = ledger.ImportWith(ctx, env.DB, "-", stdin, o)
-			sum.Add(s)
-			i++
-			continue
-		}
-		j := i
-		for j < len(files) && files[j] != "-" {
-			j++
-		}
-		var s ledger.ImportSummary
-		s, ierr = ledger.ImportFilesWith(ctx, env.DB, files[i:j], o)
-		sum.Add(s)
-		i = j
-	}
+	bar := progress.New(ic.com.Progress(ctx, call.Stderr), "import-calls", 0, log)
+	sum, ierr := importAll(ctx, env.DB, files, call.Stdin,
+		calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}})
 	bar.Done()
-	lines := com.Lines(ctx, stderr, log, slog.LevelWarn)
-	for i, e := range sum.Errors {
-		if i == maxShownErrors {
-			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
-			break
-		}
-		fmt.Fprintln(lines, e.Error())
-	}
-	line := "imported " + sum.String()
-	fmt.Fprintln(stdout, line)
-	if ierr != nil {
-		return line, ierr
-	}
-	if sum.Bad > 0 {
-		return line, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("import-calls: %d bad lines (the other lines were imported)", sum.Bad)}
-	}
-	return line, nil
+	return reportImport(call.Stdout, ic.com.Lines(ctx, call.Stderr, log, slog.LevelWarn), sum, ierr)
 }
 
-// callLogFiles checks the arguments of import-calls, before anything is
-// imported: every file (a glob the shell did not expand is expanded) must
-// be there, and - (standard input) given once. A mistake is a usage error.
+// callLogFiles checks the FILE... arguments and expands their patterns:
+// every file must be there before anything is imported; - (standard
+// input) may be given once.
 func callLogFiles(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, cli.Usagef("import-calls: name at least one call-log file, or - for standard input (see import-calls -h)")
@@ -120,8 +86,7 @@ func callLogFiles(args []string) ([]string, error) {
 			files = append(files, a)
 			continue
 		}
-		// Every file must be there before anything is imported.
-		expanded, err := ledger.ExpandPaths([]string{a})
+		expanded, err := calllog.ExpandPaths([]string{a})
 		if err != nil {
 			return nil, cli.Usagef("import-calls: %v", err)
 		}
@@ -136,4 +101,53 @@ func callLogFiles(args []string) ([]string, error) {
 		files = append(files, expanded...)
 	}
 	return files, nil
+}
+
+// importAll imports the files in order, "-" from stdin, the files between
+// two "-" as one run (one progress total); it stops at the first error.
+func importAll(ctx context.Context, db calllog.Writer, files []string, stdin io.Reader, o calllog.Options) (calllog.Summary, error) {
+	var sum calllog.Summary
+	for i := 0; i < len(files); {
+		var s calllog.Summary
+		var err error
+		if files[i] == "-" {
+			s, err = calllog.Import(ctx, db, "-", stdin, o)
+			i++
+		} else {
+			j := i
+			for j < len(files) && files[j] != "-" {
+				j++
+			}
+			s, err = calllog.ImportFiles(ctx, db, files[i:j], o)
+			i = j
+		}
+		sum.Add(s)
+		if err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// reportImport prints the bad lines (at most maxShownErrors) on lines (a
+// command's lines for a person on stderr: cli.Common.Lines) and the summary
+// line on stdout, which it returns (the scheduler's summary)
+// with the import's error, or an exit status 1 for bad lines.
+func reportImport(stdout, lines io.Writer, sum calllog.Summary, ierr error) (string, error) {
+	for i, e := range sum.Errors {
+		if i == maxShownErrors {
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
+			break
+		}
+		fmt.Fprintln(lines, e.Error())
+	}
+	line := "imported " + sum.String()
+	fmt.Fprintln(stdout, line)
+	if ierr != nil {
+		return line, ierr
+	}
+	if sum.Bad > 0 {
+		return line, &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("import-calls: %d bad lines (the other lines were imported)", sum.Bad)}
+	}
+	return line, nil
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -244,7 +244,7 @@ func dumpCalls(t *testing.T, path string) []string {
 // batches only, and importing the whole input again ends identical to a
 // clean import, nothing missing or twice.
 func TestImportCallsKilledAndRunAgain(t *testing.T) {
-	const n = ledger.BatchLines + 3000
+	const n = calllog.BatchLines + 3000
 	all := envelopeLines(n)
 	input := strings.Join(all, "\n") + "\n"
 	dir := t.TempDir()
@@ -264,13 +264,13 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 	child := startHelper(t, nil, "import-calls", "--db", killed, "--log-level", "warn", "-")
 	// More than one batch, less than two: the child commits one batch and
 	// waits, in the middle of the second, for lines that never come.
-	if _, err := io.WriteString(child.stdin, strings.Join(all[:ledger.BatchLines+2000], "\n")+"\n"); err != nil {
+	if _, err := io.WriteString(child.stdin, strings.Join(all[:calllog.BatchLines+2000], "\n")+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	child.waitForRows(t, killed, `SELECT count(*) FROM calls`, ledger.BatchLines)
+	child.waitForRows(t, killed, `SELECT count(*) FROM calls`, calllog.BatchLines)
 	child.kill()
-	if got := len(dumpCalls(t, killed)); got != ledger.BatchLines {
-		t.Fatalf("after SIGKILL %d calls stored, want one whole batch (%d)", got, ledger.BatchLines)
+	if got := len(dumpCalls(t, killed)); got != calllog.BatchLines {
+		t.Fatalf("after SIGKILL %d calls stored, want one whole batch (%d)", got, calllog.BatchLines)
 	}
 
 	out.Reset()
@@ -278,7 +278,7 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 	if _, err := importCalls(ctx, []string{"--db", killed, "--log-level", "warn", "-"}, strings.NewReader(input), &out, &errOut); err != nil {
 		t.Fatalf("import again: %v\n%s", err, errOut.String())
 	}
-	if w := fmt.Sprintf("%d imported, %d already imported, 0 bad", n-ledger.BatchLines, ledger.BatchLines); !strings.Contains(out.String(), w) {
+	if w := fmt.Sprintf("%d imported, %d already imported, 0 bad", n-calllog.BatchLines, calllog.BatchLines); !strings.Contains(out.String(), w) {
 		t.Errorf("import again = %q, want %q", out.String(), w)
 	}
 	if got := dumpCalls(t, killed); !slices.Equal(got, want) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/nightly"
 	"github.com/svcrecon/svcrecon/internal/schedule"
@@ -158,7 +159,7 @@ func (r *nightlyCmd) options(ctx context.Context, call *cli.Call) (*runOptions, 
 		return nil, err
 	}
 	// Expand the call-log globs now: a typo should not cost a whole sync.
-	if o.callFiles, err = ledger.ExpandPaths(r.calls); err != nil {
+	if o.callFiles, err = calllog.ExpandPaths(r.calls); err != nil {
 		return nil, cli.Usagef("run: --calls: %v", err)
 	}
 	for _, p := range o.callFiles {

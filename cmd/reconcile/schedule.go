@@ -17,6 +17,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -324,7 +325,8 @@ func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, err
 		if j.Notify != "" {
 			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
-		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(append([]string{j.Command}, j.Args...)))
+		// A database URL in the args is shown without its password.
+		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", redact.URLPasswords(shellJoin(append([]string{j.Command}, j.Args...))))
 		writeNext(&b, j.Next(now, sc.n), now, resolution(j.Cron))
 	}
 	_, err = call.Stdout.Write(b.Bytes())

@@ -88,7 +88,7 @@ func deps(pkgs map[string]*pkg, p string) map[string]bool {
 
 func TestImportRules(t *testing.T) {
 	_, pkgs := load(t)
-	domain := []string{"internal/statement", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/svcapi"}
+	domain := []string{"internal/statement", "internal/calllog", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/svcapi"}
 	for _, c := range []struct {
 		pkg       string
 		forbidden []string
@@ -99,7 +99,11 @@ func TestImportRules(t *testing.T) {
 		{"internal/redact", []string{"*"}, "the redaction imports no project package"},
 		{"internal/store", append(domain, "internal/schedule"), "store imports only recon"},
 		{"internal/schedule", append(domain, "internal/store"), "schedule runs the functions it is handed"},
-		{"internal/svcapi", []string{"internal/store", "internal/statement", "internal/ledger", "internal/export", "internal/bulk", "internal/sandbox"}, "the client imports no domain package"},
+		{"internal/svcapi", []string{"internal/store", "internal/statement", "internal/calllog", "internal/ledger", "internal/export", "internal/bulk", "internal/sandbox"}, "the client imports no domain package"},
+		{"internal/calllog", []string{"internal/statement", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
+			"call logs are read with svcapi, store, recon, redact, jsonscan and progress only"},
+		{"internal/ledger", []string{"internal/calllog", "internal/statement", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
+			"the reconciliation reads what the store holds: it neither reads call logs nor syncs"},
 	} {
 		if pkgs[c.pkg] == nil {
 			t.Errorf("%s: no such package", c.pkg)

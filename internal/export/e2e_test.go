@@ -15,6 +15,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
@@ -59,7 +60,7 @@ func TestExportEndToEndSandbox(t *testing.T) {
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(srv.Sandbox.WriteCallLog(pw)) }()
-	if _, err := ledger.Import(ctx, db, "sandbox-calls.jsonl", pr); err != nil {
+	if _, err := calllog.Import(ctx, db, "sandbox-calls.jsonl", pr, calllog.Options{}); err != nil {
 		t.Fatalf("import: %v", err)
 	}
 	if _, err := ledger.Check(ctx, db, ledger.CheckOptions{From: from, To: to, Log: quiet}); err != nil {

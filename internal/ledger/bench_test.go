@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
@@ -104,7 +105,7 @@ func BenchmarkLedger(b *testing.B) {
 		for range b.N {
 			stop := peakHeap()
 			start := time.Now()
-			sum, err := ImportFiles(ctx, db, []string{path})
+			sum, err := calllog.ImportFiles(ctx, db, []string{path}, calllog.Options{})
 			el := time.Since(start)
 			peak := stop()
 			if err != nil || sum.Bad != 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -49,7 +50,7 @@ func TestArithmetic(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := openDB(t)
-			sum, err := Import(context.Background(), db, "t.jsonl", strings.NewReader(tt.line+"\n"))
+			sum, err := calllog.Import(context.Background(), db, "t.jsonl", strings.NewReader(tt.line+"\n"), calllog.Options{})
 			if err != nil || sum.Imported != 1 {
 				t.Fatalf("Import = %+v, %v", sum, err)
 			}

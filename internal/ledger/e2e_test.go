@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
@@ -59,11 +60,11 @@ func syncSandbox(tb testing.TB, db *store.DB, srv *sandbox.Server) {
 	}
 }
 
-func importCallLog(tb testing.TB, db *store.DB, sb *sandbox.Sandbox) ImportSummary {
+func importCallLog(tb testing.TB, db *store.DB, sb *sandbox.Sandbox) calllog.Summary {
 	tb.Helper()
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(sb.WriteCallLog(pw)) }()
-	sum, err := Import(context.Background(), db, "sandbox-calls.jsonl", pr)
+	sum, err := calllog.Import(context.Background(), db, "sandbox-calls.jsonl", pr, calllog.Options{})
 	if err != nil {
 		tb.Fatalf("import the sandbox's call log: %v", err)
 	}

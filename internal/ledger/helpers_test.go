@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -163,8 +162,6 @@ func poolA(opening, amount, closing any) map[string]any {
 func poolB(opening, amount, closing any) map[string]any {
 	return map[string]any{"referenceId": "R1", "openingBalance": opening, "mode": "DR", "paymentAmount": amount, "closingBalance": closing}
 }
-
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
 // matchRowsSQL is a run's matching rows (run id twice), whichever table
 // holds them: outcome, call_id (NULL: none), svc_order_id, external_ref,

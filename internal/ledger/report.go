@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -123,7 +124,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s %s call %d %s: expected %s, actual %s, delta %s\n", b.Kind, b.TS, b.CallID,
-			b.ExternalRef, recon.Money(b.Expected), recon.Money(b.Actual), recon.Money(b.Delta))
+			redact.Text(b.ExternalRef), recon.Money(b.Expected), recon.Money(b.Actual), recon.Money(b.Delta))
 	}
 	if n > show {
 		fmt.Fprintf(w, "… and %d more breaks\n", n-show)
@@ -159,9 +160,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
+// dash is a value as the report prints it: "-" for none; the service's
+// text made safe for a terminal (redact.Text).
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return redact.Text(s)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/progress"
@@ -110,7 +111,7 @@ type Summary struct {
 	Syncs    []SyncStep
 	// CallLogs are the call-log files imported (none: nothing imported).
 	CallLogs []string
-	Import   ledger.ImportSummary
+	Import   calllog.Summary
 	Report   *ledger.Report // nil until the check is done
 	Files    export.Files
 	Steps    []Step // the steps ended, in order
@@ -273,7 +274,7 @@ func importCalls(ctx context.Context, c *Config, sum *Summary, step func(Step)) 
 	if c.Progress != nil {
 		bar = progress.New(c.Progress, StepImport, 0, c.Log)
 	}
-	isum, err := ledger.ImportFilesWith(ctx, c.DB, files, ledger.ImportOptions{Log: c.Log, Progress: bar, Secrets: c.Secrets})
+	isum, err := calllog.ImportFiles(ctx, c.DB, files, calllog.Options{Log: c.Log, Progress: bar, Secrets: c.Secrets})
 	bar.Done()
 	sum.Import = isum
 	st := Step{Name: StepImport}

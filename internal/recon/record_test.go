@@ -56,3 +56,24 @@ func TestParseKind(t *testing.T) {
 		t.Fatal("ParseKind(Statement) accepted a wrong case")
 	}
 }
+
+func TestPlainMoney(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"0", "0.00", true}, {"12", "12.00", true}, {"12.5", "12.50", true}, {"1.80", "1.80", true},
+		{"-3.1", "-3.10", true}, {"-0.5", "-0.50", true}, {"0.05", "0.05", true},
+		{"", "", false}, {"-", "", false}, {"-0", "", false}, {"-0.00", "", false}, {"012", "", false},
+		{"0.125", "", false}, {"1.", "", false}, {".5", "", false}, {"1e2", "", false}, {" 1", "", false},
+		{"1 ", "", false}, {"+1", "", false}, {"1.2.3", "", false}, {"abc", "", false},
+	} {
+		got, ok := PlainMoney(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("PlainMoney(%q) = %q, %v, want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if ok && got != Money(decimal.RequireFromString(c.in)) {
+			t.Errorf("PlainMoney(%q) = %q, Money of it %q", c.in, got, Money(decimal.RequireFromString(c.in)))
+		}
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -64,7 +64,8 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 		}
 	}
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
-		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log}
+		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log,
+		Scrubber: c.Scrubber()}
 	if c.Sandbox {
 		if err := c.startSandbox(env, &cfg, o); err != nil {
 			return nil, err
@@ -121,6 +122,7 @@ func (c *Common) startSandbox(env *Env, cfg *svcapi.Config, o Options) error {
 	cfg.BaseURL, cfg.ClientID, cfg.ClientSecret, cfg.OutletID, cfg.EndpointIP =
 		sc.BaseURL, sc.ClientID, sc.ClientSecret, sc.OutletID, sc.EndpointIP
 	env.Account = srv.Credentials().Account
+	cfg.Scrubber.Learn(sc.ClientSecret)
 	env.Log.Info("sandbox started", "url", sc.BaseURL, "account", env.Account)
 	return nil
 }
@@ -129,7 +131,7 @@ func (c *Common) startSandbox(env *Env, cfg *svcapi.Config, o Options) error {
 // the night's reconciliation sees it), in the command's own recorders and
 // in --call-log.
 func (c *Common) record(env *Env, cfg *svcapi.Config, own []svcapi.Recorder) error {
-	cfg.Recorders = append(cfg.Recorders, ledger.NewRecorder(env.DB, env.Log))
+	cfg.Recorders = append(cfg.Recorders, calllog.NewRecorder(env.DB, env.Log))
 	cfg.Recorders = append(cfg.Recorders, own...)
 	if c.CallLog == "" {
 		return nil

@@ -40,7 +40,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // *UsageError or a *svcapi.ConfigError 2, anything else 1. args are the
 // command line after the program's name: with --log-format json among them
 // the line is a JSON log line (level ERROR, its exit status in "exit"),
-// else "error: " and the error.
+// else "error: " and the error; masked and escaped either way (Notice).
 func Exit(err error, stderr io.Writer, args ...string) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
@@ -55,10 +55,12 @@ func Exit(err error, stderr io.Writer, args ...string) int {
 	case errors.As(err, &ue), errors.As(err, &ce):
 		code = ExitUsage
 	}
+	// The error's sources removed the secrets they knew; masks and escapes
+	// make it one line that is safe to show (Notice's redact.Text).
 	if FormatOf(args) == FormatJSON {
 		Notice(stderr, args, slog.LevelError, err.Error(), "exit", code)
 	} else {
-		fmt.Fprintln(stderr, "error:", err)
+		Notice(stderr, args, slog.LevelError, "error: "+err.Error())
 	}
 	return code
 }

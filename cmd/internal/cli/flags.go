@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Common holds the flags every command that talks to the service or the
@@ -29,7 +31,20 @@ type Common struct {
 
 	// fs is the flag set the flags were bound to: once it is parsed, it
 	// tells which of them the command line set (--db given or defaulted).
-	fs *flag.FlagSet
+	fs    *flag.FlagSet
+	scrub *redact.Scrubber
+}
+
+// Scrubber is the command's one redaction (redact.Scrubber): it knows the
+// client secret, the database password (of --db and PGPASSWORD) and, once
+// Open started it, the sandbox's secret. The logger, the API client and
+// the call log all remove them through it.
+func (c *Common) Scrubber() *redact.Scrubber {
+	if c.scrub == nil {
+		c.scrub = redact.NewScrubber()
+	}
+	c.scrub.Learn(c.ClientSecret, redact.DSNPassword(c.DB), os.Getenv("PGPASSWORD"))
+	return c.scrub
 }
 
 // EnvClientSecret is the variable of the client secret: environment only,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Everything a command writes to standard error goes through this file, so
@@ -47,7 +48,9 @@ func labelled(ctx context.Context) bool {
 }
 
 // Logger builds the slog logger the flags ask for, writing to w, with the
-// attributes of WithLogAttrs. A bad --log-level or --log-format is a
+// attributes of WithLogAttrs. Every line goes through the command's
+// Scrubber: secrets removed, numbers and URL passwords masked, control
+// characters escaped. A bad --log-level or --log-format is a
 // *UsageError.
 func (c *Common) Logger(ctx context.Context, w io.Writer) (*slog.Logger, error) {
 	var lvl slog.Level
@@ -58,7 +61,7 @@ func (c *Common) Logger(ctx context.Context, w io.Writer) (*slog.Logger, error) 
 	if !ok {
 		return nil, Usagef("--log-format %q: want text or json", c.LogFormat)
 	}
-	log := slog.New(newHandler(w, format, lvl))
+	log := slog.New(c.Scrubber().Handler(newHandler(w, format, lvl)))
 	if attrs, _ := ctx.Value(logAttrsKey{}).([]any); len(attrs) > 0 {
 		log = log.With(attrs...)
 	}
@@ -189,8 +192,11 @@ func FormatOf(args []string) string {
 
 // Notice writes msg on w as one line: plain, or with --log-format json in
 // args one JSON log line at level, with attrs. It is for what a program
-// says outside a command's logger: its last error, a signal received.
+// says outside a command's logger: its last error, a signal received. Like
+// the logger's lines, msg is masked (card and Aadhaar numbers, URL
+// passwords) and its control characters escaped (redact.Text).
 func Notice(w io.Writer, args []string, level slog.Level, msg string, attrs ...any) {
+	msg = redact.Text(msg)
 	if FormatOf(args) != FormatJSON {
 		fmt.Fprintln(w, msg)
 		return

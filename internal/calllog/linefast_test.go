@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bufio"
@@ -63,9 +63,12 @@ func FuzzFastLine(f *testing.F) {
 // every outcome, the planted defects), the lean decoder reads nearly every
 // line, and each one exactly as the full decoder does.
 func TestFastLineSandboxLog(t *testing.T) {
-	srv := startSandbox(t, sandbox.Options{Seed: 3, Days: 10, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
+	sb, err := sandbox.New(sandbox.Options{Seed: 3, Days: 10, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	if err := srv.WriteCallLog(&buf); err != nil {
+	if err := sb.WriteCallLog(&buf); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(&buf)

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"encoding/json"

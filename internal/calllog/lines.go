@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 // keeps each line for audit: a line read from a file stays there, named by
 // its byte offset and length and checked by its SHA-256; a line read from a
 // stream or made by svcrecon is kept redacted in a deflate block in the
-// database. ShowCalls reads either back.
+// database. Show reads either back.
 
 var bom = []byte("\ufeff")
 
@@ -160,39 +160,39 @@ func oneBlock(c *recon.Call, kept []byte) {
 	c.Offset, c.Length = 0, int64(len(kept))
 }
 
-// CallReader reads the calls `reconcile calls show` prints; *store.DB
+// Reader reads the calls `reconcile calls show` prints; *store.DB
 // implements it.
-type CallReader interface {
+type Reader interface {
 	StoredCalls(ctx context.Context, ref string) ([]store.StoredCall, error)
 }
 
-var _ CallReader = (*store.DB)(nil)
+var _ Reader = (*store.DB)(nil)
 
-// ErrLineChanged is wrapped by ShowCalls when a call's file no longer holds
+// ErrLineChanged is wrapped by Show when a call's file no longer holds
 // its line (the file was edited, truncated or replaced since the import).
 var ErrLineChanged = errors.New("the file no longer holds the line (its SHA-256 differs): it changed since the import")
 
-// ShownCall is a call and its line, redacted, as `reconcile calls show`
+// Entry is a stored call and its line, redacted, as `reconcile calls show`
 // prints it.
-type ShownCall struct {
+type Entry struct {
 	store.StoredCall
 	Line  []byte // the redacted line
 	Where string // where the line was read from: "file PATH at byte N", "database"
 }
 
-// ShowCalls returns the calls named by ref (a call id or an externalRef),
+// Show returns the calls named by ref (a call id or an externalRef),
 // each with its line: read from the database, or from its file (checked
 // against the SHA-256 taken at the import) and redacted with secrets. A
 // call stored before lines were kept gets a line made of its stored
 // fields and documents. The error names a call whose line cannot be read.
-func ShowCalls(ctx context.Context, db CallReader, ref string, secrets []string) ([]ShownCall, error) {
+func Show(ctx context.Context, db Reader, ref string, secrets []string) ([]Entry, error) {
 	calls, err := db.StoredCalls(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ShownCall, 0, len(calls))
+	out := make([]Entry, 0, len(calls))
 	for _, c := range calls {
-		s := ShownCall{StoredCall: c}
+		s := Entry{StoredCall: c}
 		switch {
 		case c.Block != nil:
 			s.Line, err = blockLine(c.Block, c.Offset, c.Length)

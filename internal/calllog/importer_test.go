@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bytes"
@@ -47,14 +47,14 @@ func countRows(tb testing.TB, db interface {
 func TestImportDedup(t *testing.T) {
 	db := openDB(t)
 	p := writeFile(t, "calls.jsonl", lines(goodLine("A", "OA", ts1), goodLine("B", "OB", "2026-11-21 10:00:01"), "", "  "+goodLine("A", "OA", ts1)+"\r"))
-	sum, err := ImportFiles(context.Background(), db, []string{p})
+	sum, err := ImportFiles(context.Background(), db, []string{p}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Files != 1 || sum.Lines != 3 || sum.Imported != 2 || sum.Duplicates != 1 || sum.Bad != 0 {
 		t.Errorf("first import = %+v, want 3 lines, 2 imported, 1 duplicate (same bytes after trimming)", sum)
 	}
-	sum, err = ImportFiles(context.Background(), db, []string{p})
+	sum, err = ImportFiles(context.Background(), db, []string{p}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,17 +76,17 @@ func TestImportGzipAndGlob(t *testing.T) {
 	// The name does not say gzip: the magic bytes do.
 	os.WriteFile(filepath.Join(dir, "calls-1.log"), buf.Bytes(), 0o600)
 	os.WriteFile(filepath.Join(dir, "calls-2.log"), []byte(lines(goodLine("C", "OC", ts1))), 0o600)
-	sum, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "calls-*.log")})
+	sum, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "calls-*.log")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Files != 2 || sum.Imported != 3 || sum.Bad != 0 {
 		t.Errorf("import = %+v, want 2 files, 3 imported", sum)
 	}
-	if _, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "nothing-*.log")}); err == nil {
+	if _, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "nothing-*.log")}, Options{}); err == nil {
 		t.Error("a pattern matching nothing: no error")
 	}
-	if _, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "missing.log")}); err == nil {
+	if _, err := ImportFiles(context.Background(), db, []string{filepath.Join(dir, "missing.log")}, Options{}); err == nil {
 		t.Error("a missing file: no error")
 	}
 }
@@ -96,7 +96,7 @@ func TestImportBareEnvelope(t *testing.T) {
 	env := `{"statuscode":"TXN","actcode":null,"status":"ok","timestamp":"2026-11-21 10:00:00","svc_uuid":"U1","orderid":"OA",` +
 		`"data":{"externalRef":"REF-A","pool":{"openingBal":100,"amount":"2.5","closingBal":"97.5"}}}`
 	tup := `{"statuscode":"TUP","status":"pending","timestamp":"2026-11-21 10:00:02","orderid":null,"data":{"externalRef":"REF-P"}}`
-	sum, err := Import(context.Background(), db, "-", strings.NewReader(lines(env, tup)))
+	sum, err := Import(context.Background(), db, "-", strings.NewReader(lines(env, tup)), Options{})
 	if err != nil || sum.Imported != 2 {
 		t.Fatalf("Import = %+v, %v", sum, err)
 	}
@@ -136,7 +136,7 @@ func TestImportOutcomesAndTime(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := openDB(t)
-			sum, err := Import(context.Background(), db, "x", strings.NewReader(tt.line))
+			sum, err := Import(context.Background(), db, "x", strings.NewReader(tt.line), Options{})
 			if err != nil || sum.Imported != 1 {
 				t.Fatalf("Import = %+v, %v", sum, err)
 			}
@@ -186,7 +186,7 @@ func TestImportBadLines(t *testing.T) {
 	}
 	content = append(content, goodLine("G2", "OG2", "2026-11-21 10:00:01"))
 	p := writeFile(t, "mixed.jsonl", lines(content...))
-	sum, err := ImportFiles(context.Background(), db, []string{p})
+	sum, err := ImportFiles(context.Background(), db, []string{p}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestImportBadLines(t *testing.T) {
 		t.Errorf("import_errors quote the line: %d rows", n)
 	}
 	// Importing again neither adds calls nor repeats the errors.
-	if _, err := ImportFiles(context.Background(), db, []string{p}); err != nil {
+	if _, err := ImportFiles(context.Background(), db, []string{p}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := countRows(t, db, `SELECT count(*) FROM import_errors`); n != len(bad) {
@@ -221,7 +221,7 @@ func TestImportEmptyFile(t *testing.T) {
 	db := openDB(t)
 	for _, content := range []string{"", "\n\n  \n"} {
 		p := writeFile(t, "empty.jsonl", content)
-		sum, err := ImportFiles(context.Background(), db, []string{p})
+		sum, err := ImportFiles(context.Background(), db, []string{p}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +235,7 @@ func TestImportLongLine(t *testing.T) {
 	db := openDB(t)
 	big := strings.Repeat("x", 3<<20)
 	l := line(svcapi.OpLitigation, "L", ts1, "OL", map[string]any{"pool": poolA("10", "1", "9"), "blob": big})
-	sum, err := Import(context.Background(), db, "big", strings.NewReader(lines(l, goodLine("A", "OA", ts1))))
+	sum, err := Import(context.Background(), db, "big", strings.NewReader(lines(l, goodLine("A", "OA", ts1))), Options{})
 	if err != nil || sum.Imported != 2 || sum.Bad != 0 {
 		t.Fatalf("Import = %+v, %v", sum, err)
 	}
@@ -248,7 +248,7 @@ func TestImportTooLongLine(t *testing.T) {
 	db := openDB(t)
 	huge := `{"operation":"litigation","note":"` + strings.Repeat("x", MaxLineBytes+1<<20) + `"}`
 	p := writeFile(t, "huge.jsonl", lines(goodLine("A", "OA", ts1), huge, "", goodLine("B", "OB", ts1)))
-	sum, err := ImportFiles(context.Background(), db, []string{p})
+	sum, err := ImportFiles(context.Background(), db, []string{p}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,14 +261,14 @@ func TestImportTooLongLine(t *testing.T) {
 	if line != 4 {
 		t.Errorf("the line after the long one is stored as line %d, want 4", line)
 	}
-	if shown, err := ShowCalls(context.Background(), db, "B", nil); err != nil || len(shown) != 1 ||
+	if shown, err := Show(context.Background(), db, "B", nil); err != nil || len(shown) != 1 ||
 		!strings.Contains(string(shown[0].Line), `"externalRef":"B"`) {
-		t.Errorf("ShowCalls(B) after the long line = %+v, %v; want its line, read back at the right offset", shown, err)
+		t.Errorf("Show(B) after the long line = %+v, %v; want its line, read back at the right offset", shown, err)
 	}
 	// From a stream read a little at a time (a pipe), the long line is
 	// skipped as it comes, never held whole.
 	content := lines(goodLine("C", "OC", ts1), huge, goodLine("D", "OD", ts1))
-	sum, err = Import(context.Background(), db, "-", smallReads{strings.NewReader(content)})
+	sum, err = Import(context.Background(), db, "-", smallReads{strings.NewReader(content)}, Options{})
 	if err != nil || sum.Imported != 2 || sum.Bad != 1 || sum.Errors[0].Line != 2 {
 		t.Fatalf("Import from a stream = %+v (%v), want 2 imported and line 2 bad", sum, err)
 	}
@@ -288,7 +288,7 @@ func TestImportTruncatedGzip(t *testing.T) {
 	}
 	zw.Close()
 	cut := buf.Bytes()[:buf.Len()*2/3]
-	sum, err := Import(context.Background(), db, "cut.gz", bytes.NewReader(cut))
+	sum, err := Import(context.Background(), db, "cut.gz", bytes.NewReader(cut), Options{})
 	if err == nil {
 		t.Fatal("truncated gzip: no error")
 	}
@@ -300,7 +300,7 @@ func TestImportTruncatedGzip(t *testing.T) {
 	}
 }
 
-// storedLines returns the line kept for each call (ShowCalls).
+// storedLines returns the line kept for each call (Show).
 func storedLines(tb testing.TB, db *store.DB) []string {
 	tb.Helper()
 	rows, err := db.Query(`SELECT id FROM calls ORDER BY id`)
@@ -316,7 +316,7 @@ func storedLines(tb testing.TB, db *store.DB) []string {
 	rows.Close()
 	var out []string
 	for _, id := range ids {
-		shown, err := ShowCalls(context.Background(), db, id, nil)
+		shown, err := Show(context.Background(), db, id, nil)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func TestImportRedacts(t *testing.T) {
 	b, _ := json.Marshal(map[string]any{"at": "2026-11-21T10:00:00+05:30", "operation": svcapi.OpBrandOrder,
 		"externalRef": "B1", "request": req, "response": env, "error": ""})
 	bare, _ := json.Marshal(env)
-	sum, err := Import(context.Background(), db, "s", strings.NewReader(lines(string(b), string(bare))))
+	sum, err := Import(context.Background(), db, "s", strings.NewReader(lines(string(b), string(bare))), Options{})
 	if err != nil || sum.Imported != 2 {
 		t.Fatalf("Import = %+v, %v", sum, err)
 	}
@@ -387,7 +387,7 @@ func TestImportScrubsClientSecret(t *testing.T) {
 		rec(map[string]any{"at": "2026-11-21T10:00:02+05:30", "operation": svcapi.OpLitigation, "externalRef": secret,
 			"response": map[string]any{"statuscode": "TXN", "timestamp": "when " + secret}}), // a bad line quoting it
 	)
-	sum, err := ImportWith(context.Background(), db, "client.jsonl", strings.NewReader(content), ImportOptions{Secrets: []string{secret}})
+	sum, err := Import(context.Background(), db, "client.jsonl", strings.NewReader(content), Options{Secrets: []string{secret}})
 	if err != nil || sum.Imported != 3 || sum.Bad != 1 {
 		t.Fatalf("Import = %+v, %v; want 3 imported, 1 bad", sum, err)
 	}
@@ -458,7 +458,7 @@ func TestRecorderMatchesJSONLImport(t *testing.T) {
 		}
 		jl.Record(ctx, rec)
 	}
-	sum, err := Import(ctx, db, "own.jsonl", &log)
+	sum, err := Import(ctx, db, "own.jsonl", &log, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,8 +470,8 @@ func TestRecorderMatchesJSONLImport(t *testing.T) {
 	if source != SourceSvcrecon || outcome != recon.CallSuccess || shape != "A" {
 		t.Errorf("recorded call: source %q outcome %q shape %q", source, outcome, shape)
 	}
-	if shown, err := ShowCalls(ctx, db, "S-1", nil); err != nil || len(shown) != 1 {
-		t.Fatalf("ShowCalls(S-1) = %+v, %v", shown, err)
+	if shown, err := Show(ctx, db, "S-1", nil); err != nil || len(shown) != 1 {
+		t.Fatalf("Show(S-1) = %+v, %v", shown, err)
 	} else {
 		resp = string(shown[0].Line)
 	}

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func TestImportStoreFailsMidway(t *testing.T) {
 	p := writeFile(t, "calls.jsonl", b.String())
 
 	w := &failingWriter{DB: db, failAt: 2}
-	sum, err := ImportFilesWith(context.Background(), w, []string{p}, ImportOptions{Workers: 2})
+	sum, err := ImportFiles(context.Background(), w, []string{p}, Options{Workers: 2})
 	if !errors.Is(err, errDiskFull) {
 		t.Fatalf("import with the second batch failing: %v, want %v", err, errDiskFull)
 	}
@@ -60,7 +60,7 @@ func TestImportStoreFailsMidway(t *testing.T) {
 		t.Errorf("batches tried = %d, want 2: nothing is sent after a failure", got)
 	}
 
-	sum, err = ImportFiles(context.Background(), db, []string{p})
+	sum, err = ImportFiles(context.Background(), db, []string{p}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

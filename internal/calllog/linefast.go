@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bytes"
@@ -32,98 +32,122 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 	if !ok || end != len(line) || top[kStatusCode].Set() {
 		return r, false // not JSON, or a bare envelope
 	}
-	// Only the fields a calls row keeps, or that decide them, are read
-	// (method and path never fail; a bad httpStatus or latencyMs makes a
-	// bad line).
+	if !fastFields(&r, line, &top) {
+		return recon.Call{}, false
+	}
+	op, _ := svcapi.Lookup(r.Operation)
+	var env fastEnv
+	hasEnv := false
+	if resp := top[kResponse]; resp.Set() && line[resp.From] == '{' {
+		if !env.read(line[resp.From:resp.To]) || !fastEnvelope(&r, &env) {
+			return recon.Call{}, false
+		}
+		hasEnv = true
+	}
+	if !hasEnv && r.Error == "" || r.TS == "" && !fastAt(&r) {
+		return recon.Call{}, false
+	}
+	r.Outcome = fastOutcome(hasEnv, env.statusCode, op, r.Error)
+	carries := op != nil && op.Billable || op == nil && !bytes.Contains(env.data, []byte(`"transactionStatusCode"`))
+	if hasEnv && r.Outcome == recon.CallSuccess && carries && !fastPool(&r, &env, op) {
+		return recon.Call{}, false
+	}
+	r.Hash = lineHash(line)
+	scrubCall(&r, secrets)
+	return r, true
+}
+
+// fastFields reads the record's texts into r. Only the fields a calls row
+// keeps, or that decide them, are read (method and path never fail; a bad
+// httpStatus or latencyMs makes a bad line). false: the lean decoder gives
+// up (also on a transaction-status look-up, whose answer is kept, and on a
+// record with nothing in it).
+func fastFields(r *recon.Call, line []byte, top *[nLineKeys]jsonscan.Span) bool {
 	for _, f := range [...]struct {
 		k   int
 		dst *string
 	}{{kAt, &r.At}, {kOperation, &r.Operation}, {kExternalRef, &r.ExternalRef}, {kError, &r.Error}} {
 		v, ok := jsonscan.Text(line, top[f.k])
 		if !ok {
-			return recon.Call{}, false
+			return false
 		}
 		*f.dst = v
 	}
 	_, ok1 := jsonscan.Int(line, top[kHTTPStatus])
 	_, ok2 := jsonscan.Int(line, top[kLatencyMs])
 	if !ok1 || !ok2 || r.Operation == svcapi.OpTxnStatus {
-		return recon.Call{}, false
+		return false
 	}
-	resp := top[kResponse]
-	if r.Operation == "" && r.At == "" && !resp.Set() && r.Error == "" {
-		return recon.Call{}, false
-	}
-	op, _ := svcapi.Lookup(r.Operation)
-	var env fastEnv
-	hasEnv := false
-	if resp.Set() && line[resp.From] == '{' {
-		if !env.read(line[resp.From:resp.To]) {
-			return recon.Call{}, false
+	return r.Operation != "" || r.At != "" || top[kResponse].Set() || r.Error != ""
+}
+
+// fastEnvelope copies what the calls row keeps of the envelope: its
+// statuscode and orderid, data.externalRef when the record named none, and
+// its timestamp (r.TS stays empty without one).
+func fastEnvelope(r *recon.Call, env *fastEnv) bool {
+	r.StatusCode, r.OrderID = env.statusCode, env.orderID
+	if r.ExternalRef == "" {
+		ref, ok := env.dataExternalRef()
+		if !ok {
+			return false
 		}
-		hasEnv = true
+		r.ExternalRef = ref
 	}
-	if !hasEnv && r.Error == "" {
-		return recon.Call{}, false
+	ts := strings.TrimSpace(env.timestamp)
+	if ts == "" {
+		return true
 	}
-	if hasEnv {
-		r.StatusCode, r.OrderID = env.statusCode, env.orderID
-		if r.ExternalRef == "" {
-			ref, ok := env.dataExternalRef()
-			if !ok {
-				return recon.Call{}, false
-			}
-			r.ExternalRef = ref
-		}
-		ts := strings.TrimSpace(env.timestamp)
-		if ts != "" {
-			t, err := time.ParseInLocation(recon.TimestampLayout, ts, recon.IST)
-			if err != nil {
-				return recon.Call{}, false
-			}
-			if r.TS = ts; !canonicalTS(ts) {
-				r.TS = t.Format(recon.TimestampLayout)
-			}
-		}
+	t, err := time.ParseInLocation(recon.TimestampLayout, ts, recon.IST)
+	if err != nil {
+		return false
 	}
-	if r.TS == "" {
-		if strings.TrimSpace(r.At) == "" {
-			return recon.Call{}, false
-		}
-		t, err := svcapi.ParseTime(r.At)
-		if err != nil {
-			return recon.Call{}, false
-		}
-		r.TS = t.In(recon.IST).Format(recon.TimestampLayout)
+	if r.TS = ts; !canonicalTS(ts) {
+		r.TS = t.Format(recon.TimestampLayout)
 	}
+	return true
+}
+
+// fastAt sets r.TS from "at", for a call without a response timestamp.
+func fastAt(r *recon.Call) bool {
+	if strings.TrimSpace(r.At) == "" {
+		return false
+	}
+	t, err := svcapi.ParseTime(r.At)
+	if err != nil {
+		return false
+	}
+	r.TS = t.In(recon.IST).Format(recon.TimestampLayout)
+	return true
+}
+
+// fastOutcome is outcome for the lean decoder: statusCode is the
+// envelope's, when the call has one.
+func fastOutcome(hasEnv bool, statusCode string, op *svcapi.Operation, errText string) recon.CallOutcome {
 	switch {
-	case hasEnv && env.statusCode == svcapi.StatusSuccess:
-		r.Outcome = recon.CallSuccess
-	case hasEnv && env.statusCode == svcapi.StatusPending:
-		r.Outcome = recon.CallPending
-	case !hasEnv && r.Error != "" && (op == nil || op.Billable):
-		r.Outcome = recon.CallPending
-	default:
-		r.Outcome = recon.CallFailed
+	case hasEnv && statusCode == svcapi.StatusSuccess:
+		return recon.CallSuccess
+	case hasEnv && statusCode == svcapi.StatusPending:
+		return recon.CallPending
+	case !hasEnv && errText != "" && (op == nil || op.Billable):
+		return recon.CallPending
 	}
-	carries := op != nil && op.Billable || op == nil && !bytes.Contains(env.data, []byte(`"transactionStatusCode"`))
-	if hasEnv && r.Outcome == recon.CallSuccess && carries {
-		p, found, ok := env.pool()
-		switch {
-		case !ok:
-			return recon.Call{}, false
-		case !found && op != nil && op.Pool != svcapi.PoolNone:
-			return recon.Call{}, false // "envelope without pool": the full decoder says so
-		case found:
-			r.Pool = p
-			if checkPool(svcapi.PoolShape(p.Shape), p) != nil {
-				return recon.Call{}, false
-			}
-		}
+	return recon.CallFailed
+}
+
+// fastPool reads the pool debit of a successful answer into r.Pool; false
+// when the lean decoder gives up, or there is none where op answers with
+// one ("envelope without pool": the full decoder says so), or a value no
+// pool can have (checkPool).
+func fastPool(r *recon.Call, env *fastEnv, op *svcapi.Operation) bool {
+	p, found, ok := env.pool()
+	switch {
+	case !ok:
+		return false
+	case !found:
+		return op == nil || op.Pool == svcapi.PoolNone
 	}
-	r.Hash = lineHash(line)
-	scrubCall(&r, secrets)
-	return r, true
+	r.Pool = p
+	return checkPool(svcapi.PoolShape(p.Shape), p) == nil
 }
 
 // canonicalTS reports whether s is written YYYY-MM-DD HH:MM:SS with every
@@ -320,47 +344,12 @@ func setAmounts(p *recon.PoolEntry, opening, amount, closing string) bool {
 	return true
 }
 
-// money is recon.Money of a decimal text: a plain one with up to two
-// decimals is padded in place, any other goes through decimal.Decimal.
-// false when the text is empty or no decimal.
+// money is recon.Money of a decimal text: a plain one is padded in place
+// (recon.PlainMoney), any other goes through decimal.Decimal. false when
+// the text is empty or no decimal.
 func money(s string) (string, bool) {
-	if s == "" {
-		return "", false
-	}
-	i := 0
-	if s[0] == '-' {
-		i = 1
-	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	digits := j - i
-	plain := digits > 0 && (digits == 1 || s[i] != '0')
-	frac := 0
-	if plain && j < len(s) {
-		if s[j] != '.' {
-			plain = false
-		} else {
-			k := j + 1
-			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
-				k++
-			}
-			frac = k - j - 1
-			plain = k == len(s) && frac >= 1 && frac <= 2
-		}
-	}
-	if plain && i == 1 && strings.Trim(s[1:], "0.") == "" {
-		plain = false // negative zero
-	}
-	if plain {
-		switch frac {
-		case 0:
-			return s + ".00", true
-		case 1:
-			return s + "0", true
-		}
-		return s, true
+	if m, ok := recon.PlainMoney(s); ok {
+		return m, true
 	}
 	d, err := svcapi.ParseAmount(s)
 	if err != nil {

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const SourceSvcrecon = "svcrecon"
 // The line itself is kept redacted in the database (calls show). It is safe
 // for concurrent use.
 type Recorder struct {
-	db  CallWriter
+	db  Writer
 	log *slog.Logger
 	// Now stamps each stored call's imported_at (default time.Now). Set it
 	// before the first Record.
@@ -32,7 +32,7 @@ type Recorder struct {
 var _ svcapi.Recorder = (*Recorder)(nil)
 
 // NewRecorder returns a recorder writing to db; log may be nil.
-func NewRecorder(db CallWriter, log *slog.Logger) *Recorder {
+func NewRecorder(db Writer, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bufio"
@@ -32,15 +32,15 @@ const MaxLineBytes = 16 << 20
 // chunkBytes is how much of the input a worker decodes at once.
 const chunkBytes = 1 << 20
 
-// ImportSummary counts what an import did. Lines counts the non-blank lines
+// Summary counts what an import did. Lines counts the non-blank lines
 // read: each was imported, a duplicate of a line imported before, or bad.
-type ImportSummary struct {
+type Summary struct {
 	Files, Lines, Imported, Duplicates, Bad int
 	Errors                                  []LineError
 }
 
 // Add adds the counts and errors of o to s.
-func (s *ImportSummary) Add(o ImportSummary) {
+func (s *Summary) Add(o Summary) {
 	s.Files += o.Files
 	s.Lines += o.Lines
 	s.Imported += o.Imported
@@ -50,7 +50,7 @@ func (s *ImportSummary) Add(o ImportSummary) {
 }
 
 // String is the one-line summary the import-calls command prints.
-func (s ImportSummary) String() string {
+func (s Summary) String() string {
 	return fmt.Sprintf("%d files, %d lines: %d imported, %d already imported, %d bad",
 		s.Files, s.Lines, s.Imported, s.Duplicates, s.Bad)
 }
@@ -65,8 +65,8 @@ type LineError struct {
 
 func (e LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
 
-// ImportOptions are the optional parts of an import.
-type ImportOptions struct {
+// Options are the optional parts of an import.
+type Options struct {
 	Log *slog.Logger
 	// Progress is advanced by the bytes read (compressed size for .gz),
 	// shown in MiB, and counts the lines read.
@@ -81,7 +81,7 @@ type ImportOptions struct {
 	Workers int
 }
 
-func (o *ImportOptions) defaults() {
+func (o *Options) defaults() {
 	o.Progress.SetUnit(progress.Bytes)
 	o.Progress.CountItems("lines")
 	if o.Log == nil {
@@ -95,9 +95,9 @@ func (o *ImportOptions) defaults() {
 	}
 }
 
-// CallWriter stores calls and the lines that could not be read as calls;
-// *store.DB implements it.
-type CallWriter interface {
+// Writer stores calls and the lines that could not be read as calls: the
+// import and the Recorder write to it; *store.DB implements it.
+type Writer interface {
 	// InsertCalls stores a batch in one transaction and returns how many
 	// calls were new (a call whose line hash is stored already is not).
 	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
@@ -105,26 +105,7 @@ type CallWriter interface {
 	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
 }
 
-var _ CallWriter = (*store.DB)(nil)
-
-// Import reads one call log (JSONL, plain or gzip, detected by its magic
-// bytes) from r and stores its calls; name is the file name or "-" for
-// standard input. The redacted lines are kept in the database (there is no
-// file to point at). Lines are decoded in parallel and committed every
-// BatchLines lines, so a failure loses nothing already committed. Bad lines
-// are recorded in import_errors and returned in the summary; they are not
-// an error. The error is for reading r or writing the database.
-func Import(ctx context.Context, db CallWriter, name string, r io.Reader) (ImportSummary, error) {
-	return ImportWith(ctx, db, name, r, ImportOptions{})
-}
-
-// ImportFiles imports each file (a pattern with * ? [ is expanded when no
-// file has that exact name). It stops at the first file that cannot be
-// read. Each line is kept as a reference into its file (byte offset and
-// length, checked by the line's SHA-256), not copied.
-func ImportFiles(ctx context.Context, db CallWriter, paths []string) (ImportSummary, error) {
-	return ImportFilesWith(ctx, db, paths, ImportOptions{})
-}
+var _ Writer = (*store.DB)(nil)
 
 // ExpandPaths expands glob patterns the shell left alone; a pattern that
 // matches nothing is an error naming it.
@@ -147,10 +128,15 @@ func ExpandPaths(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// ImportFilesWith is ImportFiles with options.
-func ImportFilesWith(ctx context.Context, db CallWriter, paths []string, o ImportOptions) (ImportSummary, error) {
+// ImportFiles imports each file (a pattern with * ? [ is expanded when no
+// file has that exact name, ExpandPaths), as Import does a stream, but
+// each line is kept as a reference into its file (byte offset and length,
+// checked by the line's SHA-256), not copied. It stops at the first file
+// that cannot be read or stored; the summary counts what was imported
+// until then.
+func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Summary, error) {
 	o.defaults()
-	var sum ImportSummary
+	var sum Summary
 	files, err := ExpandPaths(paths)
 	if err != nil {
 		return sum, err
@@ -174,20 +160,20 @@ func ImportFilesWith(ctx context.Context, db CallWriter, paths []string, o Impor
 	return sum, nil
 }
 
-func importFile(ctx context.Context, db CallWriter, path string, o ImportOptions) (ImportSummary, error) {
+func importFile(ctx context.Context, db Writer, path string, o Options) (Summary, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return ImportSummary{}, fmt.Errorf("import %w", err)
+		return Summary{}, fmt.Errorf("import %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return ImportSummary{}, fmt.Errorf("import %w", err)
+		return Summary{}, fmt.Errorf("import %w", err)
 	}
 	var magic [2]byte
 	n, _ := io.ReadFull(f, magic[:])
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return ImportSummary{}, fmt.Errorf("import %w", err)
+		return Summary{}, fmt.Errorf("import %w", err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -195,7 +181,7 @@ func importFile(ctx context.Context, db CallWriter, path string, o ImportOptions
 	}
 	src, err := db.CallSource(ctx, abs, st.Size(), st.ModTime(), n == 2 && magic == [2]byte{0x1f, 0x8b})
 	if err != nil {
-		return ImportSummary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
+		return Summary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
 	}
 	return importStream(ctx, db, path, f, o, src)
 }
@@ -211,8 +197,14 @@ func (c countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ImportWith is Import with options.
-func ImportWith(ctx context.Context, db CallWriter, name string, r io.Reader, o ImportOptions) (ImportSummary, error) {
+// Import reads one call log (JSONL, plain or gzip, detected by its magic
+// bytes) from r and stores its calls; name is the file name or "-" for
+// standard input. The redacted lines are kept in the database (there is no
+// file to point at). Lines are decoded in parallel and committed every
+// BatchLines lines, so a failure loses nothing already committed. Bad lines
+// are recorded in import_errors and returned in the summary; they are not
+// an error. The error is for reading r or writing the database.
+func Import(ctx context.Context, db Writer, name string, r io.Reader, o Options) (Summary, error) {
 	o.defaults()
 	return importStream(ctx, db, name, r, o, 0)
 }
@@ -221,89 +213,33 @@ func ImportWith(ctx context.Context, db CallWriter, name string, r io.Reader, o 
 // lines, decoded by o.Workers workers, and written in input order, BatchLines
 // lines a transaction. src is the call_sources id of a file (its lines are
 // kept by reference), 0 for a stream (its lines are kept redacted).
-func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, o ImportOptions, src int64) (ImportSummary, error) {
-	sum := ImportSummary{Files: 1}
-	if o.Progress != nil {
-		r = countingReader{r, o.Progress}
+func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Options, src int64) (Summary, error) {
+	sum := Summary{Files: 1}
+	in, err := uncompressed(r, o.Progress)
+	if err != nil {
+		return sum, fmt.Errorf("import %s: gzip: %w", name, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return sum, fmt.Errorf("import %s: gzip: %w", name, err)
-		}
-		defer zr.Close()
-		in = zr
-	}
-	pctx, cancel := context.WithCancel(ctx)
+	defer in.Close()
+	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Room for the decoders to run ahead of the writer by about a batch.
-	chunks := make(chan *chunk, 4*o.Workers)
-	results := make(chan *chunk, 16)
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(chunks)
-		readErr <- readChunks(pctx, in, chunks)
-	}()
-	var wg sync.WaitGroup
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range chunks {
-				c.decode(name, src, o.Secrets)
-				select {
-				case results <- c:
-				case <-pctx.Done():
-				}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
+	results, readErr := decodeChunks(dctx, in, name, src, o)
 	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress}
 	w.start()
-	pending := map[int]*chunk{}
-	next := 0
-	var werr error
-	for c := range results {
-		if werr != nil {
-			continue // drain
-		}
-		pending[c.seq] = c
-		for c := pending[next]; c != nil && werr == nil; c = pending[next] {
-			delete(pending, next)
-			next++
-			werr = w.add(c)
-		}
-		if werr != nil {
-			cancel()
-		}
-	}
-	if werr == nil {
-		werr = w.flush()
-	}
+	werr := w.storeInOrder(results, cancel)
 	if err := w.close(); err != nil && (werr == nil || errors.Is(werr, errStoreFailed)) {
 		werr = err
 	}
 	rerr := <-readErr
-	if werr != nil {
+	switch {
+	case werr != nil:
 		return sum, fmt.Errorf("import %s: %w", name, werr)
-	}
-	if rerr != nil && !errors.Is(rerr, context.Canceled) {
+	case rerr != nil && !errors.Is(rerr, context.Canceled):
 		return sum, fmt.Errorf("import %s: %w", name, rerr)
-	}
-	if err := ctx.Err(); err != nil {
-		return sum, fmt.Errorf("import %s: %w", name, err)
+	case ctx.Err() != nil:
+		return sum, fmt.Errorf("import %s: %w", name, ctx.Err())
 	}
 	if sum.Lines == 0 {
-		le := LineError{File: name, Line: 0, Reason: "empty file: no call records"}
-		sum.Bad++
-		sum.Errors = append(sum.Errors, le)
-		if _, err := db.InsertCalls(ctx, w.now, nil, []store.ImportError{{Source: name, Reason: le.Reason}}); err != nil {
+		if err := w.empty(); err != nil {
 			return sum, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
@@ -312,17 +248,66 @@ func importStream(ctx context.Context, db CallWriter, name string, r io.Reader, 
 	return sum, nil
 }
 
+// uncompressed is the call log r holds, gunzipped when it starts with
+// gzip's magic bytes; bar (when not nil) counts the bytes read from r.
+func uncompressed(r io.Reader, bar *progress.Bar) (io.ReadCloser, error) {
+	if bar != nil {
+		r = countingReader{r, bar}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return io.NopCloser(br), nil
+}
+
+// decodeChunks cuts the input into chunks of whole lines (readChunks) and
+// decodes them on o.Workers goroutines. results delivers the decoded
+// chunks in any order and is closed after the last; readErr then holds the
+// reading's error. Cancelling ctx stops the reading and the decoders.
+func decodeChunks(ctx context.Context, in io.Reader, name string, src int64, o Options) (results <-chan *chunk, readErr <-chan error) {
+	// Room for the decoders to run ahead of the writer by about a batch.
+	chunks := make(chan *chunk, 4*o.Workers)
+	out := make(chan *chunk, 16)
+	rerr := make(chan error, 1)
+	go func() {
+		defer close(chunks)
+		rerr <- readChunks(ctx, in, chunks)
+	}()
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Go(func() {
+			for c := range chunks {
+				c.decode(name, src, o.Secrets)
+				select {
+				case out <- c:
+				case <-ctx.Done():
+				}
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out, rerr
+}
+
 // importWriter gathers decoded lines into batches of BatchLines lines and
 // stores each batch in one transaction, in order. The batches are stored by
 // a goroutine of their own, so that the lines of the next one are decoded
 // while the last is written: the database's one writer is the import's
 // bound, and it never waits for the decoders while a batch is ready.
 type importWriter struct {
-	db    CallWriter
+	db    Writer
 	ctx   context.Context
 	name  string
 	now   time.Time
-	sum   *ImportSummary // updated by the storing goroutine; read after close
+	sum   *Summary // updated by the storing goroutine; read after close
 	bar   *progress.Bar
 	calls []recon.Call
 	bad   []store.ImportError
@@ -365,6 +350,43 @@ func (w *importWriter) start() {
 func (w *importWriter) close() error {
 	close(w.batches)
 	return <-w.done
+}
+
+// storeInOrder takes the decoded chunks in input order (add) and sends
+// the last batch. After an error it cancels the decoding (cancel) and
+// drains results; the error is the first one.
+func (w *importWriter) storeInOrder(results <-chan *chunk, cancel func()) error {
+	pending := map[int]*chunk{}
+	next := 0
+	var err error
+	for c := range results {
+		if err != nil {
+			continue // drain
+		}
+		pending[c.seq] = c
+		for c := pending[next]; c != nil && err == nil; c = pending[next] {
+			delete(pending, next)
+			next++
+			err = w.add(c)
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// empty records an input without a line as one bad line of its own (line
+// 0 of the file), after close.
+func (w *importWriter) empty() error {
+	le := LineError{File: w.name, Line: 0, Reason: "empty file: no call records"}
+	w.sum.Bad++
+	w.sum.Errors = append(w.sum.Errors, le)
+	_, err := w.db.InsertCalls(w.ctx, w.now, nil, []store.ImportError{{Source: w.name, Reason: le.Reason}})
+	return err
 }
 
 // add takes a decoded chunk's lines, in order.

@@ -1,4 +1,4 @@
-package ledger
+package calllog
 
 import (
 	"bytes"
@@ -90,106 +90,147 @@ func parseLine(line []byte, secrets ...string) (recon.Call, error) {
 func decodeLine(line []byte, secrets []string) (recon.Call, error) {
 	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))) // a byte-order mark
 	r := recon.Call{Hash: lineHash(line)}
-	switch {
-	case len(line) == 0:
-		return r, errors.New("no JSON object, only a byte-order mark")
-	case line[0] == '[' && json.Valid(line):
-		return r, errors.New("a JSON array, not an object (a line must be one JSON object)")
-	case line[0] != '{':
-		return r, errors.New("not JSON (a line must be one JSON object)")
-	}
-	var w lineWire
-	if err := json.Unmarshal(line, &w); err != nil {
-		var se *json.SyntaxError
-		switch {
-		case strings.Contains(err.Error(), "unexpected end of JSON input"):
-			return r, errors.New("truncated JSON object")
-		case errors.As(err, &se):
-			return r, fmt.Errorf("malformed JSON: %s", jsonReason(err))
-		}
-		return r, fmt.Errorf("unreadable call record: %s", jsonReason(err))
+	w, err := readWire(line)
+	if err != nil {
+		return r, err
 	}
 	var env *svcapi.Envelope
 	var op *svcapi.Operation
 	if len(w.StatusCode) > 0 {
-		// A bare response envelope: the operation is unknown.
-		e, err := svcapi.DecodeEnvelope(line)
-		if err != nil {
-			return r, envelopeReason(err)
-		}
-		env = e
-		r.Response = redactDoc(line, secrets)
+		env, err = bareEnvelope(&r, line, secrets)
 	} else {
-		if err := w.fields(&r); err != nil {
-			return r, err
-		}
-		if r.Operation == "" && r.At == "" && len(w.Response) == 0 && r.Error == "" {
-			return r, errors.New("no statuscode: neither a call record nor a response envelope")
-		}
-		if o, ok := svcapi.Lookup(r.Operation); ok {
-			op = o
-		}
-		if len(w.Request) > 0 && string(w.Request) != "null" {
-			r.Request = redactDoc(w.Request, secrets)
-		}
-		resp := bytes.TrimSpace(w.Response)
-		switch {
-		case len(resp) == 0 || string(resp) == "null":
-		case resp[0] == '{':
-			e, err := svcapi.DecodeEnvelope(resp)
-			if err != nil {
-				return r, fmt.Errorf("response: %w", envelopeReason(err))
-			}
-			env = e
-			r.Response = redactDoc(resp, secrets)
-		default:
-			// A body that was not JSON, logged as a string: no envelope.
-			r.Response = redactDoc(resp, secrets)
-		}
-		if env == nil && r.Error == "" {
-			return r, errors.New("no response envelope and no error")
-		}
+		env, op, err = w.record(&r, secrets)
+	}
+	if err != nil {
+		return r, err
 	}
 	if env != nil {
-		r.StatusCode = string(env.StatusCode)
-		r.ActCode = string(env.ActCode)
-		r.Status = string(env.Status)
-		r.SvcUUID = string(env.SvcUUID)
-		r.OrderID = string(env.OrderID)
-		if r.ExternalRef == "" {
-			r.ExternalRef = dataExternalRef(env)
-		}
+		setEnvelope(&r, env)
 	}
 	if err := setTime(&r, env); err != nil {
 		return r, err
 	}
 	r.Outcome = outcome(env, op, r.Error)
 	if env != nil && env.OK() && carriesPool(op, env) {
-		p, err := svcapi.ExtractPool(env)
-		switch {
-		case errors.Is(err, svcapi.ErrNoPool):
-			if op != nil && op.Pool != svcapi.PoolNone {
-				return r, fmt.Errorf("envelope without pool (%s answers with a pool object)", op.Name)
-			}
-		case err != nil:
-			return r, fmt.Errorf("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "data.pool: "), "decode data: "))
-		default:
-			r.Pool.Account = p.Account
-			r.Pool.Shape = string(p.Shape)
-			r.Pool.Mode = p.Mode
-			r.Pool.Opening = recon.Money(p.Opening)
-			r.Pool.Amount = recon.Money(p.Amount)
-			r.Pool.Closing = recon.Money(p.Closing)
-			if err := checkPool(p.Shape, r.Pool); err != nil {
-				r.Pool = recon.PoolEntry{}
-				return r, err
-			}
+		if err := setPool(&r, op, env); err != nil {
+			return r, err
 		}
 	}
 	if op != nil && !op.LogsData() && r.Response != nil {
 		r.Response = svcapi.WithoutData(r.Response)
 	}
 	return r, nil
+}
+
+// readWire reads a trimmed line as a call record (or a bare envelope,
+// told apart by its statuscode); the error says why it is neither, without
+// quoting it.
+func readWire(line []byte) (lineWire, error) {
+	var w lineWire
+	switch {
+	case len(line) == 0:
+		return w, errors.New("no JSON object, only a byte-order mark")
+	case line[0] == '[' && json.Valid(line):
+		return w, errors.New("a JSON array, not an object (a line must be one JSON object)")
+	case line[0] != '{':
+		return w, errors.New("not JSON (a line must be one JSON object)")
+	}
+	if err := json.Unmarshal(line, &w); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case strings.Contains(err.Error(), "unexpected end of JSON input"):
+			return w, errors.New("truncated JSON object")
+		case errors.As(err, &se):
+			return w, fmt.Errorf("malformed JSON: %s", jsonReason(err))
+		}
+		return w, fmt.Errorf("unreadable call record: %s", jsonReason(err))
+	}
+	return w, nil
+}
+
+// bareEnvelope reads a line that is a response envelope (the operation is
+// unknown) and keeps it, redacted, as the call's response.
+func bareEnvelope(r *recon.Call, line []byte, secrets []string) (*svcapi.Envelope, error) {
+	env, err := svcapi.DecodeEnvelope(line)
+	if err != nil {
+		return nil, envelopeReason(err)
+	}
+	r.Response = redactDoc(line, secrets)
+	return env, nil
+}
+
+// record reads a call record's fields and documents into r: its
+// operation (nil when unknown), and the envelope of its response (nil
+// when it has none: an error, or a body that was not JSON).
+func (w *lineWire) record(r *recon.Call, secrets []string) (*svcapi.Envelope, *svcapi.Operation, error) {
+	if err := w.fields(r); err != nil {
+		return nil, nil, err
+	}
+	if r.Operation == "" && r.At == "" && len(w.Response) == 0 && r.Error == "" {
+		return nil, nil, errors.New("no statuscode: neither a call record nor a response envelope")
+	}
+	op, _ := svcapi.Lookup(r.Operation)
+	if len(w.Request) > 0 && string(w.Request) != "null" {
+		r.Request = redactDoc(w.Request, secrets)
+	}
+	var env *svcapi.Envelope
+	resp := bytes.TrimSpace(w.Response)
+	switch {
+	case len(resp) == 0 || string(resp) == "null":
+	case resp[0] == '{':
+		e, err := svcapi.DecodeEnvelope(resp)
+		if err != nil {
+			return nil, op, fmt.Errorf("response: %w", envelopeReason(err))
+		}
+		env = e
+		r.Response = redactDoc(resp, secrets)
+	default:
+		// A body that was not JSON, logged as a string: no envelope.
+		r.Response = redactDoc(resp, secrets)
+	}
+	if env == nil && r.Error == "" {
+		return nil, op, errors.New("no response envelope and no error")
+	}
+	return env, op, nil
+}
+
+// setEnvelope copies the envelope's fields a calls row keeps, and
+// data.externalRef when the record named none.
+func setEnvelope(r *recon.Call, env *svcapi.Envelope) {
+	r.StatusCode = string(env.StatusCode)
+	r.ActCode = string(env.ActCode)
+	r.Status = string(env.Status)
+	r.SvcUUID = string(env.SvcUUID)
+	r.OrderID = string(env.OrderID)
+	if r.ExternalRef == "" {
+		r.ExternalRef = dataExternalRef(env)
+	}
+}
+
+// setPool reads the pool debit of a successful answer into r.Pool (none
+// is fine unless op answers with one) and checks its values (checkPool).
+func setPool(r *recon.Call, op *svcapi.Operation, env *svcapi.Envelope) error {
+	p, err := svcapi.ExtractPool(env)
+	switch {
+	case errors.Is(err, svcapi.ErrNoPool):
+		if op != nil && op.Pool != svcapi.PoolNone {
+			return fmt.Errorf("envelope without pool (%s answers with a pool object)", op.Name)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "data.pool: "), "decode data: "))
+	}
+	r.Pool.Account = p.Account
+	r.Pool.Shape = string(p.Shape)
+	r.Pool.Mode = p.Mode
+	r.Pool.Opening = recon.Money(p.Opening)
+	r.Pool.Amount = recon.Money(p.Amount)
+	r.Pool.Closing = recon.Money(p.Closing)
+	if err := checkPool(p.Shape, r.Pool); err != nil {
+		r.Pool = recon.PoolEntry{}
+		return err
+	}
+	return nil
 }
 
 // carriesPool says whether a successful envelope may carry a pool debit:
@@ -309,10 +350,10 @@ func checkPool(shape svcapi.PoolShape, e recon.PoolEntry) error {
 	return nil
 }
 
-// The limits of a pool value (checkPool).
+// The limits of a pool value (checkPool): the bound of an amount.
 const (
-	maxIntDigits = 15
-	maxDecimals  = 4
+	maxIntDigits = recon.MaxAmountDigits
+	maxDecimals  = recon.MaxAmountDecimals
 )
 
 // scrubCall replaces every secret in the text fields of a row (the

@@ -1,0 +1,47 @@
+package calllog
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/svcapi"
+)
+
+func openDB(tb testing.TB) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "calls.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// line builds a call-log line of op with a success envelope holding data.
+func line(op, ref, ts, orderID string, data map[string]any) string {
+	o, _ := svcapi.Lookup(op)
+	env := map[string]any{"statuscode": "TXN", "actcode": nil, "status": "Transaction Successful",
+		"timestamp": ts, "svc_uuid": "uuid-" + ref, "orderid": orderID, "environment": "SANDBOX"}
+	if data != nil {
+		env["data"] = data
+	}
+	rec := map[string]any{"at": "2026-11-21T10:15:02.123+05:30", "operation": op, "method": "POST", "path": o.Path,
+		"externalRef": ref, "request": map[string]any{"externalRef": ref}, "httpStatus": 200, "latencyMs": 12,
+		"response": env, "error": ""}
+	b, _ := json.Marshal(rec)
+	return string(b)
+}
+
+func poolA(opening, amount, closing any) map[string]any {
+	return map[string]any{"account": "0409000123456", "openingBal": opening, "mode": "DR", "amount": amount, "closingBal": closing}
+}
+
+func poolB(opening, amount, closing any) map[string]any {
+	return map[string]any{"referenceId": "R1", "openingBalance": opening, "mode": "DR", "paymentAmount": amount, "closingBalance": closing}
+}
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
