@@ -145,6 +145,12 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 			t.Errorf("bulkrun %s while held changed the run:\nbefore %s\nafter  %s", second[0], before, after)
 		}
 	}
+	// status, another process too, shows the held run running, and by whom.
+	cmd := exec.Command(binary, "status", id, "--db", dbPath)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.HasSuffix(strings.Split(string(out), "\n")[0], ", running") ||
+		!strings.Contains(string(out), fmt.Sprintf("held by host %s, pid %d", host, os.Getpid())) {
+		t.Errorf("status of the held run: %v\n%s", err, out)
+	}
 	g.open()
 	r := <-first
 	if r.code != 0 {
@@ -159,8 +165,9 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 }
 
 // A process killed (SIGKILL) with rows in flight holds its run no more:
-// every view counts the rows it left the same way (pending, in flight when
-// it died), and the next resume takes the run over and says from whom.
+// status shows the run interrupted (not running), every view counts the
+// rows it left the same way (pending, in flight when it died), and the next
+// resume takes the run over and says from whom.
 func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	g := newGate(4) // the four rows in flight at concurrency 4
 	srv := bulktest.Start(bulktest.Options{Before: g.before})
@@ -208,6 +215,14 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	}
 	if strings.Contains(detail, "held by") {
 		t.Errorf("status shows a dead process as the holder:\n%s", detail)
+	}
+	// Stored as running, held by nobody alive: shown interrupted, to resume
+	// or settle, in the list and in the run's own view.
+	if len(fields) < 5 || fields[4] != "interrupted" {
+		t.Errorf("run list STATE column = %q, want interrupted:\n%s", fields, list)
+	}
+	if first := strings.Split(detail, "\n")[0]; !strings.HasSuffix(first, ", interrupted") || !strings.Contains(detail, "bulkrun resume "+id) {
+		t.Errorf("status of the killed run does not say interrupted and how to continue:\n%s", detail)
 	}
 	if !strings.Contains(recheck, "run "+id+": 4 pending rows;") || !strings.Contains(recheck, "4 in flight") ||
 		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 4 pending, 16 unsent") {

@@ -91,63 +91,10 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 	if err != nil {
 		return s, err
 	}
-	secrets := map[int][]string{}
-	for _, r := range rc.Rows {
-		secrets[r.Line] = append([]string{rc.Secret}, r.Secrets...)
-	}
-	log := rc.Log.With(LogRun, run.ID)
-	var mu sync.Mutex
-	var firstErr error
-	work := make(chan Entry)
-	var wg sync.WaitGroup
-	for range max(rc.Concurrency, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for e := range work {
-				sec, ok := secrets[e.Line]
-				if !ok {
-					sec = []string{rc.Secret}
-				}
-				kind, err := rc.one(ctx, run.ID, e, sec)
-				err = scrubErr(err, sec)
-				mu.Lock()
-				s.Checked++
-				switch kind {
-				case StateSuccess:
-					s.Success++
-				case StateFailed:
-					s.Failed++
-				case StatePending:
-					s.StillPending++
-				case StateUnsent:
-					s.NotExecuted++
-					log.Info("the service never executed this row (txnStatus not found); returned to unsent: resume sends it again with the same externalRef",
-						LogLine, e.Line, svcapi.LogRef, e.Ref, "attempts", e.Attempts)
-				default:
-					s.LookupErrors++
-					log.Warn("transaction-status look-up failed; row left pending", LogLine, e.Line, svcapi.LogRef, e.Ref, "error", err)
-				}
-				if kind == "" && err != nil && firstErr == nil && isJournalErr(err) {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	cutoff := start.Add(-rc.MinWait)
+	lu := &lookups{rc: rc, run: run, sum: &s, secrets: rc.rowSecrets(), log: rc.Log.With(LogRun, run.ID)}
+	work := lu.start(ctx)
 	for _, e := range pending {
-		switch {
-		case e.State == StateSending && e.SentAt.After(start.Add(-SendingAge)):
-			s.InFlight++
-			continue
-		case !hasRef:
-			s.NoRef++
-			continue
-		case e.SentAt.After(cutoff):
-			s.TooYoung++
-			continue
-		case ctx.Err() != nil:
+		if !s.due(e, start, rc.MinWait, hasRef) || ctx.Err() != nil {
 			continue
 		}
 		select {
@@ -156,7 +103,8 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 		}
 	}
 	close(work)
-	wg.Wait()
+	lu.wg.Wait()
+	firstErr := lu.firstErr
 	if s.NotExecuted > 0 && firstErr == nil {
 		if err := reopen(context.WithoutCancel(ctx), rc.DB, run, rc.now()); err != nil {
 			firstErr = err
@@ -169,6 +117,94 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 		return s, fmt.Errorf("recheck bulk run %s: %w", run.ID, ctx.Err())
 	}
 	return s, nil
+}
+
+// due says whether a pending row is looked up now (start: when the recheck
+// started), and counts it when not: a row 'sending' for less than
+// SendingAge is in flight, one of an operation without externalRef cannot
+// be looked up, one sent less than minWait ago is too young.
+func (s *RecheckSummary) due(e Entry, start time.Time, minWait time.Duration, hasRef bool) bool {
+	switch {
+	case e.State == StateSending && e.SentAt.After(start.Add(-SendingAge)):
+		s.InFlight++
+	case !hasRef:
+		s.NoRef++
+	case e.SentAt.After(start.Add(-minWait)):
+		s.TooYoung++
+	default:
+		return true
+	}
+	return false
+}
+
+// rowSecrets are the secrets scrubbed from each row's look-up, by line.
+func (rc *Rechecker) rowSecrets() map[int][]string {
+	secrets := map[int][]string{}
+	for _, r := range rc.Rows {
+		secrets[r.Line] = append([]string{rc.Secret}, r.Secrets...)
+	}
+	return secrets
+}
+
+// lookups are a Recheck's look-ups in flight: Concurrency workers that
+// look up the rows sent on the channel and count what became of them.
+type lookups struct {
+	rc      *Rechecker
+	run     *Run
+	secrets map[int][]string
+	log     *slog.Logger
+	wg      sync.WaitGroup
+
+	mu       sync.Mutex
+	sum      *RecheckSummary
+	firstErr error // the first journal error
+}
+
+// start starts the workers; closing the returned channel ends them.
+func (lu *lookups) start(ctx context.Context) chan<- Entry {
+	work := make(chan Entry)
+	for range max(lu.rc.Concurrency, 1) {
+		lu.wg.Add(1)
+		go func() {
+			defer lu.wg.Done()
+			for e := range work {
+				sec, ok := lu.secrets[e.Line]
+				if !ok {
+					sec = []string{lu.rc.Secret}
+				}
+				kind, err := lu.rc.one(ctx, lu.run.ID, e, sec)
+				lu.count(e, kind, scrubErr(err, sec))
+			}
+		}()
+	}
+	return work
+}
+
+// count adds a look-up's outcome (the row's new state, "" when the look-up
+// failed) to the summary.
+func (lu *lookups) count(e Entry, kind string, err error) {
+	lu.mu.Lock()
+	defer lu.mu.Unlock()
+	s := lu.sum
+	s.Checked++
+	switch kind {
+	case StateSuccess:
+		s.Success++
+	case StateFailed:
+		s.Failed++
+	case StatePending:
+		s.StillPending++
+	case StateUnsent:
+		s.NotExecuted++
+		lu.log.Info("the service never executed this row (txnStatus not found); returned to unsent: resume sends it again with the same externalRef",
+			LogLine, e.Line, svcapi.LogRef, e.Ref, "attempts", e.Attempts)
+	default:
+		s.LookupErrors++
+		lu.log.Warn("transaction-status look-up failed; row left pending", LogLine, e.Line, svcapi.LogRef, e.Ref, "error", err)
+	}
+	if kind == "" && err != nil && lu.firstErr == nil && isJournalErr(err) {
+		lu.firstErr = err
+	}
 }
 
 // reopen marks a done run stopped: Recheck returned rows to unsent.

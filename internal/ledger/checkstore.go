@@ -26,6 +26,15 @@ type CheckStore interface {
 	FailCheckRun(ctx context.Context, run Run, finished time.Time) error
 }
 
+// Warning is an error of the store's that a check goes on after: it is
+// logged as a warning (CheckStats: statistics the store may not refresh).
+type Warning struct{ Err error }
+
+func (w *Warning) Error() string { return w.Err.Error() }
+
+// Unwrap returns the store's error.
+func (w *Warning) Unwrap() error { return w.Err }
+
 // Window is the period a check reads: calls and statement records whose
 // time (recon.TimestampLayout, IST) lies in [From, To]. Calls of the
 // operations named in Skip (read-only ones: no transactions of the pool)

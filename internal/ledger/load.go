@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -36,7 +37,8 @@ type period struct {
 // PeriodReader is what the load stage reads (a part of CheckStore).
 type PeriodReader interface {
 	// CheckStats brings the planner's statistics of the tables the check
-	// reads up to date.
+	// reads up to date; a *Warning says it could not, and the check goes
+	// on.
 	CheckStats(ctx context.Context) error
 	// CheckPoolAccounts lists the pool accounts the window's calls name (two at most).
 	CheckPoolAccounts(ctx context.Context, w Window) ([]string, error)
@@ -64,7 +66,14 @@ func loadPeriod(ctx context.Context, db PeriodReader, w Window, log *slog.Logger
 			log.Debug("check step done", "step", name, "seconds", time.Since(t).Seconds())
 		}
 	}
-	step("refresh statistics", func() error { return db.CheckStats(ctx) })
+	step("refresh statistics", func() error {
+		err := db.CheckStats(ctx)
+		if warn := (*Warning)(nil); errors.As(err, &warn) {
+			log.Warn(warn.Error()) // the check goes on, planned without them
+			return nil
+		}
+		return err
+	})
 	step("read pool accounts", func() (err error) {
 		p.named, err = db.CheckPoolAccounts(ctx, w)
 		return err

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
 	"maps"
@@ -20,6 +21,7 @@ type fakePeriod struct {
 	resent                    []int64
 	lookups                   []Lookup
 	fail                      string
+	warn                      error // CheckStats's warning
 }
 
 var errFake = errors.New("boom")
@@ -31,7 +33,12 @@ func (f *fakePeriod) err(step string) error {
 	return nil
 }
 
-func (f *fakePeriod) CheckStats(context.Context) error { return f.err("stats") }
+func (f *fakePeriod) CheckStats(context.Context) error {
+	if f.warn != nil {
+		return f.warn
+	}
+	return f.err("stats")
+}
 func (f *fakePeriod) CheckPoolAccounts(context.Context, Window) ([]string, error) {
 	return f.named, f.err("pool")
 }
@@ -76,6 +83,13 @@ func TestLoadPeriod(t *testing.T) {
 	if !maps.Equal(p.resolvedOrders, map[string]bool{"OTXN": true}) {
 		t.Errorf("resolvedOrders = %v, want the look-up's orderid", p.resolvedOrders)
 	}
+	var logged strings.Builder
+	f.warn = fmt.Errorf("refresh: %w", &Warning{Err: errors.New("statistics of calls are stale")})
+	if _, err := loadPeriod(context.Background(), f, w, slog.New(slog.NewTextHandler(&logged, nil))); err != nil ||
+		!strings.Contains(logged.String(), `level=WARN msg="statistics of calls are stale"`) {
+		t.Errorf("a warning of CheckStats: %v, logged %q; want it logged, and the period read", err, logged.String())
+	}
+	f.warn = nil
 	for step, name := range map[string]string{"stats": "refresh statistics", "pool": "read pool accounts",
 		"records": "read record accounts", "resent": "resolve pending calls", "lookups": "resolve pending calls",
 		"open": "read open externalRefs"} {

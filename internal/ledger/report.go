@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Report is the result of Check. Its lists are bounded, so that a month
@@ -119,7 +120,7 @@ func (r *Report) writeFindings(b *strings.Builder) {
 		}
 		if n++; n <= showFindings {
 			fmt.Fprintf(b, "%s %s call %d %s: expected %s, actual %s, delta %s\n", k.Kind, k.TS, k.CallID,
-				k.ExternalRef, recon.Money(k.Expected), recon.Money(k.Actual), recon.Money(k.Delta))
+				redact.Text(k.ExternalRef), recon.Money(k.Expected), recon.Money(k.Actual), recon.Money(k.Delta))
 		}
 	}
 	more(n, "breaks")
@@ -146,9 +147,11 @@ func (r *Report) writeFindings(b *strings.Builder) {
 	more(n, "suggested pairs")
 }
 
+// dash is a value as the report prints it: "-" for none; the service's
+// text made safe for a terminal (redact.Text).
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return redact.Text(s)
 }
