@@ -70,16 +70,13 @@ func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 // client) and loads the run (any case) and its operation; an unknown id
 // is a usage error. The caller closes env when err is nil.
 func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*cli.Env, *bulk.Run, *svcapi.Operation, error) {
-	// The run is in the database: one that does not exist is a misspelt
-	// --db (and is not created, nor a sandbox started).
-	if err := c.CheckDBExists("run " + id); err != nil {
-		return nil, nil, nil, err
-	}
 	log, err := c.Logger(ctx, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	env, err := c.Open(ctx, log, cli.Options{NeedClient: true})
+	// The run is in the database: one that does not exist is a misspelt
+	// --db (refused after the settings, and not created).
+	env, err := c.Open(ctx, log, cli.Options{NeedClient: true, ExistingDB: "run " + id})
 	if err != nil {
 		return nil, nil, nil, err
 	}

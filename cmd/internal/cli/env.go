@@ -46,6 +46,11 @@ type Options struct {
 	// DefaultSandboxDB is the database path used with --sandbox when --db
 	// was not given on the command line ("" keeps --db).
 	DefaultSandboxDB string
+	// ExistingDB, when set, names the command that needs the database to
+	// exist already (it reads or continues what is there): a SQLite file
+	// that does not exist is refused (CheckDBExists), after the settings,
+	// and not created.
+	ExistingDB string
 }
 
 // Open resolves the common flags: starts the sandbox when asked, opens the
@@ -67,15 +72,32 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log,
 		Scrubber: c.Scrubber()}
+	// The service's settings before the database file is created: a
+	// command that cannot run leaves nothing behind. With --sandbox the
+	// sandbox supplies them, checked once it has started.
+	validate := func() error {
+		if o.NeedClient {
+			return cfg.Validate()
+		}
+		return nil
+	}
+	if !c.Sandbox {
+		if err := validate(); err != nil {
+			return nil, err
+		}
+	}
+	dbPath := c.DB
+	if c.Sandbox && o.DefaultSandboxDB != "" && !c.DBGiven() {
+		dbPath = o.DefaultSandboxDB
+	}
+	if o.ExistingDB != "" && store.Missing(dbPath) {
+		return nil, Usagef("%s: no database %s (give --db or SVC_DB)", o.ExistingDB, dbPath)
+	}
 	if c.Sandbox {
 		if err := c.startSandbox(env, &cfg, o); err != nil {
 			return nil, err
 		}
-	}
-	if o.NeedClient {
-		// Before the database file is created: a command that cannot run
-		// leaves nothing behind.
-		if err := cfg.Validate(); err != nil {
+		if err := validate(); err != nil {
 			return nil, err
 		}
 	}
@@ -83,10 +105,6 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 		if err := checkAccount(env.Account); err != nil {
 			return nil, err
 		}
-	}
-	dbPath := c.DB
-	if c.Sandbox && o.DefaultSandboxDB != "" && !c.DBGiven() {
-		dbPath = o.DefaultSandboxDB
 	}
 	db, err := c.OpenDB(ctx, dbPath)
 	if err != nil {
