@@ -66,24 +66,6 @@ func load(t *testing.T) (root string, pkgs map[string]*pkg) {
 	return root, pkgs
 }
 
-// deps returns every project package p imports, directly or not.
-func deps(pkgs map[string]*pkg, p string) map[string]bool {
-	out := map[string]bool{}
-	var walk func(string)
-	walk = func(q string) {
-		for im := range pkgs[q].imports {
-			if !out[im] {
-				out[im] = true
-				if pkgs[im] != nil {
-					walk(im)
-				}
-			}
-		}
-	}
-	walk(p)
-	return out
-}
-
 // sqlText matches SQL statements in string literals.
 var sqlText = regexp.MustCompile(`(?i)\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|CREATE\s+(TABLE|INDEX)\b|PRAGMA\s+\w)`)
 
