@@ -146,6 +146,12 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 			t.Errorf("bulkrun %s while held changed the run:\nbefore %s\nafter  %s", second[0], before, after)
 		}
 	}
+	// status, another process too, shows the held run running, and by whom.
+	cmd := exec.Command(binary, "status", id, "--db", dbPath)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.HasSuffix(strings.Split(string(out), "\n")[0], ", running") ||
+		!strings.Contains(string(out), fmt.Sprintf("held by host %s, pid %d", host, os.Getpid())) {
+		t.Errorf("status of the held run: %v\n%s", err, out)
+	}
 	g.open()
 	r := <-first
 	if r.code != 0 {
@@ -221,6 +227,9 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	}
 	if strings.Contains(detail, "held by") {
 		t.Errorf("status shows a dead process as the holder:\n%s", detail)
+	}
+	if !strings.Contains(detail, "bulkrun resume "+id) {
+		t.Errorf("status of the killed run does not say how to continue:\n%s", detail)
 	}
 	if !strings.Contains(recheck, "run "+id+": 4 pending rows;") || !strings.Contains(recheck, "4 sent less than") ||
 		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 4 pending, 16 unsent") {

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,7 +82,7 @@ func runCLIEnv(tb testing.TB, environ []string, args ...string) (int, string, st
 		tb.Setenv(k, v)
 	}
 	var out, errOut bytes.Buffer
-	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut)
+	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut, args...)
 	return code, out.String(), errOut.String()
 }
 
@@ -532,11 +535,27 @@ func TestResultsKeepIDsAndLeadingZeros(t *testing.T) {
 func TestHelpAndUsage(t *testing.T) {
 	for _, args := range [][]string{{"run", "-h"}, {"resume", "-h"}, {"recheck", "-h"}, {"status", "-h"}, {"ops", "-h"}, {"-h"}} {
 		var out, errOut bytes.Buffer
-		if code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut); code != 0 || !strings.Contains(errOut.String(), "bulkrun") {
-			t.Errorf("%v: exit %d\n%s", args, code, errOut.String())
+		if code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut); code != 0 || !strings.Contains(out.String(), "bulkrun") || errOut.Len() > 0 {
+			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errOut.String())
 		}
 	}
+	// status reads the database only: no service or sandbox flag, and
+	// --sandbox is a mistake, not a sandbox started.
+	var help bytes.Buffer
+	cli.Exit(run(context.Background(), []string{"status", "-h"}, &help, io.Discard), io.Discard)
+	var flags []string
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(help.String(), -1) {
+		flags = append(flags, m[1])
+	}
+	if want := []string{"db", "db-pool", "log-format", "log-level", "version"}; !slices.Equal(flags, want) {
+		t.Errorf("status -h lists %v, want %v", flags, want)
+	}
+	dir := t.TempDir()
 	var out, errOut bytes.Buffer
+	if code := cli.Exit(run(context.Background(), []string{"status", "--sandbox", "--db", filepath.Join(dir, "x.db")}, &out, &errOut), &errOut); code != cli.ExitUsage ||
+		!strings.Contains(errOut.String(), "-sandbox") {
+		t.Errorf("status --sandbox: exit %d, %q; want 2 naming the flag", code, errOut.String())
+	}
 	if code := cli.Exit(run(context.Background(), []string{"run", "--op", "nosuch", "--in", "x.csv"}, &out, &errOut), &errOut); code != cli.ExitUsage {
 		t.Errorf("unknown op: exit %d", code)
 	}

@@ -288,7 +288,7 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 	if !started {
 		return res, nil
 	}
-	log.Info("job started", "trigger", trigger, "command", job.Command, "args", redact.URLPasswords(strings.Join(job.Args, " ")))
+	log.Info("job started", "trigger", trigger, "command", job.Command, "args", strings.Join(redact.Args(job.Args), " "))
 	var out jobOutcome
 	out, abandoned = r.runJob(ctx, job, fn, res, log, release)
 	return r.end(ctx, job, res, out, log)

@@ -127,7 +127,29 @@ func (sqliteDialect) tablesSQL() string {
 			FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
 }
 
+func (sqliteDialect) migrationColumnsSQL() string {
+	return `SELECT name FROM pragma_table_info('schema_migrations') ORDER BY cid`
+}
+
 func (sqliteDialect) lock(context.Context, *sql.Tx, int64) error { return nil }
+
+func (sqliteDialect) unbounded(context.Context, *sql.Tx) error { return nil }
+
+// failed reports whether err is the file's failure rather than the
+// statement's: an I/O error, a full disk, a corrupt or foreign file, one
+// that cannot be opened or written.
+func (sqliteDialect) failed(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return connectionLost(err)
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB,
+		sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY:
+		return true
+	}
+	return false
+}
 
 func (sqliteDialect) forUpdate() string  { return "" }
 func (sqliteDialect) skipLocked() string { return "" }
@@ -183,4 +205,6 @@ func (sqliteDialect) rowKeyIs(alias string) string { return alias + ".rowid = ?"
 
 // analyze does nothing: SQLite plans the store's queries well without
 // statistics.
-func (sqliteDialect) analyze(context.Context, *sql.DB, string) error { return nil }
+func (sqliteDialect) analyze(context.Context, *sql.DB, []string) ([]tableStats, error) {
+	return nil, nil
+}
