@@ -189,7 +189,7 @@ func holders(ctx context.Context, env *cli.Env, ls *bulk.Leases, run *bulk.Run) 
 				live = true
 			}
 			lines = append(lines, fmt.Sprintf("worker %s: host %s, pid %d, since %s IST, last heartbeat %s ago, %s", w.Holder, w.Host, w.PID,
-				w.Since.In(recon.IST).Format(time.DateTime), clock().Sub(w.Heartbeat).Round(time.Second), state))
+				w.Since.In(recon.IST).Format(time.DateTime), w.Now.Sub(w.Heartbeat).Round(time.Second), state))
 		}
 		return lines, live, nil
 	}
@@ -198,7 +198,7 @@ func holders(ctx context.Context, env *cli.Env, ls *bulk.Leases, run *bulk.Run) 
 		return nil, false, err
 	}
 	return []string{fmt.Sprintf("held by host %s, pid %d, since %s IST (last heartbeat %s ago)", lease.Host, lease.PID,
-		lease.Since.In(recon.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))}, true, nil
+		lease.Since.In(recon.IST).Format(time.DateTime), lease.Now.Sub(lease.Heartbeat).Round(time.Second))}, true, nil
 }
 
 // showWorkerRows prints the run's rows per worker that sent them, when
