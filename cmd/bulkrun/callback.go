@@ -63,7 +63,7 @@ func (c *callbackCmd) Flags(fs *flag.FlagSet) {
 func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	pos := call.Args
 	switch {
-	case len(pos) == 0 || pos[0] != "decode":
+	case len(pos) == 0 || !strings.EqualFold(pos[0], "decode"):
 		return "", cli.Usagef("callback: type bulkrun callback decode [FILE|-] (see bulkrun callback -h)")
 	case len(pos) > 2:
 		return "", cli.Usagef("callback decode reads one FILE, or - for stdin (see bulkrun callback -h)")
@@ -85,7 +85,7 @@ func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		defer f.Close()
 		name, in = pos[1], f
 	}
-	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, call.Stderr)
+	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, c.common.Lines(ctx, call.Stderr, log, slog.LevelWarn))
 }
 
 // encryptionKey reads the 32-byte key from the variable's value, told apart

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ var importCallsHelp = cli.Help{
   reconcile import-calls 'logs/calls-*.jsonl.gz'          # the pattern is expanded if the shell did not
   zcat old.jsonl.gz | reconcile import-calls -             # standard input
   reconcile import-calls --db /var/lib/svcrecon/svcrecon.db a.jsonl b.jsonl
-  reconcile import-calls --complete-through 2026-11-30 logs/calls-2026-11-30.jsonl   # the last log of November
+  reconcile import-calls --complete-through {prev-month-end} logs/calls-{prev-month-end}.jsonl   # the last log of last month
 Re-importing a line already imported adds nothing. Bad lines are reported as
 file:line: reason (and kept in import_errors); the rest is still imported and
 the exit status is 1. A file that does not exist is exit status 2, before
@@ -71,14 +72,14 @@ func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 	}
 	defer env.Close()
 
-	bar := progress.New(call.Stderr, "import-calls", 0, log)
+	bar := progress.New(ic.com.Progress(ctx, call.Stderr), "import-calls", 0, log)
 	sum, ierr := importAll(ctx, env.DB, files, call.Stdin,
 		calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}})
 	bar.Done()
 	if ierr == nil && !through.IsZero() {
 		ierr = env.DB.DeclareCoverage(ctx, through.Format(time.DateOnly), clock(), "import-calls --complete-through")
 	}
-	return reportImport(call.Stdout, call.Stderr, sum, ierr)
+	return reportImport(call.Stdout, ic.com.Lines(ctx, call.Stderr, log, slog.LevelWarn), sum, ierr)
 }
 
 // callLogFiles checks the FILE... arguments and expands their patterns:
@@ -146,16 +147,17 @@ func importAll(ctx context.Context, db calllog.Writer, files []string, stdin io.
 	return sum, nil
 }
 
-// reportImport prints the bad lines (at most maxShownErrors) on stderr and
-// the summary line on stdout, which it returns (the scheduler's summary)
+// reportImport prints the bad lines (at most maxShownErrors) on lines (a
+// command's lines for a person on stderr: cli.Common.Lines) and the summary
+// line on stdout, which it returns (the scheduler's summary)
 // with the import's error, or an exit status 1 for bad lines.
-func reportImport(stdout, stderr io.Writer, sum calllog.Summary, ierr error) (string, error) {
+func reportImport(stdout, lines io.Writer, sum calllog.Summary, ierr error) (string, error) {
 	for i, e := range sum.Errors {
 		if i == maxShownErrors {
-			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
 			break
 		}
-		fmt.Fprintln(stderr, e.Error())
+		fmt.Fprintln(lines, e.Error())
 	}
 	line := "imported " + sum.String()
 	fmt.Fprintln(stdout, line)

@@ -46,11 +46,12 @@ func outcomeOf(err error) string {
 var notifySleep func(ctx context.Context, d time.Duration) error
 
 // newNotifier is the notifier of run --notify and of the scheduler's
-// notify: URLs. Notices are scrubbed of the client secret (from the
-// environment: the secret is never a flag) and of card and Aadhaar numbers.
+// notify: URLs. Notices are scrubbed (redact.Scrubber) of the client
+// secret and the database password (from the environment: neither is ever
+// a flag), of passwords in URLs and of card and Aadhaar numbers.
 func newNotifier(log *slog.Logger) *schedule.Notifier {
-	secret := os.Getenv("SVC_CLIENT_SECRET")
+	sc := redact.NewScrubber(os.Getenv(cli.EnvClientSecret), os.Getenv("PGPASSWORD"))
 	return &schedule.Notifier{Log: log, Sleep: notifySleep, Scrub: func(s string) string {
-		return redact.Numbers(redact.Scrub(s, secret))
+		return redact.Numbers(redact.URLPasswords(sc.String(s)))
 	}}
 }

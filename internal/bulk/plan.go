@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -260,42 +258,3 @@ func (e *CompletedError) Error() string {
 
 // Unwrap returns ErrRefused.
 func (e *CompletedError) Unwrap() error { return ErrRefused }
-
-// ReadInput reads the run's input file and checks it is the file the run
-// started with (same SHA-256): the journal matches rows by line. A changed
-// file is an *InputChangedError.
-func (r *Run) ReadInput() (*Table, error) {
-	table, err := ReadTable(r.InputPath)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", r.ID, err)
-	}
-	if table.SHA256 != r.InputSHA256 {
-		return nil, &InputChangedError{Run: r, SHA256: table.SHA256}
-	}
-	return table, nil
-}
-
-// InputChangedError is a run's input file that changed since the run
-// started: its rows cannot be matched to the journal.
-type InputChangedError struct {
-	Run    *Run
-	SHA256 string // the file's SHA-256 now
-}
-
-func (e *InputChangedError) Error() string {
-	return fmt.Sprintf("run %s: %s changed since the run started (sha256 %.12s…, was %.12s…); its rows cannot be matched to the journal",
-		e.Run.ID, e.Run.InputPath, e.SHA256, e.Run.InputSHA256)
-}
-
-// String lists the values as field=value, sorted by field; "(none)" when
-// there are none.
-func (s Sets) String() string {
-	if len(s) == 0 {
-		return "(none)"
-	}
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(s)) {
-		parts = append(parts, k+"="+s[k])
-	}
-	return strings.Join(parts, " ")
-}

@@ -2,8 +2,6 @@ package bulk
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +13,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/progress"
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/redact"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -51,10 +49,13 @@ type Runner struct {
 	// Rate limits how many rows start per second (0: no limit). The limit is
 	// applied before a row is journaled, so waiting rows are not 'sending'.
 	Rate float64
-	// MaxDebit, when positive, stops starting new calls once the pool debits
-	// of the run's successful rows reach it. Calls already in flight finish,
-	// so the debits may exceed it by at most Concurrency × the largest
-	// single debit.
+	// MaxDebit, when positive, is the most the run may spend: a call starts
+	// only while the run's confirmed debits, with every call whose debit is
+	// unknown (in flight, or pending) counted at the expected debit of one
+	// call and the new call too, stay within it (store.DebitCap). The
+	// expected debit is the largest debit seen (or Price's); until an
+	// answer teaches it, calls go one at a time. The cap holds as long as
+	// no call costs more than the expected debit.
 	MaxDebit decimal.Decimal
 	// Progress is where the progress bar is drawn when it is a terminal
 	// (usually stderr); otherwise a progress line is logged every 10 s.
@@ -73,6 +74,16 @@ type Runner struct {
 	// again while the rows in flight of every worker reserve what is left
 	// of MaxDebit; default DefaultPoll.
 	Poll time.Duration
+	// Price, when set, is the rate card (issue 27): the expected debit of
+	// one call of an operation, and whether it knows it. Without it the
+	// expected debit is learnt from the run's first answer with a debit
+	// (until then, with MaxDebit, one call at a time).
+	Price func(op string) (decimal.Decimal, bool)
+	// Recheck, when set, takes over the rows a dead process left: those
+	// found 'sending' (and pending since for that reason) are looked up
+	// before sending, and the ones the service never executed are sent
+	// in the same Execute (see takeOver). Nil leaves them to Recheck.
+	Recheck *Rechecker
 }
 
 // Summary is the state of a run after Execute.
@@ -85,6 +96,9 @@ type Summary struct {
 	// were still working on the run when it ended its part (their rows in
 	// flight count as pending); the last one sets the run's state.
 	Workers int
+	// TakenOver are the look-ups of the rows dead processes left
+	// (Runner.Recheck).
+	TakenOver RecheckSummary
 }
 
 func (r *Runner) now() time.Time { return now(r.Now) }
@@ -118,23 +132,31 @@ func (r *Runner) now() time.Time { return now(r.Now) }
 // state, and Summary.Workers says how many others were still working.
 func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, error) {
 	log := r.Log.With(LogRun, run.ID)
-	var sum Summary
 	if _, ok := svcapi.Lookup(run.Op); !ok {
-		return sum, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
+		return Summary{}, fmt.Errorf("bulk run %s: unknown operation %q", run.ID, run.Op)
 	}
 	if r.Lease != nil && r.Lease.Shared() {
 		return r.executeShared(ctx, run, rows, log)
 	}
+	return r.executeAlone(ctx, run, rows, log)
+}
+
+// executeAlone is Execute for a run held by this process alone: it sends
+// the rows not journaled yet in file order, Concurrency at a time.
+func (r *Runner) executeAlone(ctx context.Context, run *Run, rows []Row, log *slog.Logger) (Summary, error) {
+	var sum Summary
 	var err error
 	if sum.Recovered, err = recoverSending(ctx, r.DB, run.ID); err != nil {
 		return sum, err
 	}
 	if sum.Recovered > 0 {
-		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: recheck resolves them",
+		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: the transaction-status look-up resolves them",
 			"rows", sum.Recovered)
 	}
-	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent
-	err = entries(ctx, r.DB, run.ID, func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
+	if sum.TakenOver, err = r.takeOver(ctx, run, log); err != nil {
+		return sum, err
+	}
+	todo, err := r.toSend(ctx, run, rows)
 	if err != nil {
 		return sum, err
 	}
@@ -142,16 +164,32 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 	if err != nil {
 		return sum, err
 	}
+	ex := r.newExecution(run, log, before, len(rows), len(rows)-len(todo))
+	ex.sendAll(ctx, todo, max(r.Concurrency, 1))
+	ex.bar.Done()
+	return r.endAlone(context.WithoutCancel(ctx), run, ex, sum)
+}
+
+// toSend returns the rows to send: those without a journal row, and those
+// Recheck returned to unsent.
+func (r *Runner) toSend(ctx context.Context, run *Run, rows []Row) ([]Row, error) {
+	journaled := map[int]bool{} // rows not to send: every journal row but those returned to unsent
+	err := entries(ctx, r.DB, run.ID, func(e Entry) error { journaled[e.Line] = e.State != StateUnsent; return nil })
+	if err != nil {
+		return nil, err
+	}
 	todo := make([]Row, 0, len(rows))
 	for _, row := range rows {
 		if !journaled[row.Line] {
 			todo = append(todo, row)
 		}
 	}
+	return todo, nil
+}
 
-	ex := r.newExecution(run, log, before.Debit, len(rows), len(rows)-len(todo))
-	conc := max(r.Concurrency, 1)
-
+// sendAll sends the rows in order, conc at a time, until they are all sent
+// or the execution stops.
+func (ex *execution) sendAll(ctx context.Context, todo []Row, conc int) {
 	jobs := make(chan Row)
 	var wg sync.WaitGroup
 	for range conc {
@@ -163,24 +201,26 @@ func (r *Runner) Execute(ctx context.Context, run *Run, rows []Row) (Summary, er
 			}
 		}()
 	}
-feed:
+	defer wg.Wait()
+	defer close(jobs)
 	for _, row := range todo {
-		if ex.stopped() != "" {
-			break
+		if !ex.reserve(ctx) {
+			return
 		}
 		select {
 		case jobs <- row:
 		case <-ctx.Done():
+			ex.release(nil)
 			ex.stop(StopInterrupted, nil)
-			break feed
+			return
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	ex.bar.Done()
+}
 
-	// The journal is written whatever happened to ctx.
-	jctx := context.WithoutCancel(ctx)
+// endAlone counts the run's rows after an execution and records its state:
+// done when every row was sent, else stopped. The journal is written
+// whatever happened to the execution's context (jctx is not cancelled).
+func (r *Runner) endAlone(jctx context.Context, run *Run, ex *execution, sum Summary) (Summary, error) {
 	after, err := CountRows(jctx, r.DB, run)
 	if err != nil {
 		return sum, err
@@ -213,10 +253,12 @@ func (r *Runner) start(ctx context.Context, run *Run) (Counts, error) {
 	return before, nil
 }
 
-// newExecution is the state of one Execute of run: its debits so far, a
-// progress bar of rows rows, done of them already.
-func (r *Runner) newExecution(run *Run, log *slog.Logger, debit decimal.Decimal, rows, done int) *execution {
-	ex := &execution{Runner: r, run: run, log: log, debit: debit}
+// newExecution is the state of one Execute of run: its counts before
+// (the account of its debits), a progress bar of rows rows, done of them
+// already.
+func (r *Runner) newExecution(run *Run, log *slog.Logger, before Counts, rows, done int) *execution {
+	ex := &execution{Runner: r, run: run, log: log}
+	ex.openAccount(before)
 	limit := rate.Inf
 	if r.Rate > 0 {
 		limit = rate.Limit(r.Rate)
@@ -236,11 +278,15 @@ type execution struct {
 	bar     *progress.Bar
 	worker  string // the worker id, for a worker of a shared run; "" otherwise
 
-	mu     sync.Mutex
-	debit  decimal.Decimal
-	reason string
-	err    error
-	sent   int
+	mu sync.Mutex
+	// account is the run's debits against MaxDebit (one holder; a worker
+	// of a shared run reserves in the database); changed is closed and
+	// replaced whenever a reservation is released.
+	account store.DebitCap
+	changed chan struct{}
+	reason  string
+	err     error
+	sent    int
 }
 
 func (ex *execution) stop(reason string, err error) {
@@ -266,188 +312,5 @@ func (ex *execution) mayStart(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		ex.stop(StopInterrupted, nil)
 	}
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	if ex.reason != "" {
-		return false
-	}
-	if ex.worker == "" && ex.MaxDebit.IsPositive() && ex.debit.GreaterThanOrEqual(ex.MaxDebit) {
-		ex.reason = StopMaxDebit
-		ex.log.Warn("pool debits reached --max-debit; no new calls", "debit", ex.debit.String(), "maxDebit", ex.MaxDebit.String())
-		return false
-	}
-	return true
-}
-
-// send journals, calls and journals one row.
-func (ex *execution) send(ctx context.Context, row Row) {
-	if ex.stopped() != "" {
-		return
-	}
-	if err := ex.limiter.Wait(ctx); err != nil {
-		ex.stop(StopInterrupted, nil)
-		return
-	}
-	if !ex.mayStart(ctx) {
-		return
-	}
-	// From here on the row is in flight: nothing cancels its journal writes
-	// or its call (the client's time-out bounds it).
-	jctx := context.WithoutCancel(ctx)
-	attempt, err := ex.claim(jctx, row)
-	if err != nil {
-		ex.stop(StopError, err)
-		return
-	}
-	if attempt == 0 {
-		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
-		return
-	}
-	ex.call(jctx, row, attempt)
-}
-
-// call calls a row claimed for this execution (attempt: its attempt
-// number) and journals its outcome; nothing cancels it.
-func (ex *execution) call(jctx context.Context, row Row, attempt int) {
-	if attempt > 1 {
-		ex.log.Info("sending again a row the service never executed (txnStatus said not found)",
-			LogLine, row.Line, svcapi.LogRef, row.Ref, "attempt", attempt)
-	}
-	env, callErr := ex.Client.Do(jctx, ex.run.Op, row.Body)
-	secrets := append([]string{ex.Secret}, row.Secrets...)
-	res, notSent := ex.outcome(env, callErr, attempt, secrets)
-	callErr = scrubErr(callErr, secrets)
-	if notSent {
-		// The request never reached the service (connection refused, bad
-		// configuration): the row stays unsent and the run stops.
-		if err := ex.unclaim(jctx, row); err != nil {
-			ex.stop(StopError, fmt.Errorf("line %d: %v; and the journal could not be corrected: %w", row.Line, callErr, err))
-			return
-		}
-		ex.stop(StopError, fmt.Errorf("line %d not sent: %w", row.Line, callErr))
-		return
-	}
-	if err := ex.finish(jctx, row, res); err != nil {
-		ex.stop(StopError, err)
-		return
-	}
-	ex.mu.Lock()
-	ex.sent++
-	if res.State == StateSuccess && res.PoolAmount != "" {
-		if d, err := decimal.NewFromString(res.PoolAmount); err == nil {
-			ex.debit = ex.debit.Add(d)
-		}
-	}
-	ex.mu.Unlock()
-	ex.bar.Add(1)
-	if res.State != StateSuccess {
-		ex.log.Debug("row not successful", LogLine, row.Line, svcapi.LogRef, row.Ref, "state", res.State, "error", res.Error)
-	}
-}
-
-// ReasonDuplicateResend is the error recorded on a re-sent row the service
-// refused as a duplicate (DTX): an earlier request with its externalRef
-// was executed after the look-up that found nothing. The service debited
-// nothing for the refused request; Recheck resolves the row from the
-// transaction-status look-up (TXN: success with its order id and debit).
-const ReasonDuplicateResend = "duplicate externalRef: looked up by recheck"
-
-// statusDuplicate is the statuscode of a refused repeated externalRef.
-const statusDuplicate = "DTX"
-
-// outcome classifies a call's result; attempt is the row's attempt (1 for
-// its first call). Each of secrets (the client secret, the row's sensitive
-// values) is scrubbed from every text kept. notSent is true when the
-// request cannot have reached the service.
-func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int, secrets []string) (res Entry, notSent bool) {
-	if env != nil {
-		res.StatusCode = redact.Scrub(string(env.StatusCode), secrets...)
-		res.Status = redact.Scrub(string(env.Status), secrets...)
-		res.OrderID = redact.Scrub(string(env.OrderID), secrets...)
-		if b, merr := json.Marshal(env); merr == nil {
-			res.Response = redact.JSON(b, secrets...)
-		}
-	}
-	var apiErr *svcapi.Error
-	var ve *svcapi.ValidationError
-	switch {
-	case err == nil:
-		res.State = StateSuccess
-		p, perr := svcapi.ExtractPool(env)
-		switch {
-		case perr == nil:
-			res.PoolAmount = recon.Exact(p.Amount)
-		case !errors.Is(perr, svcapi.ErrNoPool):
-			res.Error = "pool debit unreadable: " + perr.Error()
-		}
-	case errors.Is(err, svcapi.ErrPending):
-		res.State = StatePending
-		res.Error = err.Error()
-	case errors.As(err, &apiErr) && apiErr.Unauthorized():
-		// The service refused the credentials or headers before executing
-		// anything: every other row would be refused the same way. The row
-		// stays unsent and the run stops, so that fixing the configuration
-		// and resuming sends it.
-		return res, true
-	case errors.As(err, &apiErr) && apiErr.StatusCode == statusDuplicate && attempt > 1:
-		// A re-sent row whose earlier request arrived late and was
-		// executed. On a first attempt DTX stays a failure: the ref was
-		// used by something else (a file's own externalRef run --again).
-		res.State = StatePending
-		res.Error = ReasonDuplicateResend
-	case errors.As(err, &apiErr):
-		res.State = StateFailed
-		res.Error = err.Error()
-	case errors.As(err, &ve):
-		res.State = StateFailed // cannot happen: rows are validated before the run
-		res.Error = err.Error()
-	default:
-		return res, true
-	}
-	res.Error = redact.Scrub(res.Error, secrets...)
-	return res, false
-}
-
-// claim journals a row as 'sending' before its call (committed, possibly
-// with other rows' writes, before it returns): a new journal row, or a row
-// Recheck returned to unsent (same line and externalRef). It returns the
-// row's attempt number, or 0 when the row is journaled already (another
-// process claimed it).
-func (ex *execution) claim(ctx context.Context, row Row) (int, error) {
-	attempt, err := ex.DB.ClaimBulkRow(ctx, ex.run.ID, row.Line, row.Ref, ex.now())
-	if err != nil {
-		return 0, fmt.Errorf("journal line %d as sending: %w", row.Line, err)
-	}
-	return attempt, nil
-}
-
-// unclaim undoes claim for a request that never left: a first attempt's
-// journal row is deleted (a shared run's is queued again), a re-send goes
-// back to unsent.
-func (ex *execution) unclaim(ctx context.Context, row Row) error {
-	if ex.worker != "" {
-		return ex.DB.ReturnBulkRows(ctx, ex.run.ID, ex.worker, []int{row.Line})
-	}
-	return ex.DB.UnclaimBulkRow(ctx, ex.run.ID, row.Line)
-}
-
-// finish journals the outcome of a row's call.
-func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
-	res.Line = row.Line
-	if ex.worker != "" {
-		mine, err := ex.DB.FinishClaimedBulkRow(ctx, ex.run.ID, ex.worker, res, ex.now())
-		if err == nil && !mine {
-			ex.log.Warn("row taken from this worker (it was thought gone): its outcome is left to bulkrun recheck",
-				LogLine, row.Line, svcapi.LogRef, row.Ref, "state", res.State)
-		}
-		if err == nil {
-			return nil
-		}
-		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending): %w", row.Line, res.State, err)
-	}
-	if err := ex.DB.FinishBulkRow(ctx, ex.run.ID, res, ex.now()); err != nil {
-		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending on resume): %w",
-			row.Line, res.State, err)
-	}
-	return nil
+	return ex.stopped() == ""
 }

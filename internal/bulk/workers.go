@@ -27,12 +27,14 @@ const claimBatch = 16
 // executeShared is Execute for one of the workers of a shared run.
 func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *slog.Logger) (Summary, error) {
 	var sum Summary
-	l := r.Lease
 	var err error
-	if sum.Recovered, err = l.reap(ctx, log); err != nil {
+	if sum.Recovered, err = r.Lease.reap(ctx, log); err != nil {
 		return sum, err
 	}
 	if err := seed(ctx, r.DB, run, rows); err != nil {
+		return sum, err
+	}
+	if sum.TakenOver, err = r.takeOver(ctx, run, log); err != nil {
 		return sum, err
 	}
 	before, err := r.start(ctx, run)
@@ -43,10 +45,19 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	for _, row := range rows {
 		byLine[row.Line] = row
 	}
-	ex := r.newExecution(run, log, before.Debit, len(rows), before.Journaled())
-	ex.worker = l.Worker()
+	ex := r.newExecution(run, log, before, len(rows), before.Journaled())
+	ex.worker = r.Lease.Worker()
+	ex.work(ctx, byLine, max(r.Concurrency, 1))
+	if r.takeOverGone(ctx, run, ex, &sum, log) {
+		ex.work(ctx, byLine, max(r.Concurrency, 1))
+	}
+	ex.bar.Done()
+	return r.endShared(context.WithoutCancel(ctx), run, ex, sum, log)
+}
 
-	conc := max(r.Concurrency, 1)
+// work claims rows and calls them, conc at a time, until none is left to
+// claim or the execution stops.
+func (ex *execution) work(ctx context.Context, byLine map[int]Row, conc int) {
 	type job struct {
 		row     Row
 		attempt int
@@ -74,18 +85,20 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	ex.claimLoop(ctx, byLine, slots, ended, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
 	close(jobs)
 	wg.Wait()
-	ex.bar.Done()
+}
 
-	// The journal is written whatever happened to ctx. Workers gone
-	// meanwhile leave their rows pending, so that the last worker's state
-	// counts them.
-	jctx := context.WithoutCancel(ctx)
-	if n, err := l.reap(jctx, log); err != nil {
+// endShared ends this worker's part of the run and counts its rows: the
+// last worker to end sets the run's state. Workers gone meanwhile leave
+// their rows pending, so that the last worker's state counts them. The
+// journal is written whatever happened to the execution's context (jctx
+// is not cancelled).
+func (r *Runner) endShared(jctx context.Context, run *Run, ex *execution, sum Summary, log *slog.Logger) (Summary, error) {
+	if n, err := r.Lease.reap(jctx, log); err != nil {
 		ex.stop(StopError, err)
 	} else {
 		sum.Recovered += n
 	}
-	state, others, err := l.ls.DB.EndBulkWorker(jctx, run.ID, ex.worker, r.now())
+	state, others, err := r.Lease.ls.DB.EndBulkWorker(jctx, run.ID, ex.worker, r.now())
 	if err != nil {
 		ex.stop(StopError, err)
 	}
@@ -114,79 +127,27 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 // receives when one of this worker's calls ends.
 func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots chan struct{}, ended <-chan struct{},
 	waiting func() int, dispatch func(Row, int)) {
-	batch := min(cap(slots)/2, claimBatch)
-	low := max(batch/2, 1)
-	free := func(n int) {
-		for range n {
-			<-slots
-		}
-	}
-	take := func() bool { // one slot, waiting for it
-		select {
-		case slots <- struct{}{}:
-			return true
-		case <-ctx.Done():
-			ex.stop(StopInterrupted, nil)
-			return false
-		}
-	}
+	sl := claimSlots{ctx: ctx, ex: ex, slots: slots, batch: min(cap(slots)/2, claimBatch)}
+	price, known := ex.expected(ex.run.Op, Counts{}) // the rate card's; the database knows the run's debits
 	for ex.stopped() == "" {
-		if !take() {
+		n, ok := sl.take(waiting)
+		if !ok {
 			return
 		}
-		n := 1
-	more:
-		for n < batch {
-			select {
-			case slots <- struct{}{}:
-				n++
-			default:
-				if n >= low || waiting() == 0 {
-					break more
-				}
-				if !take() {
-					free(n)
-					return
-				}
-				n++
-			}
-		}
-		for range n {
-			if err := ex.limiter.Wait(ctx); err != nil {
-				ex.stop(StopInterrupted, nil)
-				free(n)
-				return
-			}
-		}
-		if !ex.mayStart(ctx) {
-			free(n)
+		if !ex.turns(ctx, n) || !ex.mayStart(ctx) {
+			sl.free(n)
 			return
 		}
 		claimed, hold, err := ex.DB.ClaimBulkRows(context.WithoutCancel(ctx),
-			store.BulkClaim{Worker: ex.Lease.worker(), N: n, At: ex.now(), MaxDebit: ex.MaxDebit})
+			store.BulkClaim{Worker: ex.Lease.worker(), N: n, At: ex.now(), MaxDebit: ex.MaxDebit, Expected: price, Known: known})
 		if err != nil {
-			free(n)
+			sl.free(n)
 			ex.stop(StopError, err)
 			return
 		}
-		free(n - len(claimed))
-		for i, c := range claimed {
-			row, ok := byLine[c.Line]
-			if !ok || row.Ref != c.Ref {
-				// Cannot happen: the input's SHA-256 is the run's.
-				var back []int
-				for _, o := range claimed[i:] {
-					back = append(back, o.Line)
-				}
-				free(len(back))
-				err := fmt.Errorf("line %d: the run's journal has externalRef %s, not the input's", c.Line, c.Ref)
-				if rerr := ex.DB.ReturnBulkRows(context.WithoutCancel(ctx), ex.run.ID, ex.worker, back); rerr != nil {
-					err = fmt.Errorf("%w; and the rows could not be given back: %w", err, rerr)
-				}
-				ex.stop(StopError, err)
-				return
-			}
-			dispatch(row, c.Attempt)
+		sl.free(n - len(claimed))
+		if !ex.dispatchClaimed(ctx, claimed, byLine, sl.free, dispatch) {
+			return
 		}
 		switch {
 		case len(claimed) > 0:
@@ -194,24 +155,122 @@ func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots ch
 		case hold == "":
 			return // nothing left to claim
 		case hold == store.BulkHoldMaxDebit:
-			ex.log.Warn("pool debits of the run's workers reached --max-debit; no new calls", "maxDebit", ex.MaxDebit.String())
+			ex.log.Warn("pool debits of the run's workers, with the calls whose debit is unknown at the expected debit, reached --max-debit; no new calls",
+				"maxDebit", ex.MaxDebit.String())
 			ex.stop(StopMaxDebit, nil)
 			return
 		}
-		// What is left of --max-debit is reserved by rows in flight: claim
-		// again when one of ours ends, or after a while (other workers'
-		// rows end unseen).
-		t := time.NewTimer(ex.poll())
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			ex.stop(StopInterrupted, nil)
+		if !ex.awaitRoom(ctx, ended) {
 			return
-		case <-ended:
-			t.Stop()
-		case <-t.C:
 		}
 	}
+}
+
+// claimSlots are a worker's slots for claimed rows (one each, in flight or
+// waiting their turn).
+type claimSlots struct {
+	ctx   context.Context
+	ex    *execution
+	slots chan struct{}
+	batch int
+}
+
+// take takes slots for the next claim: one, waiting for it, then more
+// while free, up to a batch; while rows wait their turn it waits for at
+// least half a batch. false when ctx ended (the slots are given back).
+func (sl *claimSlots) take(waiting func() int) (int, bool) {
+	low := max(sl.batch/2, 1)
+	if !sl.wait() {
+		return 0, false
+	}
+	n := 1
+	for n < sl.batch {
+		select {
+		case sl.slots <- struct{}{}:
+			n++
+			continue
+		default:
+		}
+		if n >= low || waiting() == 0 {
+			break
+		}
+		if !sl.wait() {
+			sl.free(n)
+			return 0, false
+		}
+		n++
+	}
+	return n, true
+}
+
+// wait takes one slot, waiting for it; false when ctx ended first.
+func (sl *claimSlots) wait() bool {
+	select {
+	case sl.slots <- struct{}{}:
+		return true
+	case <-sl.ctx.Done():
+		sl.ex.stop(StopInterrupted, nil)
+		return false
+	}
+}
+
+// free gives n slots back.
+func (sl *claimSlots) free(n int) {
+	for range n {
+		<-sl.slots
+	}
+}
+
+// turns waits for n rows' turns of the rate; false when ctx ended.
+func (ex *execution) turns(ctx context.Context, n int) bool {
+	for range n {
+		if err := ex.limiter.Wait(ctx); err != nil {
+			ex.stop(StopInterrupted, nil)
+			return false
+		}
+	}
+	return true
+}
+
+// dispatchClaimed hands the claimed rows to dispatch. A claimed row that is
+// not the input's (cannot happen: the input's SHA-256 is the run's) stops
+// the execution, and the rows from it on are given back (false).
+func (ex *execution) dispatchClaimed(ctx context.Context, claimed []store.BulkClaimed, byLine map[int]Row,
+	free func(int), dispatch func(Row, int)) bool {
+	for i, c := range claimed {
+		row, ok := byLine[c.Line]
+		if !ok || row.Ref != c.Ref {
+			var back []int
+			for _, o := range claimed[i:] {
+				back = append(back, o.Line)
+			}
+			free(len(back))
+			err := fmt.Errorf("line %d: the run's journal has externalRef %s, not the input's", c.Line, c.Ref)
+			if rerr := ex.DB.ReturnBulkRows(context.WithoutCancel(ctx), ex.run.ID, ex.worker, back); rerr != nil {
+				err = fmt.Errorf("%w; and the rows could not be given back: %w", err, rerr)
+			}
+			ex.stop(StopError, err)
+			return false
+		}
+		dispatch(row, c.Attempt)
+	}
+	return true
+}
+
+// awaitRoom waits while what is left of --max-debit is reserved by rows in
+// flight: until one of ours ends, or a while (other workers' rows end
+// unseen). false when ctx ended.
+func (ex *execution) awaitRoom(ctx context.Context, ended <-chan struct{}) bool {
+	t := time.NewTimer(ex.poll())
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		ex.stop(StopInterrupted, nil)
+		return false
+	case <-ended:
+	case <-t.C:
+	}
+	return true
 }
 
 func (r *Runner) poll() time.Duration {

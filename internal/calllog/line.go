@@ -350,10 +350,10 @@ func checkPool(shape svcapi.PoolShape, e recon.PoolEntry) error {
 	return nil
 }
 
-// The limits of a pool value (checkPool).
+// The limits of a pool value (checkPool): the bound of an amount.
 const (
-	maxIntDigits = 15
-	maxDecimals  = 4
+	maxIntDigits = recon.MaxAmountDigits
+	maxDecimals  = recon.MaxAmountDecimals
 )
 
 // scrubCall replaces every secret in the text fields of a row (the

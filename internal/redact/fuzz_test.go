@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,35 @@ func FuzzRedact(f *testing.F) {
 				}
 			}
 			walk(v)
+		}
+	})
+}
+
+// FuzzScrubber: a Scrubber never panics on any text, and a secret planted
+// in any of its spellings (spellings) between two texts is gone from what
+// it returns.
+func FuzzScrubber(f *testing.F) {
+	f.Add("before ", " after", uint8(0))
+	f.Add(`{"status":"`, `"}`, uint8(3))
+	f.Add("%", "\\", uint8(7))
+	f.Add("YWJj", "ZGVm", uint8(12))
+	names := make([]string, 0)
+	forms := spellings(marker)
+	for name := range forms {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	s := NewScrubber(marker)
+	f.Fuzz(func(t *testing.T, pre, post string, which uint8) {
+		s.String(pre + post) // never panics
+		form := forms[names[int(which)%len(names)]]
+		// Text that would make the spelling mean something else (an
+		// escape begun before it, base64 running into it) is not a plant.
+		if strings.ContainsAny(pre+post, "\\%") || pre != "" && isB64(pre[len(pre)-1]) || post != "" && isB64(post[0]) {
+			return
+		}
+		if out := s.String(pre + form + post); leaks(out, marker) {
+			t.Fatalf("String(%q) = %q, still holds the secret", pre+form+post, out)
 		}
 	})
 }

@@ -1,8 +1,16 @@
 // Package redact is svcrecon's one home for hiding sensitive values before
-// anything is written (a call log line, the database, an export, a results
-// file): secrets are replaced by Marker, the values of RemovedKeys are
-// removed, card and Aadhaar numbers are masked to their last four
-// characters (MaskedKeys in JSON documents, Numbers in free text).
+// anything is printed, logged or written (a call log line, the database, an
+// export, a results file):
+//
+//   - a Scrubber learns the values of the secrets (the client secret, the
+//     database password, the biometrics of the requests being made) and
+//     removes them, in every spelling, from everything it is handed: the
+//     API client's answers, the call log, every log line (Handler);
+//   - the values of RemovedKeys are removed and those of MaskedKeys masked
+//     to their last four characters in JSON documents (JSON);
+//   - free text (Text) has card and Aadhaar numbers masked (Numbers),
+//     passwords in URLs masked (URLPasswords) and control characters
+//     escaped (Escape).
 //
 // It imports no other package of the project.
 package redact
@@ -10,10 +18,8 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Marker is the text that replaces a removed value or a secret.
@@ -101,82 +107,34 @@ func Last4(s string) string {
 	return strings.Repeat("X", len(r)-4) + string(r[len(r)-4:])
 }
 
-// Scrub replaces each (non-empty) secret in s with Marker: as it is, and
-// as JSON spells it inside a string (escaped, with or without HTML
-// escapes), so a secret quoted back in a broken-off JSON body goes too.
-func Scrub(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if plain(sec) { // the common case, with no spelling but itself: no allocation
-			if strings.Contains(s, sec) {
-				s = strings.ReplaceAll(s, sec, Marker)
-			}
-			continue
-		}
-		for _, form := range forms(sec) {
-			s = strings.ReplaceAll(s, form, Marker)
-		}
-	}
-	return s
-}
+// Scrub returns s with every spelling of each secret replaced by Marker
+// (NewScrubber(secrets...).String: any letter case, JSON- or URL-escaped,
+// split by line breaks, base64). Secrets shorter than MinSecret are left.
+func Scrub(s string, secrets ...string) string { return scrubberOf(secrets).String(s) }
 
-// plain reports whether a secret has no spelling but itself: it is not
-// empty, and JSON escapes none of its bytes (forms would return it alone).
-func plain(secret string) bool {
-	for i := 0; i < len(secret); i++ {
-		switch c := secret[i]; {
-		case c < 0x20, c >= utf8.RuneSelf, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return secret != ""
-}
-
-func scrubBytes(b []byte, secrets ...string) []byte {
-	for _, sec := range secrets {
-		if plain(sec) {
-			if bytes.Contains(b, []byte(sec)) {
-				b = bytes.ReplaceAll(b, []byte(sec), []byte(Marker))
-			}
-			continue
-		}
-		for _, form := range forms(sec) {
-			if bytes.Contains(b, []byte(form)) {
-				b = bytes.ReplaceAll(b, []byte(form), []byte(Marker))
-			}
-		}
-	}
-	return b
-}
-
-// forms are the spellings of a secret Scrub replaces: itself, and its JSON
-// string escapes (Go's, which escapes <, > and &, and the plain one).
-func forms(secret string) []string {
-	if secret == "" {
+// scrubberOf is a Scrubber of secrets (their needles are cached: a call
+// per field of every line compiles nothing).
+func scrubberOf(secrets []string) *Scrubber {
+	if len(secrets) == 0 {
 		return nil
 	}
-	out := []string{secret}
-	for _, html := range []bool{true, false} {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(html)
-		if enc.Encode(secret) != nil {
-			continue
-		}
-		e := strings.TrimSuffix(b.String(), "\n")
-		e = e[1 : len(e)-1]
-		if !slices.Contains(out, e) {
-			out = append(out, e)
-		}
-	}
-	return out
+	return NewScrubber(secrets...)
 }
 
 // JSON returns a copy of a JSON document with the values of RemovedKeys
 // (at any depth) replaced by Marker and the values of MaskedKeys masked to
 // their last four characters. Each secret (the client secret) is replaced
-// wherever it appears, in keys and values. A document that is not JSON is
-// returned with only the secrets replaced.
-func JSON(doc []byte, secrets ...string) []byte {
+// wherever it appears, in keys and values, in any spelling (Scrubber). A
+// document that is not JSON is returned with only the secrets replaced.
+func JSON(doc []byte, secrets ...string) []byte { return scrubberOf(secrets).JSON(doc) }
+
+// RawJSON is JSON for a field that must hold JSON: a document that is not
+// valid JSON (an HTML error page, a truncated body) is returned as a JSON
+// string of its scrubbed text.
+func RawJSON(doc []byte, secrets ...string) json.RawMessage { return scrubberOf(secrets).RawJSON(doc) }
+
+// JSON is the package's JSON with the values s removes as the secrets.
+func (s *Scrubber) JSON(doc []byte) []byte {
 	if len(doc) == 0 {
 		return doc
 	}
@@ -185,38 +143,32 @@ func JSON(doc []byte, secrets ...string) []byte {
 	dec.UseNumber()
 	out := doc
 	if err := dec.Decode(&v); err == nil {
-		// Scrub the decoded strings too: a secret holding a character that
-		// JSON escapes (<, >, &, ") would survive a scrub of the bytes alone.
-		if b, err := json.Marshal(value(v, secrets)); err == nil {
+		if b, err := json.Marshal(value(v)); err == nil {
 			out = b
 		}
 	}
-	return scrubBytes(out, secrets...)
+	// The search decodes JSON escapes: a secret spelt with them goes too.
+	return s.Bytes(out)
 }
 
-// RawJSON is JSON for a field that must hold JSON: a document that is not
-// valid JSON (an HTML error page, a truncated body) is returned as a JSON
-// string of its scrubbed text.
-func RawJSON(doc []byte, secrets ...string) json.RawMessage {
-	out := JSON(doc, secrets...)
+// RawJSON is the package's RawJSON with the values s removes as the
+// secrets.
+func (s *Scrubber) RawJSON(doc []byte) json.RawMessage {
+	out := s.JSON(doc)
 	if len(out) == 0 || json.Valid(out) {
 		return out
 	}
-	b, err := json.Marshal(Scrub(string(doc), secrets...))
+	b, err := json.Marshal(s.String(string(doc)))
 	if err != nil { // a string always marshals; stay safe anyway
 		return json.RawMessage(`""`)
 	}
 	return b
 }
 
-func value(v any, secrets []string) any {
+func value(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
-			if sk := Scrub(k, secrets...); sk != k {
-				delete(x, k)
-				k = sk
-			}
 			switch {
 			case IsRemovedKey(k):
 				if val != nil {
@@ -226,22 +178,20 @@ func value(v any, secrets []string) any {
 				}
 			case IsMaskedKey(k):
 				if s, ok := scalar(val); ok && s != "" {
-					x[k] = Last4(Scrub(s, secrets...))
+					x[k] = Last4(s)
 				} else {
-					x[k] = value(val, secrets)
+					x[k] = value(val)
 				}
 			default:
-				x[k] = value(val, secrets)
+				x[k] = value(val)
 			}
 		}
 		return x
 	case []any:
 		for i := range x {
-			x[i] = value(x[i], secrets)
+			x[i] = value(x[i])
 		}
 		return x
-	case string:
-		return Scrub(x, secrets...)
 	}
 	return v
 }

@@ -90,19 +90,3 @@ func TestKeysAllocateNothing(t *testing.T) {
 		t.Errorf("key checks allocate %v times, want 0", n)
 	}
 }
-
-// TestPlainHasOneForm holds the fast path of Scrub to forms: a secret
-// called plain has no JSON spelling but itself (non-ASCII ones, plain or
-// not, take the slow path).
-func TestPlainHasOneForm(t *testing.T) {
-	if !plain("sandbox-secret") {
-		t.Error("a secret of letters and '-' is plain")
-	}
-	for _, s := range []string{"", "sandbox-secret", "a<b", "x&y", `q"`, `b\s`, "tab\t", "é", "\u2028", "\xff", "plain 123 ~!@#$%^*()"} {
-		f := forms(s)
-		one := len(f) == 1 && f[0] == s
-		if plain(s) && !one || s == "" && plain(s) {
-			t.Errorf("plain(%q) = %v, but forms = %q", s, plain(s), f)
-		}
-	}
-}

@@ -98,3 +98,42 @@ func BenchmarkStatementHTTP(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkDayPages serves every 1000-record page of one day, four days at
+// once (as a sync walks four windows), in worlds of 1,000,000 and
+// 10,000,000 records over 30 days: the cost per record must not grow with
+// the world.
+func BenchmarkDayPages(b *testing.B) {
+	for _, total := range []int{1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("records=%d", total), func(b *testing.B) {
+			sb, err := sandbox.New(sandbox.Options{TotalRecords: total, End: end})
+			if err != nil {
+				b.Fatal(err)
+			}
+			from, _ := sb.Period()
+			acct := sb.Credentials().Account
+			perDay := total / 30
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var wg sync.WaitGroup
+				for d := range 4 {
+					day := from.AddDate(0, 0, (4*i+d)%30).Format(time.DateOnly)
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for p := 1; p <= (perDay+999)/1000; p++ {
+							body := fmt.Sprintf(`{"bankProfileId":"7","accountNumber":%q,"externalRef":"B","pagination":{"pageNumber":"%d","recordsPerPage":"1000"},"filters":{"txnDateFrom":%q,"txnDateTo":%q}}`,
+								acct, p, day, day)
+							if rec := serve(sb, body); rec.Code != 200 {
+								b.Errorf("page %d of %s: %d", p, day, rec.Code)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4*perDay), "ns/record")
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -192,7 +193,14 @@ func (s *Sandbox) envelope(code, status string, data []byte, orderID string) []b
 
 // buildEnvelope writes a response envelope. An empty orderID is null.
 func buildEnvelope(code, status string, data []byte, orderID, timestamp, uuid string) []byte {
-	b := make([]byte, 0, len(data)+320)
+	b := appendEnvelopeHead(make([]byte, 0, len(data)+320), code, status, data != nil)
+	b = append(b, data...)
+	return appendEnvelopeTail(b, orderID, timestamp, uuid)
+}
+
+// appendEnvelopeHead writes an envelope up to its data (the "data" key
+// when withData).
+func appendEnvelopeHead(b []byte, code, status string, withData bool) []byte {
 	b = append(b, `{"statuscode":`...)
 	b = appendStr(b, code)
 	b = append(b, `,"actcode":`...)
@@ -203,10 +211,14 @@ func buildEnvelope(code, status string, data []byte, orderID, timestamp, uuid st
 	}
 	b = append(b, `,"status":`...)
 	b = appendStr(b, status)
-	if data != nil {
+	if withData {
 		b = append(b, `,"data":`...)
-		b = append(b, data...)
 	}
+	return b
+}
+
+// appendEnvelopeTail writes the rest of an envelope after its data.
+func appendEnvelopeTail(b []byte, orderID, timestamp, uuid string) []byte {
 	b = append(b, `,"timestamp":`...)
 	b = appendStr(b, timestamp)
 	b = append(b, `,"svc_uuid":`...)
@@ -217,8 +229,24 @@ func buildEnvelope(code, status string, data []byte, orderID, timestamp, uuid st
 	} else {
 		b = appendStr(b, orderID)
 	}
-	b = append(b, `,"environment":"SANDBOX","internalCode":null}`...)
-	return b
+	return append(b, `,"environment":"SANDBOX","internalCode":null}`...)
+}
+
+// pageBuffers hold the answers of report pages (up to a megabyte each)
+// between requests, so that serving pages does not make garbage at their
+// rate.
+var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// okPage answers a report page: the envelope, with the data that page
+// appends to it, written in one buffer.
+func (s *Sandbox) okPage(w http.ResponseWriter, status string, page func([]byte) []byte) {
+	buf := pageBuffers.Get().(*[]byte)
+	b := appendEnvelopeHead((*buf)[:0], svcapi.StatusSuccess, status, true)
+	b = page(b)
+	b = appendEnvelopeTail(b, "", s.stamp(), s.svcUUID())
+	writeJSON(w, http.StatusOK, b)
+	*buf = b
+	pageBuffers.Put(buf)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -174,8 +174,11 @@ func (w *world) historyCall(ref string) (*dayData, int32, bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	dd := w.day(d)
-	if int(i) >= len(dd.slots) || dd.slots[i].kind == sCR || dd.slots[i].refOf != i {
+	if i < 0 || i >= w.index[d].nSlots {
+		return nil, 0, false
+	}
+	dd := w.slotRange(d, i, i+1)
+	if sl := dd.slot(i); sl.kind == sCR || sl.refOf != i {
 		return nil, 0, false
 	}
 	return dd, i, true
@@ -218,17 +221,18 @@ func (s *Sandbox) serveTxnStatus(w http.ResponseWriter, req *request) {
 		}
 	default:
 		if dd, i, found := s.w.historyCall(ref); found && dd.ds.date == date {
-			sl := &dd.slots[i]
+			sl := dd.slot(i)
 			data.TransactionStatusCode, data.TransactionStatus = svcapi.StatusSuccess, "Transaction Successful"
 			data.OrderID = s.w.orderID(dd, i)
 			data.TxnValue = money(sl.amount)
 			data.Pool = map[string]any{"openingBal": money(sl.open), "amount": money(sl.amount),
 				"closingBal": money(sl.close), "mode": "DR", "account": s.creds.Account}
 		} else if d, i, ok := s.w.parseRef(ref, "RF"); ok && newDayStrings(s.w.startDN+d).date == date {
-			dd := s.w.day(d)
-			if int(i) < len(dd.slots) && dd.slots[i].flags&flagFailedBefore != 0 && dd.slots[i].fail != failDTX {
-				fc := failCodes[dd.slots[i].fail]
-				data.TransactionStatusCode, data.TransactionStatus = fc.code, fc.status
+			if i >= 0 && i < s.w.index[d].nSlots {
+				if sl := s.w.slotRange(d, i, i+1).slot(i); sl.flags&flagFailedBefore != 0 && sl.fail != failDTX {
+					fc := failCodes[sl.fail]
+					data.TransactionStatusCode, data.TransactionStatus = fc.code, fc.status
+				}
 			}
 		}
 	}

@@ -134,83 +134,39 @@ func refID(prefix string, h uint64) string {
 	return fmt.Sprintf("%s%014d", prefix, h%100_000_000_000_000)
 }
 
-// payload is the data member of the answer to a pool debit.
+// payload is the data member of the answer to a pool debit: the pool
+// object in the product's shape and the product's own data.
 func payload(t *txn, account string) map[string]any {
 	p := newPersona(t.h)
-	prod := products[t.prod]
 	data := map[string]any{}
-	withRefs := func() {
-		data["externalRef"] = t.ref
-		data["poolReferenceId"] = refID("PL", t.h>>3)
-		data["txnReferenceId"] = refID("TR", t.h>>5)
-	}
 	if pool := poolObject(t, account); pool != nil {
 		data["pool"] = pool
 	}
-	date := func(d time.Time, layout string) string { return d.Format(layout) }
-	switch prod.op {
+	switch products[t.prod].op {
 	case svcapi.OpVerifyPanPlusV2:
-		withRefs()
-		pan := reqText(t.req, "pan", p.pan)
-		data["panPlusDataV2"] = map[string]any{
-			"panNumber": pan, "userFullName": p.upper(),
-			"userFullNameSplit": []string{strings.ToUpper(p.first), strings.ToUpper(p.middle), strings.ToUpper(p.last)},
-			"maskedAadhaar":     fmt.Sprintf("XXXXXXXX%04d", t.h%10000),
-			"userAddress": map[string]any{"line1": fmt.Sprintf("%d", p.house), "line2": "", "streetName": p.street,
-				"zip": fmt.Sprint(p.pin), "city": p.city, "state": p.state, "country": "India", "full": p.address()},
-			"userGender": p.gender[:1], "userDob": date(p.dob, "02-01-2006"), "aadhaarLinkedStatus": t.h%7 != 0,
-			"panType": "Person", "isSoleProprietor": yn(t.h%9 == 0), "isDirector": yn(t.h%11 == 0), "isSalaried": yn(t.h%3 != 0),
-			"panStatus": "VALID", "panAllotmentDate": date(p.dob.AddDate(22, 3, 0), time.DateOnly),
-		}
+		withRefs(data, t)
+		data["panPlusDataV2"] = panPlusData(t, p)
 	case svcapi.OpMobileNameLookup:
 		data["poolReferenceId"] = refID("PL", t.h>>3)
+		data["mobileLinkedName"] = p.upper()
 		if t.h%13 == 0 {
 			data["mobileLinkedName"] = "No record found"
-		} else {
-			data["mobileLinkedName"] = p.upper()
 		}
 	case svcapi.OpMobilePanLookup:
 		data["poolReferenceId"] = refID("PL", t.h>>3)
 		data["panData"] = map[string]any{"name": p.upper(), "pan": p.pan}
 	case svcapi.OpPanDin:
-		withRefs()
+		withRefs(data, t)
 		data["panDinData"] = map[string]any{"din": fmt.Sprintf("%08d", t.h%100_000_000)}
 	case svcapi.OpNameAbbreviations:
-		name := reqText(t.req, "name", reqText(t.req, "Name", p.full()))
-		data["svcId"] = t.orderID
-		data["openingBalance"] = money(t.open)
-		data["closingBalance"] = money(t.close)
-		data["payableValue"] = money(t.amount)
-		data["transactionValue"] = money(t.amount * 100 / 118)
-		data["abbreviations"] = abbreviations(name)
+		nameAbbreviationsData(data, t, p)
 	case svcapi.OpBalanceInquiry:
-		bal := int64(t.h % 50_000_000)
-		data["externalRef"] = t.ref
-		data["bankName"] = bankNames[(t.h>>7)%uint64(len(bankNames))].name
-		data["accountNumber"] = fmt.Sprintf("XXXXXXXX%04d", (t.h>>11)%10000)
-		data["svcId"] = t.orderID
-		data["transactionMode"] = "BE"
-		data["payableValue"] = money(t.amount)
-		data["transactionValue"] = "0.00"
-		data["openingBalance"] = money(t.open)
-		data["closingBalance"] = money(t.close)
-		data["operatorId"] = fmt.Sprintf("%012d", (t.h>>13)%1_000_000_000_000)
-		data["walletSvcId"] = refID("WL", t.h>>17)
-		data["bankAccountBalance"] = amountValue(bal, t.number)
-		data["miniStatement"] = []any{}
+		balanceInquiryData(data, t)
 	case svcapi.OpLitigation:
-		withRefs()
-		name := reqText(t.req, "name", p.full())
-		var cases []any
-		for i := 0; i < int(t.h%3); i++ {
-			cases = append(cases, litigationCase(t.h+uint64(i)*977, name, p, t.at))
-		}
-		if cases == nil {
-			cases = []any{}
-		}
-		data["litigationDetails"] = cases
+		withRefs(data, t)
+		data["litigationDetails"] = litigationDetails(t, p)
 	case svcapi.OpCreditReport:
-		withRefs()
+		withRefs(data, t)
 		data["creditReport"] = creditReport(t, p)
 	case svcapi.OpCompanyLookup:
 		data["poolReferenceId"] = refID("PL", t.h>>3)
@@ -218,28 +174,95 @@ func payload(t *txn, account string) map[string]any {
 	case svcapi.OpCorporateEmpCheck:
 		data["employeData"] = employment(t.h, p, reqText(t.req, "customerPhoneNumber", p.mobile))
 	case svcapi.OpFundTransfer:
-		withRefs()
+		withRefs(data, t)
 		data["txnValue"] = amountValue(t.extra, t.number)
 		data["remitterMobile"] = reqText(t.req, "remitterMobile", p.mobile)
 		data["beneficiaryAccount"] = fmt.Sprintf("XXXXXX%04d", (t.h>>9)%10000)
 		data["beneficiaryIfsc"] = bankNames[(t.h>>7)%uint64(len(bankNames))].ifsc
 	case svcapi.OpBrandOrder:
-		withRefs()
-		data["txnValue"] = money(t.extra)
-		data["sender"] = map[string]any{"name": reqText(t.req, "sender.name", p.full())}
-		card, pin := fmt.Sprintf("60%014d", t.h%100_000_000_000_000), fmt.Sprintf("%06d", (t.h>>20)%1_000_000)
-		if t.forLog {
-			card, pin = svcapi.MaskLast4(card), svcapi.Redacted
-		}
-		data["receiver"] = map[string]any{
-			"name":       reqText(t.req, "receiver.name", "Gift Receiver"),
-			"contact":    reqText(t.req, "receiver.contact", p.mobile),
-			"cardNumber": card,
-			"cardPin":    pin,
-			"cardExpiry": t.at.In(recon.IST).AddDate(1, 0, 0).Format(time.DateOnly),
-		}
+		withRefs(data, t)
+		brandOrderData(data, t, p)
 	}
 	return data
+}
+
+// withRefs adds the references most answers carry.
+func withRefs(data map[string]any, t *txn) {
+	data["externalRef"] = t.ref
+	data["poolReferenceId"] = refID("PL", t.h>>3)
+	data["txnReferenceId"] = refID("TR", t.h>>5)
+}
+
+// panPlusData is the PAN verification's person.
+func panPlusData(t *txn, p persona) map[string]any {
+	return map[string]any{
+		"panNumber": reqText(t.req, "pan", p.pan), "userFullName": p.upper(),
+		"userFullNameSplit": []string{strings.ToUpper(p.first), strings.ToUpper(p.middle), strings.ToUpper(p.last)},
+		"maskedAadhaar":     fmt.Sprintf("XXXXXXXX%04d", t.h%10000),
+		"userAddress": map[string]any{"line1": fmt.Sprintf("%d", p.house), "line2": "", "streetName": p.street,
+			"zip": fmt.Sprint(p.pin), "city": p.city, "state": p.state, "country": "India", "full": p.address()},
+		"userGender": p.gender[:1], "userDob": p.dob.Format("02-01-2006"), "aadhaarLinkedStatus": t.h%7 != 0,
+		"panType": "Person", "isSoleProprietor": yn(t.h%9 == 0), "isDirector": yn(t.h%11 == 0), "isSalaried": yn(t.h%3 != 0),
+		"panStatus": "VALID", "panAllotmentDate": p.dob.AddDate(22, 3, 0).Format(time.DateOnly),
+	}
+}
+
+// nameAbbreviationsData is the name abbreviations' answer, with its own
+// balances (transactionValue before 18% GST).
+func nameAbbreviationsData(data map[string]any, t *txn, p persona) {
+	name := reqText(t.req, "name", reqText(t.req, "Name", p.full()))
+	data["svcId"] = t.orderID
+	data["openingBalance"] = money(t.open)
+	data["closingBalance"] = money(t.close)
+	data["payableValue"] = money(t.amount)
+	data["transactionValue"] = money(t.amount * 100 / 118)
+	data["abbreviations"] = abbreviations(name)
+}
+
+// balanceInquiryData is the AePS balance enquiry's answer: a bank account
+// and its balance.
+func balanceInquiryData(data map[string]any, t *txn) {
+	data["externalRef"] = t.ref
+	data["bankName"] = bankNames[(t.h>>7)%uint64(len(bankNames))].name
+	data["accountNumber"] = fmt.Sprintf("XXXXXXXX%04d", (t.h>>11)%10000)
+	data["svcId"] = t.orderID
+	data["transactionMode"] = "BE"
+	data["payableValue"] = money(t.amount)
+	data["transactionValue"] = "0.00"
+	data["openingBalance"] = money(t.open)
+	data["closingBalance"] = money(t.close)
+	data["operatorId"] = fmt.Sprintf("%012d", (t.h>>13)%1_000_000_000_000)
+	data["walletSvcId"] = refID("WL", t.h>>17)
+	data["bankAccountBalance"] = amountValue(int64(t.h%50_000_000), t.number)
+	data["miniStatement"] = []any{}
+}
+
+// litigationDetails are zero to two cases against the name searched.
+func litigationDetails(t *txn, p persona) []any {
+	name := reqText(t.req, "name", p.full())
+	cases := []any{}
+	for i := 0; i < int(t.h%3); i++ {
+		cases = append(cases, litigationCase(t.h+uint64(i)*977, name, p, t.at))
+	}
+	return cases
+}
+
+// brandOrderData is the gift card's sender and receiver; the card's number
+// and PIN are masked as the client's call log holds them.
+func brandOrderData(data map[string]any, t *txn, p persona) {
+	data["txnValue"] = money(t.extra)
+	data["sender"] = map[string]any{"name": reqText(t.req, "sender.name", p.full())}
+	card, pin := fmt.Sprintf("60%014d", t.h%100_000_000_000_000), fmt.Sprintf("%06d", (t.h>>20)%1_000_000)
+	if t.forLog {
+		card, pin = svcapi.MaskLast4(card), svcapi.Redacted
+	}
+	data["receiver"] = map[string]any{
+		"name":       reqText(t.req, "receiver.name", "Gift Receiver"),
+		"contact":    reqText(t.req, "receiver.contact", p.mobile),
+		"cardNumber": card,
+		"cardPin":    pin,
+		"cardExpiry": t.at.In(recon.IST).AddDate(1, 0, 0).Format(time.DateOnly),
+	}
 }
 
 func yn(b bool) string {

@@ -1,9 +1,5 @@
 package sandbox
 
-import (
-	"strconv"
-)
-
 // stmtRec is one plain-statement record ready to be written.
 type stmtRec struct {
 	date       string
@@ -28,9 +24,54 @@ type liveRec struct {
 	seq int
 }
 
+// recordRun is the generated records [from, from+len(slots)) a client sees
+// of a day (less those drift hides): the slots that carry them.
+type recordRun struct {
+	dd    *dayData
+	from  int
+	slots []int32
+}
+
+// records generates the visible generated records [from, to) of day d
+// (0..days), hidden telling whether drift hides some.
+func (w *world) records(d, from, to int, hidden bool) *recordRun {
+	run := &recordRun{from: from, slots: make([]int32, 0, to-from)}
+	if d == w.days { // the post day: one record at most
+		run.dd = w.genDay(d, w.dayOpen[d])
+		run.slots = append(run.slots, run.dd.recs[from:to]...)
+		return run
+	}
+	ix := &w.index[d]
+	pos := visiblePositions(w.dayRecs[d], from, to, hidden)
+	// Record position p is slot p plus the slots without a record up to it.
+	slot, nr, p := int32(pos[0]), 0, pos[0]
+	for nr < len(ix.noRecord) && ix.noRecord[nr] <= slot {
+		slot++
+		nr++
+	}
+	for _, want := range pos {
+		for ; p < want; p++ {
+			slot++
+			for nr < len(ix.noRecord) && ix.noRecord[nr] == slot {
+				slot++
+				nr++
+			}
+		}
+		run.slots = append(run.slots, slot)
+	}
+	run.dd = w.slotRange(d, run.slots[0], run.slots[len(run.slots)-1]+1)
+	return run
+}
+
+// sec is the second of visible record v of the run.
+func (r *recordRun) sec(v int) int32 { return r.dd.slot(r.slots[v-r.from]).sec }
+
+// record renders visible record v of the run.
+func (r *recordRun) record(w *world, v int) stmtRec { return w.slotRecord(r.dd, r.slots[v-r.from]) }
+
 // slotRecord renders slot i of a generated day as a statement record.
 func (w *world) slotRecord(dd *dayData, i int32) stmtRec {
-	s := &dd.slots[i]
+	s := dd.slot(i)
 	p := &products[s.prod]
 	r := stmtRec{date: dd.ds.date, sec: s.sec, orderID: w.orderID(dd, i), prod: s.prod,
 		charged: s.amount, orderValue: s.amount, closing: s.close, number: s.flags&flagNumber != 0,
@@ -70,46 +111,6 @@ func (w *world) txnID(dn int, i int32) string {
 	b := make([]byte, 0, 16)
 	b = append(b, "TX"...)
 	return string(appendPad(b, int64(mix(w.seed, uint64(dn), uint64(i), 7)%1_000_000_000_000), 12))
-}
-
-// appendStr appends a JSON string; the sandbox's own texts need no escaping
-// beyond quotes and backslashes, but live echoes might, so escape properly.
-func appendStr(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendKey(b []byte, k string) []byte {
-	b = append(b, '"')
-	b = append(b, k...)
-	return append(b, '"', ':')
-}
-
-func appendAmount(b []byte, p int64, number bool) []byte {
-	if number {
-		return appendMoney(b, p)
-	}
-	b = append(b, '"')
-	b = appendMoney(b, p)
-	return append(b, '"')
-}
-
-// appendAmounts writes the amounts of a record from txnChargedValue's value
-// to txnTds, and a comma; orderValue and convenienceFee as JSON numbers when
-// number is set.
-func appendAmounts(b []byte, charged, orderValue, fee int64, number bool) []byte {
-	b = appendAmount(b, charged, false)
-	b = append(b, `,"orderValue":`...)
-	b = appendAmount(b, orderValue, number)
-	b = append(b, `,"convenienceFee":`...)
-	b = appendAmount(b, fee, number)
-	return append(b, `,"txnSurcharge":"0.00","txnCashback":"0.00","txnTds":"0.00",`...)
 }
 
 // appendStatementRecord writes r as a plain-statement record.

@@ -17,11 +17,6 @@ const MaxRecordsPerPage = 1000
 // defaultBillersPerPage is the biller page size when none is asked for.
 const defaultBillersPerPage = 50
 
-type revealKey struct {
-	orders bool
-	dn     int
-}
-
 // dayCount is one day of a report range with its visible records.
 type dayCount struct {
 	dn     int
@@ -52,53 +47,67 @@ func paging(f map[string]any, defPer int) (page, per int, capped bool, bad strin
 	return page, per, capped, ""
 }
 
-// driftHidden reports whether record position p of a day with n records is
-// one of the records hidden until the day's first page was served.
-func driftHidden(n, p int) bool {
-	h := max(1, n/100)
-	if n < 4 {
-		return false
-	}
-	step := (n / 2) / h
-	if step < 1 {
-		step = 1
-	}
-	q := p - n/4
-	return q >= 0 && q%step == 0 && q/step < h
-}
-
-// driftCount is how many records of a day with n records drift.
-func driftCount(n int) int {
-	if n < 4 {
-		return 0
-	}
-	return max(1, n/100)
+// statementQuery is a parsed statement or collect-order page request.
+type statementQuery struct {
+	orders       bool
+	page, per    int
+	capped       bool
+	fromDN, toDN int
 }
 
 func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
-	f := req.fields
-	orders := req.op.Name == svcapi.OpCollectOrders
-	if acct := reqText(f, "accountNumber", ""); acct != s.creds.Account {
-		s.fail(w, http.StatusOK, codeError, "accountNumber "+acct+" is not linked to this client")
-		return
-	}
-	page, per, capped, bad := paging(f, MaxRecordsPerPage)
+	q, bad := s.parseStatement(req)
 	if bad != "" {
 		s.fail(w, http.StatusOK, codeParam, "Required parameter invalid: "+bad)
 		return
 	}
-	from, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateFrom", ""), recon.IST)
-	to, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateTo", ""), recon.IST)
-	fromDN, toDN := dayNumber(from), dayNumber(to)
-	if toDN < fromDN {
-		s.fail(w, http.StatusOK, codeParam, "Required parameter invalid: filters.txnDateFrom is after filters.txnDateTo")
+	if q == nil {
+		s.fail(w, http.StatusOK, codeError, "accountNumber "+reqText(req.fields, "accountNumber", "")+" is not linked to this client")
 		return
 	}
+	days := s.dayCounts(q)
+	total := 0
+	for _, dc := range days {
+		total += dc.n
+	}
+	s.okPage(w, "Statement fetched", func(b []byte) []byte {
+		b = append(b, `{"meta":`...)
+		b = appendMeta(b, total, q.page, q.per, q.capped)
+		b = append(b, `,"records":[`...)
+		b = s.appendPage(b, q, days)
+		return append(b, "]}"...)
+	})
+}
+
+// parseStatement reads a statement or collect-order request: nil for an
+// account not linked to the client, bad for an invalid field.
+func (s *Sandbox) parseStatement(req *request) (q *statementQuery, bad string) {
+	f := req.fields
+	if reqText(f, "accountNumber", "") != s.creds.Account {
+		return nil, ""
+	}
+	q = &statementQuery{orders: req.op.Name == svcapi.OpCollectOrders}
+	if q.page, q.per, q.capped, bad = paging(f, MaxRecordsPerPage); bad != "" {
+		return nil, bad
+	}
+	from, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateFrom", ""), recon.IST)
+	to, _ := time.ParseInLocation(time.DateOnly, reqText(f, "filters.txnDateTo", ""), recon.IST)
+	q.fromDN, q.toDN = dayNumber(from), dayNumber(to)
+	if q.toDN < q.fromDN {
+		return nil, "filters.txnDateFrom is after filters.txnDateTo"
+	}
+	return q, ""
+}
+
+// dayCounts lists the days of the query's range that hold records, with
+// how many each shows now; a page 1 reveals the records drift hid.
+func (s *Sandbox) dayCounts(q *statementQuery) []dayCount {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	drift := s.faults.PageDrift
 	var days []dayCount
-	if orders {
-		for dn := max(fromDN, s.w.ordStart); dn <= min(toDN, s.w.endDN()); dn++ {
+	if q.orders {
+		for dn := max(q.fromDN, s.w.ordStart); dn <= min(q.toDN, s.w.endDN()); dn++ {
 			dc := dayCount{dn: dn, n: s.w.opts.OrdersPerDay}
 			if drift && !s.revealed[revealKey{true, dn}] {
 				dc.n -= driftCount(dc.n)
@@ -107,7 +116,7 @@ func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
 			days = append(days, dc)
 		}
 	} else {
-		for dn := max(fromDN, s.w.startDN); dn <= min(toDN, s.w.startDN+s.w.days); dn++ {
+		for dn := max(q.fromDN, s.w.startDN); dn <= min(q.toDN, s.w.startDN+s.w.days); dn++ {
 			d := dn - s.w.startDN
 			dc := dayCount{dn: dn, n: s.w.dayRecs[d] + len(s.live[dn])}
 			if drift && d < s.w.days && !s.revealed[revealKey{false, dn}] {
@@ -117,30 +126,26 @@ func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
 			days = append(days, dc)
 		}
 		for dn, recs := range s.live {
-			if dn >= fromDN && dn <= toDN && dn > s.w.startDN+s.w.days {
+			if dn >= q.fromDN && dn <= q.toDN && dn > s.w.startDN+s.w.days {
 				days = append(days, dayCount{dn: dn, n: len(recs)})
 			}
 		}
 		sort.Slice(days, func(i, j int) bool { return days[i].dn < days[j].dn })
 	}
-	if page == 1 && drift {
+	if q.page == 1 && drift {
 		for _, dc := range days {
-			s.revealed[revealKey{orders, dc.dn}] = true
+			s.revealed[revealKey{q.orders, dc.dn}] = true
 		}
 	}
-	s.mu.Unlock()
+	return days
+}
 
-	total := 0
-	for _, dc := range days {
-		total += dc.n
-	}
-	b := make([]byte, 0, 1024+min(per, max(total, 1))*900)
-	b = append(b, `{"meta":`...)
-	b = appendMeta(b, total, page, per, capped)
-	b = append(b, `,"records":[`...)
+// appendPage writes the records of the query's page: the days' records
+// one after the other, the page cut from them.
+func (s *Sandbox) appendPage(b []byte, q *statementQuery, days []dayCount) []byte {
 	first := true
-	off := (page - 1) * per
-	left := per
+	off := (q.page - 1) * q.per
+	left := q.per
 	for _, dc := range days {
 		if left == 0 {
 			break
@@ -150,7 +155,7 @@ func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
 			continue
 		}
 		end := min(dc.n, off+left)
-		if orders {
+		if q.orders {
 			b = s.appendOrders(b, dc, off, end, &first)
 		} else {
 			b = s.appendStatement(b, dc, off, end, &first)
@@ -158,8 +163,7 @@ func (s *Sandbox) serveStatement(w http.ResponseWriter, req *request) {
 		left -= end - off
 		off = 0
 	}
-	b = append(b, "]}"...)
-	s.ok(w, "Statement fetched", b, "")
+	return b
 }
 
 // appendMeta writes the page meta; on every third page the numbers are
@@ -200,13 +204,12 @@ func appendMeta(b []byte, total, page, per int, capped bool) []byte {
 	return append(b, '}')
 }
 
-// appendStatement writes visible records [from, to) of a statement day.
+// appendStatement writes the records [from, to) of a statement day as it
+// shows now: its generated records (less those drift hides) merged by time
+// with its live ones, a generated record first within a second. Only the
+// records written are generated, and the few before them that live records
+// may push onto the page.
 func (s *Sandbox) appendStatement(b []byte, dc dayCount, from, to int, first *bool) []byte {
-	d := dc.dn - s.w.startDN
-	var dd *dayData
-	if d >= 0 && d <= s.w.days {
-		dd = s.w.day(d)
-	}
 	s.mu.Lock()
 	live := s.live[dc.dn]
 	s.mu.Unlock()
@@ -216,68 +219,65 @@ func (s *Sandbox) appendStatement(b []byte, dc dayCount, from, to int, first *bo
 		}
 		*first = false
 	}
-	if dd != nil && !dc.hidden && len(live) == 0 {
+	d := dc.dn - s.w.startDN
+	nGen := 0
+	if d >= 0 && d <= s.w.days {
+		nGen = s.w.dayRecs[d]
+		if dc.hidden {
+			nGen -= driftCount(nGen)
+		}
+	}
+	if nGen == 0 {
 		for k := from; k < to; k++ {
-			r := s.w.slotRecord(dd, dd.recs[k])
 			sep()
-			b = appendStatementRecord(b, &r)
+			b = appendStatementRecord(b, &live[k].stmtRec)
 		}
 		return b
 	}
-	// Merge the generated records still visible with the live ones.
-	var gen []int32
-	if dd != nil {
-		gen = dd.recs
-		if dc.hidden {
-			gen = make([]int32, 0, len(dd.recs))
-			for p, si := range dd.recs {
-				if !driftHidden(len(dd.recs), p) {
-					gen = append(gen, si)
-				}
-			}
+	// The merge resumes at generated record g0 (g0+li records in): no more
+	// than len(live) records before from, and before it exactly the live
+	// records of the leading run earlier than it in time.
+	g0 := min(max(0, from-len(live)), nGen-1)
+	run := s.w.records(d, g0, min(to, nGen), dc.hidden)
+	gi, li := g0, 0
+	if g0 > 0 {
+		for li < len(live) && live[li].sec < run.sec(g0) {
+			li++
 		}
 	}
-	gi, li := 0, 0
-	for k := 0; k < to; k++ {
-		useGen := gi < len(gen) && (li >= len(live) || dd.slots[gen[gi]].sec <= live[li].sec)
-		if k < from {
+	for k := gi + li; k < to; k++ {
+		useGen := gi < nGen && (li >= len(live) || run.sec(gi) <= live[li].sec)
+		if k >= from {
+			sep()
 			if useGen {
-				gi++
+				r := run.record(s.w, gi)
+				b = appendStatementRecord(b, &r)
 			} else {
-				li++
+				b = appendStatementRecord(b, &live[li].stmtRec)
 			}
-			continue
 		}
-		sep()
 		if useGen {
-			r := s.w.slotRecord(dd, gen[gi])
-			b = appendStatementRecord(b, &r)
 			gi++
 		} else {
-			b = appendStatementRecord(b, &live[li].stmtRec)
 			li++
 		}
 	}
 	return b
 }
 
-// appendOrders writes visible collect orders [from, to) of a day.
+// appendOrders writes the collect orders [from, to) of a day as it shows
+// now (less those drift hides), generating only those.
 func (s *Sandbox) appendOrders(b []byte, dc dayCount, from, to int, first *bool) []byte {
-	os := s.w.genOrders(dc.dn)
+	n := s.w.opts.OrdersPerDay
+	pos := visiblePositions(n, from, to, dc.hidden)
+	os := s.w.orderRange(dc.dn, pos[0], pos[len(pos)-1]+1)
 	ds := newDayStrings(dc.dn)
-	k := 0
-	for i := range os {
-		if dc.hidden && driftHidden(len(os), i) {
-			continue
+	for _, i := range pos {
+		if !*first {
+			b = append(b, ',')
 		}
-		if k >= from && k < to {
-			if !*first {
-				b = append(b, ',')
-			}
-			*first = false
-			b = s.w.appendOrderRecord(b, &ds, dc.dn, i, &os[i])
-		}
-		k++
+		*first = false
+		b = s.w.appendOrderRecord(b, &ds, dc.dn, i, &os[i-pos[0]])
 	}
 	return b
 }

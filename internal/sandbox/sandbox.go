@@ -91,8 +91,11 @@
 //
 // With TotalRecords the statement holds exactly that many records over
 // Days. Records are generated per day from (seed, day) and never all kept:
-// New makes one pass to learn each day's opening balance, pages regenerate
-// the days they touch (a few days are cached), and WriteCallLog streams.
+// New makes one pass to learn each day's opening balance and keep an index
+// of it (a mark of the generation's state every 512 slots), a page generates
+// only the records it serves from the mark before them, so that it costs
+// the same in a day of ten thousand records as in a day of a million, and
+// WriteCallLog streams.
 package sandbox
 
 import (

@@ -26,7 +26,7 @@ func TestDenseDay(t *testing.T) {
 			t.Errorf("TotalRecords %d: Counts().Statement = %d", o.TotalRecords, sb.Counts().Statement)
 		}
 		for _, d := range []int{0, o.Days - 1} {
-			dd := sb.w.day(d)
+			dd := sb.w.genDay(d, sb.w.dayOpen[d])
 			sl := dd.slots
 			for i := range sl {
 				s := &sl[i]
@@ -47,6 +47,101 @@ func TestDenseDay(t *testing.T) {
 				}
 				if i > 0 && s.kind != sGap && s.open != sl[i-1].close {
 					t.Errorf("day %d slot %d: opening %d, previous closing %d", d, i, s.open, sl[i-1].close)
+				}
+			}
+		}
+	}
+}
+
+// TestSlotRange: a range of a day's slots generated from its marks is the
+// same, slot for slot, as that part of the whole day's generation; so are
+// a range of collect orders and the visible records a page maps to.
+func TestSlotRange(t *testing.T) {
+	for _, o := range []Options{
+		{TotalRecords: 120_000, Days: 2, OrdersPerDay: 3000}, // several calls a second, many marks a day
+		{TotalRecords: 35_000, Days: 3, Seed: 9},
+		{CallsPerDay: 40, Days: 30, Seed: 4},
+		{CallsPerDay: 700, Days: 9, NoDefects: true, OrdersPerDay: 1025},
+	} {
+		o.End = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+		sb, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := sb.w
+		for d := 0; d < w.days; d++ {
+			whole := w.genDay(d, w.dayOpen[d])
+			n := int32(len(whole.slots))
+			if n != w.index[d].nSlots {
+				t.Fatalf("%+v day %d: index says %d slots, the day has %d", o, d, w.index[d].nSlots, n)
+			}
+			for _, r := range slotRanges(n) {
+				got := w.slotRange(d, r[0], r[1]).slots
+				for i := range got {
+					if got[i] != whole.slots[int(r[0])+i] {
+						t.Fatalf("%+v day %d: slotRange(%d, %d) slot %d = %+v, the whole day's %+v",
+							o, d, r[0], r[1], int(r[0])+i, got[i], whole.slots[int(r[0])+i])
+					}
+				}
+			}
+			checkRecords(t, w, d, whole)
+		}
+		for dn := w.ordStart; dn <= w.endDN(); dn++ {
+			whole := w.genOrders(dn, nil)
+			for _, r := range slotRanges(int32(len(whole))) {
+				got := w.orderRange(dn, int(r[0]), int(r[1]))
+				for i := range got {
+					if got[i] != whole[int(r[0])+i] {
+						t.Fatalf("%+v day %d: orderRange(%d, %d) order %d differs", o, dn, r[0], r[1], int(r[0])+i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// slotRanges are ranges of a list of n: single items at the start, the end
+// and around every mark, and pages across marks.
+func slotRanges(n int32) [][2]int32 {
+	var out [][2]int32
+	for _, i := range []int32{0, 1, 2, 3, 4, n - 2, n - 1} {
+		if i >= 0 && i < n {
+			out = append(out, [2]int32{i, i + 1})
+		}
+	}
+	for m := int32(markEvery); m < n+markEvery; m += markEvery {
+		for _, i := range []int32{m - 9, m - 2, m - 1, m, m + 1, m + 5} {
+			if i >= 0 && i < n {
+				out = append(out, [2]int32{i, i + 1})
+			}
+		}
+	}
+	for a := int32(0); a < n; a += 997 {
+		out = append(out, [2]int32{a, min(n, a+1000)})
+	}
+	return out
+}
+
+// checkRecords compares the records a page maps to, drift hiding some or
+// not, with the whole day's list.
+func checkRecords(t *testing.T, w *world, d int, whole *dayData) {
+	t.Helper()
+	n := len(whole.recs)
+	for _, hidden := range []bool{false, true} {
+		var visible []int32
+		for p, si := range whole.recs {
+			if !hidden || !driftHidden(n, p) {
+				visible = append(visible, si)
+			}
+		}
+		for _, r := range slotRanges(int32(len(visible))) {
+			run := w.records(d, int(r[0]), int(r[1]), hidden)
+			for v := int(r[0]); v < int(r[1]); v++ {
+				if got, want := run.slots[v-run.from], visible[v]; got != want {
+					t.Fatalf("day %d (hidden %v): visible record %d is slot %d, want %d", d, hidden, v, got, want)
+				}
+				if run.sec(v) != whole.slots[visible[v]].sec {
+					t.Fatalf("day %d: visible record %d: second %d, want %d", d, v, run.sec(v), whole.slots[visible[v]].sec)
 				}
 			}
 		}

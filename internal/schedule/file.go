@@ -122,8 +122,9 @@ var (
 // A notify URL is http or https; written as $NAME or ${NAME} it is read
 // from that environment variable (a chat webhook's URL is a secret).
 // Every mistake — an unknown key, a missing field, a bad expression, an
-// @every under one second, an unknown zone or command, a bad URL — is a
-// *ParseError with the line at fault.
+// @every under one second, an expression that never fires (30 February),
+// an unknown zone or command, a bad URL — is a *ParseError with the line
+// at fault.
 func Parse(name string, data []byte, commands []string) (*File, error) {
 	p := parser{name: name, commands: commands}
 	var doc yaml.Node
@@ -133,7 +134,28 @@ func Parse(name string, data []byte, commands []string) (*File, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, p.errf(1, "empty file: want a jobs: mapping")
 	}
-	return p.file(doc.Content[0])
+	f, err := p.file(doc.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	return f, p.fires(f, time.Now())
+}
+
+// neverWithin is how far ahead a job's cron expression must fire once:
+// robfig/cron looks no further (it gives up after five years), and a
+// date every leap year (29 February) fires within it.
+const neverWithin = 5 * 365 * 24 * time.Hour
+
+// fires refuses a job whose expression parses but names no time that
+// exists (30 February, 31 April): robfig/cron would wait for it forever.
+// The error is the job's line.
+func (p *parser) fires(f *File, now time.Time) error {
+	for _, j := range f.Jobs {
+		if next := j.schedule.Next(now); next.IsZero() || next.Sub(now) > neverWithin {
+			return p.errf(j.Line, "job %s: cron %q never fires (no such date in the next five years, e.g. 30 February or 31 April)", j.Name, j.Cron)
+		}
+	}
+	return nil
 }
 
 type parser struct {
@@ -237,6 +259,7 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 	return f, nil
 }
 
+// job parses the job named by key: its fields, then its schedule.
 func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	j := Job{Name: key.Value, Line: key.Line, ArgsLine: key.Line, Location: defLoc, Notify: p.notify}
 	if !jobNameRE.MatchString(j.Name) {
@@ -249,55 +272,11 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	}
 	var cronNode *yaml.Node
 	for _, kv := range kvs {
-		k, v := kv[0].Value, kv[1]
-		switch k {
-		case "cron":
-			if j.Cron, err = p.scalar(v, what+": cron"); err != nil {
-				return j, err
-			}
-			cronNode = v
-		case "timezone":
-			z, err := p.scalar(v, what+": timezone")
-			if err != nil {
-				return j, err
-			}
-			if j.Location, err = p.zone(z, v.Line, what+": timezone"); err != nil {
-				return j, err
-			}
-		case "command":
-			if j.Command, err = p.scalar(v, what+": command"); err != nil {
-				return j, err
-			}
-			if !slices.Contains(p.commands, j.Command) {
-				return j, p.errf(v.Line, "%s: unknown command %q (known: %s)", what, j.Command, strings.Join(p.commands, ", "))
-			}
-		case "args":
-			if v.Kind != yaml.SequenceNode {
-				return j, p.errf(v.Line, "%s: args: want a list of strings, e.g. [\"--full\"], got %s", what, kindName(v))
-			}
-			j.Args = []string{}
-			j.ArgsLine = v.Line
-			for _, a := range v.Content {
-				s, err := p.scalar(a, what+": args")
-				if err != nil {
-					return j, err
-				}
-				j.Args = append(j.Args, s)
-			}
-		case "timeout":
-			s, err := p.scalar(v, what+": timeout")
-			if err != nil {
-				return j, err
-			}
-			d, err := time.ParseDuration(s)
-			if err != nil || d <= 0 {
-				return j, p.errf(v.Line, "%s: timeout %q: want a positive duration such as 90m or 3h", what, s)
-			}
-			j.Timeout = d
-		case "notify":
-			if j.Notify, err = p.notifyURL(v, what+": notify"); err != nil {
-				return j, err
-			}
+		if kv[0].Value == "cron" {
+			cronNode = kv[1]
+		}
+		if err := p.jobField(&j, kv[0].Value, kv[1], what); err != nil {
+			return j, err
 		}
 	}
 	switch {
@@ -306,25 +285,85 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	case j.Command == "":
 		return j, p.errf(key.Line, "%s: missing command (the subcommand to run)", what)
 	}
+	j.schedule, err = p.schedule(j, cronNode.Line, what)
+	return j, err
+}
+
+// jobField parses the job's field k, of value v, into j.
+func (p *parser) jobField(j *Job, k string, v *yaml.Node, what string) error {
+	var err error
+	switch k {
+	case "cron":
+		j.Cron, err = p.scalar(v, what+": cron")
+	case "timezone":
+		var z string
+		if z, err = p.scalar(v, what+": timezone"); err == nil {
+			j.Location, err = p.zone(z, v.Line, what+": timezone")
+		}
+	case "command":
+		if j.Command, err = p.scalar(v, what+": command"); err == nil && !slices.Contains(p.commands, j.Command) {
+			err = p.errf(v.Line, "%s: unknown command %q (known: %s)", what, j.Command, strings.Join(p.commands, ", "))
+		}
+	case "args":
+		j.ArgsLine = v.Line
+		j.Args, err = p.args(v, what)
+	case "timeout":
+		j.Timeout, err = p.timeout(v, what)
+	case "notify":
+		j.Notify, err = p.notifyURL(v, what+": notify")
+	}
+	return err
+}
+
+// args reads a job's args: a list of strings.
+func (p *parser) args(v *yaml.Node, what string) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, p.errf(v.Line, "%s: args: want a list of strings, e.g. [\"--full\"], got %s", what, kindName(v))
+	}
+	out := []string{}
+	for _, a := range v.Content {
+		s, err := p.scalar(a, what+": args")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// timeout reads a job's timeout: a positive duration.
+func (p *parser) timeout(v *yaml.Node, what string) (time.Duration, error) {
+	s, err := p.scalar(v, what+": timeout")
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, p.errf(v.Line, "%s: timeout %q: want a positive duration such as 90m or 3h", what, s)
+	}
+	return d, nil
+}
+
+// schedule parses the job's cron expression (written on line) in its zone.
+func (p *parser) schedule(j Job, line int, what string) (cron.Schedule, error) {
 	if strings.HasPrefix(j.Cron, "TZ=") || strings.HasPrefix(j.Cron, "CRON_TZ=") {
-		return j, p.errf(cronNode.Line, "%s: cron %q: give the zone with timezone:, not in the expression", what, j.Cron)
+		return nil, p.errf(line, "%s: cron %q: give the zone with timezone:, not in the expression", what, j.Cron)
 	}
 	if every, ok := strings.CutPrefix(j.Cron, "@every "); ok {
 		// robfig/cron runs anything under a second (0s, -1h) every second.
 		d, err := time.ParseDuration(strings.TrimSpace(every))
 		if err == nil && d < time.Second {
-			return j, p.errf(cronNode.Line, "%s: cron %q: want @every 1s or more (e.g. @every 1h)", what, j.Cron)
+			return nil, p.errf(line, "%s: cron %q: want @every 1s or more (e.g. @every 1h)", what, j.Cron)
 		}
 	}
 	s, err := cronParser.Parse(j.Cron)
 	if err != nil {
-		return j, p.errf(cronNode.Line, "%s: cron %q: %v", what, j.Cron, err)
+		return nil, p.errf(line, "%s: cron %q: %v", what, j.Cron, err)
 	}
 	if spec, ok := s.(*cron.SpecSchedule); ok {
 		spec.Location = j.Location
 	}
-	j.schedule = s
-	return j, nil
+	return s, nil
 }
 
 // envRefRE is a whole value naming an environment variable: $NAME or ${NAME}.

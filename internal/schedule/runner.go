@@ -2,22 +2,18 @@ package schedule
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/robfig/cron/v3"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Outcomes of a run, as stored in job_runs.outcome. A run that ran to the
@@ -141,10 +137,17 @@ type Runner struct {
 	// panicked to its job's Notify URL; default a Notifier with its
 	// defaults and Log.
 	Notifier *Notifier
+	// Retry is how often Run tries to record the scheduled runs lost while
+	// the database was unavailable (see OutcomeMissed); default
+	// DefaultRetry. RetryAfter waits for the next try; default time.After
+	// (tests pass a channel they control).
+	Retry      time.Duration
+	RetryAfter func(time.Duration) <-chan time.Time
 
 	initOnce sync.Once
 	mu       sync.Mutex
 	running  map[string]int64 // job -> run id (0 while starting)
+	missed   missedFires      // scheduled runs lost while the database was down
 }
 
 // Result is what became of one trigger of a job.
@@ -182,24 +185,11 @@ func (r *Runner) init() {
 		if r.StopGrace <= 0 {
 			r.StopGrace = DefaultStopGrace
 		}
+		if r.Retry <= 0 {
+			r.Retry = DefaultRetry
+		}
 		r.running = map[string]int64{}
 	})
-}
-
-// NewHolder returns a lease holder name for this process: host:pid:random.
-func NewHolder() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return fmt.Sprintf("%s:%d:%s", strings.ReplaceAll(hostName(), ":", "_"), os.Getpid(), hex.EncodeToString(b))
-}
-
-// hostName is this host's name, "unknown" when it has none.
-func hostName() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		return "unknown"
-	}
-	return host
 }
 
 // Run fires every job of the file on its schedule until ctx is done, then
@@ -223,6 +213,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}))
 	}
 	c.Start()
+	go r.retryMissed(ctx)
 	now := r.Now()
 	for _, j := range r.File.Jobs {
 		next := j.Next(now, 1)
@@ -268,33 +259,13 @@ func (r *Runner) Fire(ctx context.Context, name string, at time.Time) (Result, e
 func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.Time) (Result, error) {
 	r.init()
 	res := Result{Job: name, Trigger: trigger}
-	job, ok := r.File.Job(name)
-	if !ok {
-		return res, fmt.Errorf("%w %q (jobs: %s)", ErrUnknownJob, name, strings.Join(r.File.Names(), ", "))
+	job, fn, err := r.runnable(ctx, name)
+	if err != nil {
+		return res, err
 	}
-	fn := r.Funcs[job.Command]
-	if fn == nil {
-		return res, fmt.Errorf("job %s: no function for command %q", name, job.Command)
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("job %s: %w", name, ErrStopping)
-	}
-
-	r.mu.Lock()
-	if id, busy := r.running[name]; busy {
-		r.mu.Unlock()
-		reason := "skipped (previous run still starting)"
-		if id != 0 {
-			reason = fmt.Sprintf("skipped (previous run %d still going)", id)
-		}
-		return r.skip(ctx, job, trigger, fireAt, reason)
-	}
-	r.running[name] = 0
-	r.mu.Unlock()
-	release := func() {
-		r.mu.Lock()
-		delete(r.running, name)
-		r.mu.Unlock()
+	release, busy := r.reserve(name)
+	if busy != "" {
+		return r.skip(ctx, job, trigger, fireAt, busy)
 	}
 	abandoned := false
 	defer func() {
@@ -302,31 +273,101 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 			release()
 		}
 	}()
-
 	res.Started = r.Now()
 	begun, err := r.begin(ctx, job, trigger, fireAt, res.Started)
 	if err != nil {
+		if trigger == TriggerSchedule {
+			r.lost(job, fireAt, err)
+		}
 		return res, fmt.Errorf("job %s: record start: %w", name, err)
 	}
+	if r.missed.any() {
+		r.recordMissed(ctx) // the database answers again
+	}
+	log, started := r.started(&res, begun, fireAt)
+	if !started {
+		return res, nil
+	}
+	log.Info("job started", "trigger", trigger, "command", job.Command, "args", strings.Join(redact.Args(job.Args), " "))
+	var out jobOutcome
+	out, abandoned = r.runJob(ctx, job, fn, res, log, release)
+	return r.end(ctx, job, res, out, log)
+}
+
+// runnable finds the job called name and its function; an error when there
+// is none, or when the scheduler is stopping.
+func (r *Runner) runnable(ctx context.Context, name string) (Job, JobFunc, error) {
+	job, ok := r.File.Job(name)
+	if !ok {
+		return job, nil, fmt.Errorf("%w %q (jobs: %s)", ErrUnknownJob, name, strings.Join(r.File.Names(), ", "))
+	}
+	fn := r.Funcs[job.Command]
+	if fn == nil {
+		return job, nil, fmt.Errorf("job %s: no function for command %q", name, job.Command)
+	}
+	if ctx.Err() != nil {
+		return job, nil, fmt.Errorf("job %s: %w", name, ErrStopping)
+	}
+	return job, fn, nil
+}
+
+// reserve marks the job called name as running in this runner, and returns
+// the function that ends it; or, when a run of it is going already, why
+// this one is skipped.
+func (r *Runner) reserve(name string) (release func(), busy string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id, going := r.running[name]; going {
+		if id != 0 {
+			return nil, fmt.Sprintf("skipped (previous run %d still going)", id)
+		}
+		return nil, "skipped (previous run still starting)"
+	}
+	r.running[name] = 0
+	return func() {
+		r.mu.Lock()
+		delete(r.running, name)
+		r.mu.Unlock()
+	}, ""
+}
+
+// started reads what beginning the run recorded: false when another
+// scheduler took its fire time, or another holder the job's lease (the
+// run is then skipped), with res filled in. Otherwise the run is going:
+// its log carries its id.
+func (r *Runner) started(res *Result, begun recon.JobBegun, fireAt time.Time) (*slog.Logger, bool) {
 	if begun.FireTakenBy != "" {
 		res.TakenBy = begun.FireTakenBy
-		r.Log.Info("fire time taken by another scheduler: it runs the job", AttrJob, name,
+		r.Log.Info("fire time taken by another scheduler: it runs the job", AttrJob, res.Job,
 			"fireAt", fireAt.Format(time.RFC3339), "holder", begun.FireTakenBy)
-		return res, nil
+		return nil, false
 	}
-	id, heldBy := begun.ID, begun.HeldBy
-	res.RunID = id
-	log := r.Log.With(AttrJob, name, AttrRun, id)
-	if heldBy != "" {
-		res.Outcome, res.Summary, res.Finished = OutcomeSkipped, heldBy, res.Started
-		log.Warn("job skipped", "trigger", trigger, "reason", heldBy)
-		return res, nil
+	res.RunID = begun.ID
+	log := r.Log.With(AttrJob, res.Job, AttrRun, begun.ID)
+	if begun.HeldBy != "" {
+		res.Outcome, res.Summary, res.Finished = OutcomeSkipped, begun.HeldBy, res.Started
+		log.Warn("job skipped", "trigger", res.Trigger, "reason", begun.HeldBy)
+		return nil, false
 	}
 	r.mu.Lock()
-	r.running[name] = id
+	r.running[res.Job] = begun.ID
 	r.mu.Unlock()
+	return log, true
+}
 
-	log.Info("job started", "trigger", trigger, "command", job.Command, "args", strings.Join(job.Args, " "))
+// jobOutcome is what a run of a job returned, and why its context ended
+// if it did (the timeout, a lost lease).
+type jobOutcome struct {
+	summary string
+	err     error
+	cause   error
+}
+
+// runJob runs fn for the run res under the job's timeout, renewing the
+// lease meanwhile. A job that does not return within StopGrace of its
+// cancellation is abandoned (true): it is recorded as it stands and
+// release is called only once it does return.
+func (r *Runner) runJob(ctx context.Context, job Job, fn JobFunc, res Result, log *slog.Logger, release func()) (jobOutcome, bool) {
 	jctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if job.Timeout > 0 {
@@ -340,17 +381,13 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 		defer close(renewDone)
 		r.renew(ctx, job.Name, log, stopRenew, cancel)
 	}()
-
-	type outcome struct {
-		summary string
-		err     error
-	}
-	ended := make(chan outcome, 1)
+	ended := make(chan jobOutcome, 1)
 	go func() {
-		summary, err := call(jctx, fn, Run{ID: id, Job: job, Trigger: trigger})
-		ended <- outcome{summary, err}
+		summary, err := call(jctx, fn, Run{ID: res.RunID, Job: job, Trigger: res.Trigger})
+		ended <- jobOutcome{summary: summary, err: err}
 	}()
-	var out outcome
+	var out jobOutcome
+	abandoned := false
 	select {
 	case out = <-ended:
 	case <-jctx.Done():
@@ -368,20 +405,32 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 		}
 		grace.Stop()
 	}
-	summary, jobErr := out.summary, out.err
 	close(stopRenew)
 	<-renewDone
+	out.cause = context.Cause(jctx)
+	return out, abandoned
+}
 
-	res.Summary = strings.TrimSpace(summary)
-	res.Outcome, res.Err = r.classify(ctx, jctx, job, jobErr)
+// end records how the run ended, logs it and sends its notice.
+func (r *Runner) end(ctx context.Context, job Job, res Result, out jobOutcome, log *slog.Logger) (Result, error) {
+	res.Summary = strings.TrimSpace(out.summary)
+	res.Outcome, res.Err = r.classify(ctx, out.cause, job, out.err)
 	res.Finished = r.Now()
 	errText := ""
 	if res.Err != nil {
 		errText = res.Err.Error()
 	}
-	if err := r.finish(context.WithoutCancel(ctx), job.Name, id, res, errText); err != nil {
-		return res, fmt.Errorf("job %s: record end of run %d: %w", name, id, err)
+	if err := r.finish(context.WithoutCancel(ctx), job.Name, res.RunID, res, errText); err != nil {
+		return res, fmt.Errorf("job %s: record end of run %d: %w", job.Name, res.RunID, err)
 	}
+	logEnd(log, res)
+	r.notify(ctx, job, res, errText, log)
+	return res, nil
+}
+
+// logEnd logs the end of a run: at info when it went well, warn when it
+// found breaks, error otherwise (with the stack of a panic).
+func logEnd(log *slog.Logger, res Result) {
 	attrs := []any{"outcome", res.Outcome, "duration", res.Finished.Sub(res.Started).Round(time.Millisecond).String()}
 	switch res.Outcome {
 	case OutcomeOK:
@@ -395,8 +444,6 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 	default:
 		log.Error("job finished", append(attrs, "err", res.Err)...)
 	}
-	r.notify(ctx, job, res, errText, log)
-	return res, nil
 }
 
 // notify sends the notice of a run that ended with breaks, failed or
@@ -405,7 +452,7 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 // minute, and a stopping scheduler still sends it.
 func (r *Runner) notify(ctx context.Context, job Job, res Result, errText string, log *slog.Logger) {
 	switch res.Outcome {
-	case OutcomeBreaks, OutcomeFailed, OutcomePanic:
+	case OutcomeBreaks, OutcomeFailed, OutcomePanic, OutcomeMissed:
 	default:
 		return
 	}
@@ -434,7 +481,9 @@ func call(ctx context.Context, fn JobFunc, run Run) (summary string, err error) 
 	return fn(ctx, run)
 }
 
-func (r *Runner) classify(parent, jctx context.Context, job Job, err error) (string, error) {
+// classify says what a run's outcome was from its job's error, the
+// scheduler's context (parent) and why the job's own context ended (cause).
+func (r *Runner) classify(parent context.Context, cause error, job Job, err error) (string, error) {
 	var pe *PanicError
 	switch {
 	case errors.As(err, &pe):
@@ -445,9 +494,9 @@ func (r *Runner) classify(parent, jctx context.Context, job Job, err error) (str
 		return OutcomeBreaks, err
 	case parent.Err() != nil:
 		return OutcomeCancelled, fmt.Errorf("cancelled (%v): %w", context.Cause(parent), err)
-	case errors.Is(context.Cause(jctx), ErrTimeout):
+	case errors.Is(cause, ErrTimeout):
 		return OutcomeFailed, fmt.Errorf("timed out after %s: %w", job.Timeout, err)
-	case errors.Is(context.Cause(jctx), ErrLeaseLost):
+	case errors.Is(cause, ErrLeaseLost):
 		return OutcomeFailed, fmt.Errorf("%w: %w", ErrLeaseLost, err)
 	}
 	return OutcomeFailed, err
@@ -468,84 +517,4 @@ func (r *Runner) skip(ctx context.Context, job Job, trigger string, fireAt time.
 	res.RunID = b.ID
 	r.Log.Warn("job skipped", AttrJob, job.Name, AttrRun, res.RunID, "trigger", trigger, "reason", reason)
 	return res, nil
-}
-
-// start is a run of job by this runner, at now.
-func (r *Runner) start(job Job, trigger string, fireAt, now time.Time) recon.JobStart {
-	return recon.JobStart{Job: job.Name, Trigger: trigger, Holder: r.Holder, Host: r.Host, Now: now, TTL: r.LeaseTTL, FireAt: fireAt}
-}
-
-// begin takes the run's fire time and the job's lease and records the run
-// as running, in one write transaction. When another live holder has the
-// lease it records the run as skipped and returns why in HeldBy; when
-// another scheduler took the fire time, it records nothing.
-func (r *Runner) begin(ctx context.Context, job Job, trigger string, fireAt, now time.Time) (recon.JobBegun, error) {
-	return r.DB.BeginJobRun(ctx, r.start(job, trigger, fireAt, now), func(holder, expiresText string, expires time.Time) string {
-		switch {
-		case !expires.IsZero() && !expires.After(now):
-			r.Log.Warn("taking over expired lease", AttrJob, job.Name, "holder", holder, "expired", expiresText)
-		case holderDead(holder):
-			r.Log.Warn("taking over lease of a process that is gone", AttrJob, job.Name, "holder", holder)
-		default:
-			return fmt.Sprintf("skipped (lease held by %s until %s)", holder, expiresText)
-		}
-		return ""
-	})
-}
-
-// renew extends the lease every LeaseTTL/4 until stop is closed. If another
-// holder has taken the lease, it cancels the run with ErrLeaseLost.
-func (r *Runner) renew(ctx context.Context, name string, log *slog.Logger, stop <-chan struct{}, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(r.LeaseTTL / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-		ok, err := r.renewOnce(context.WithoutCancel(ctx), name)
-		switch {
-		case err != nil:
-			log.Warn("renew lease", "err", err) // try again at the next tick
-		case !ok:
-			log.Error("lease lost: another holder took it over; cancelling the run")
-			cancel(ErrLeaseLost)
-			return
-		}
-	}
-}
-
-// renewOnce extends this runner's lease on name; false if it holds it no more.
-func (r *Runner) renewOnce(ctx context.Context, name string) (bool, error) {
-	return r.DB.RenewLease(ctx, name, r.Holder, r.Now().Add(r.LeaseTTL))
-}
-
-// finish records the end of a run and releases the lease.
-func (r *Runner) finish(ctx context.Context, name string, id int64, res Result, errText string) error {
-	return r.DB.FinishJobRun(ctx, id, name, r.Holder, res.Finished, res.Outcome, res.Summary, errText)
-}
-
-// holderDead reports whether holder (host:pid:random) names a process of
-// this host that no longer exists. Any doubt counts as alive.
-func holderDead(holder string) bool {
-	parts := strings.Split(holder, ":")
-	if len(parts) < 3 {
-		return false
-	}
-	host := strings.Join(parts[:len(parts)-2], ":")
-	pid, err := strconv.Atoi(parts[len(parts)-2])
-	if err != nil || pid <= 0 {
-		return false
-	}
-	me, err := os.Hostname()
-	if err != nil || strings.ReplaceAll(me, ":", "_") != host || pid == os.Getpid() {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH)
 }

@@ -139,7 +139,7 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 	res := store.BillerSyncResult{State: "ok", MaxUpdated: maxUpdated, Seen: sum.Seen, Added: sum.Added,
 		Changed: sum.Changed, Removed: sum.Removed}
 	if err != nil {
-		res.State, res.Error = "failed", err.Error()
+		res.State, res.Error = "failed", errText(err)
 	}
 	werr := o.DB.FinishBillerSync(context.WithoutCancel(ctx), sum.SyncID, o.Now(), res)
 	if err == nil && werr != nil {
@@ -183,11 +183,11 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 			req.Pagination.PageNumber = strconv.Itoa(p)
 			*calls++
 			pg, err := o.Client.Billers(ctx, req)
+			if err == nil && pg == nil {
+				err = errNoPage
+			}
 			if err != nil {
 				return nil, 0, false, fmt.Errorf("fetch biller list page %d: %w", p, err)
-			}
-			if pg == nil {
-				pg = &svcapi.BillerPage{}
 			}
 			sum.Pages++
 			for i := range pg.Records {

@@ -46,11 +46,13 @@ type fakeService struct {
 
 	serverError, drop float64
 	rnd               *rand.Rand
-	notJSON           map[string]bool // "kind day page" answered with HTML
-	totalLie          int             // added to meta.totalRecords
-	metaShort         int             // statement pages: meta counts this many records fewer than are served
-	maxPerPage        int             // caps recordsPerPage when > 0
-	unauthorized      bool            // answer every request HTTP 401 UAD
+	notJSON           map[string]bool   // "kind day page" answered with HTML
+	malformed         map[string]string // "kind day page" or "billers page N" answered in this shape (pagefault_test.go)
+	malformedHits     map[string]int    // requests answered so, by key
+	totalLie          int               // added to meta.totalRecords
+	metaShort         int               // statement pages: meta counts this many records fewer than are served
+	maxPerPage        int               // caps recordsPerPage when > 0
+	unauthorized      bool              // answer every request HTTP 401 UAD
 	requests          int
 	url               string
 	billerReqs        []svcapi.BillersRequest
@@ -59,7 +61,7 @@ type fakeService struct {
 func newFake(t testing.TB) (*fakeService, *svcapi.Client) {
 	t.Helper()
 	f := &fakeService{records: map[recon.Kind]map[string][]map[string]any{}, late: map[recon.Kind]map[string][]map[string]any{},
-		notJSON: map[string]bool{}, rnd: rand.New(rand.NewPCG(7, 7))}
+		notJSON: map[string]bool{}, malformed: map[string]string{}, malformedHits: map[string]int{}, rnd: rand.New(rand.NewPCG(7, 7))}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	f.url = srv.URL
@@ -177,6 +179,11 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.maxPerPage > 0 && per > f.maxPerPage {
 		per = f.maxPerPage
 	}
+	if key := fmt.Sprintf("%s %s %d", kind, day, page); f.malformed[key] != "" {
+		f.malformedHits[key]++
+		writeMalformed(w, f.malformed[key])
+		return
+	}
 	if f.notJSON[fmt.Sprintf("%s %s %d", kind, day, page)] {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<html>gateway error</html>")
@@ -225,6 +232,11 @@ func (f *fakeService) serveBillers(w http.ResponseWriter, r *http.Request) {
 	}
 	page, _ := strconv.Atoi(req.Pagination.PageNumber)
 	per, _ := strconv.Atoi(req.Pagination.RecordsPerPage)
+	if key := fmt.Sprintf("billers page %d", page); f.malformed[key] != "" {
+		f.malformedHits[key]++
+		writeMalformed(w, f.malformed[key])
+		return
+	}
 	from := min((page-1)*per, len(list))
 	to := min(from+per, len(list))
 	f.writePage(w, list[from:to], len(list), page, per)

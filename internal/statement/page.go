@@ -2,6 +2,7 @@ package statement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,6 +22,10 @@ type envelopeFetcher interface {
 
 var _ envelopeFetcher = (*svcapi.Client)(nil)
 
+// errNoPage is a Fetcher's answer without a page: a fault of the page,
+// never the end of its day.
+var errNoPage = fmt.Errorf("%w: no page answered", svcapi.ErrNotPage)
+
 // fetchPage fetches one page and converts its records (toRecord's rules);
 // day and page only name the place in errors.
 func fetchPage(ctx context.Context, f Fetcher, req svcapi.StatementRequest, kind recon.Kind, account, day string,
@@ -38,6 +43,9 @@ func fetchPage(ctx context.Context, f Fetcher, req svcapi.StatementRequest, kind
 		if meta, recs, ok := decodePage(env.Data, kind, account); ok {
 			return meta, recs, nil
 		}
+		if err := svcapi.CheckPage(env.Data); err != nil { // the client checks it too
+			return svcapi.Meta{}, nil, fmt.Errorf("%s: %w", op, err)
+		}
 		pg = new(svcapi.StatementPage)
 		if err := env.DecodeData(pg); err != nil { // as svcapi.Call does
 			return svcapi.Meta{}, nil, fmt.Errorf("%s: %w", op, err)
@@ -48,7 +56,7 @@ func fetchPage(ctx context.Context, f Fetcher, req svcapi.StatementRequest, kind
 			return svcapi.Meta{}, nil, err
 		}
 		if pg == nil {
-			pg = &svcapi.StatementPage{}
+			return svcapi.Meta{}, nil, errNoPage
 		}
 	}
 	recs := make([]recon.Record, len(pg.Records))
@@ -86,39 +94,32 @@ var metaKeys = []string{"totalPages", "currentPage", "totalRecords", "recordsOnC
 
 // decodePage reads a page's data (svcapi.StatementPage) into its meta and
 // records, converted as toRecord does; ok is false when it gives up (a
-// value of an unexpected type or spelling, a record toRecord refuses: the
-// full decoder then reads the page and says what is wrong).
+// page that is not well formed, a value of an unexpected type or spelling,
+// a record toRecord refuses: the full decoder then reads the page and says
+// what is wrong).
 func decodePage(data []byte, kind recon.Kind, account string) (meta svcapi.Meta, recs []recon.Record, ok bool) {
-	if len(data) == 0 || string(data) == "null" {
-		return meta, nil, true
-	}
 	var top [2]jsonscan.Span
-	if data[0] != '{' {
+	if len(data) == 0 || data[0] != '{' {
 		return meta, nil, false
 	}
 	if end, ok := jsonscan.ScanObject(data, 0, []string{"meta", "records"}, top[:]); !ok || end != len(data) {
 		return meta, nil, false
 	}
-	if m := top[0]; m.Set() && data[m.From] != 'n' {
-		var v [6]jsonscan.Span
-		if data[m.From] != '{' {
-			return meta, nil, false
-		}
-		if _, ok := jsonscan.ScanObject(data, m.From, metaKeys, v[:]); !ok {
-			return meta, nil, false
-		}
-		for i, dst := range []*svcapi.Int{&meta.TotalPages, &meta.CurrentPage, &meta.TotalRecords,
-			&meta.RecordsOnCurrentPage, &meta.RecordFrom, &meta.RecordTo} {
-			n, ok := jsonscan.Int(data, v[i])
-			if !ok {
-				return meta, nil, false
-			}
-			*dst = svcapi.Int(n)
-		}
+	m, rs := top[0], top[1]
+	if !m.Set() || !rs.Set() || data[m.From] != '{' || data[rs.From] != '[' {
+		return meta, nil, false // not a page (svcapi.CheckPage says why)
 	}
-	rs := top[1]
-	if !rs.Set() || data[rs.From] == 'n' {
-		return meta, nil, true
+	var mv [6]jsonscan.Span
+	if _, ok := jsonscan.ScanObject(data, m.From, metaKeys, mv[:]); !ok {
+		return meta, nil, false
+	}
+	for i, dst := range []*svcapi.Int{&meta.TotalPages, &meta.CurrentPage, &meta.TotalRecords,
+		&meta.RecordsOnCurrentPage, &meta.RecordFrom, &meta.RecordTo} {
+		n, ok := jsonscan.Int(data, mv[i])
+		if !ok {
+			return meta, nil, false
+		}
+		*dst = svcapi.Int(n)
 	}
 	var v [len(recon.RecordFields)]jsonscan.Span
 	_, ok = jsonscan.Elements(data, rs.From, func(e jsonscan.Span) bool {
@@ -143,8 +144,9 @@ func leanRecord(data []byte, v []jsonscan.Span, kind recon.Kind, account string)
 		var text string
 		var ok bool
 		if slot >= 0 && recon.RecordFields[slot].Type == recon.Amount {
-			text, ok = jsonscan.Amount(data, v[k])
-			text = amountString(text)
+			if text, ok = jsonscan.Amount(data, v[k]); ok {
+				text, ok = amountString(text)
+			}
 		} else {
 			text, ok = jsonscan.Text(data, v[k])
 			text = strings.TrimSpace(text)
@@ -193,18 +195,24 @@ func digitsAt(ts string) bool {
 
 // amountString is svcapi.Amount's String of a trimmed amount text: the
 // decimal without trailing zeros (decimal.Decimal's String) when the text
-// is a number, else the text itself (a masked balance).
-func amountString(s string) string {
+// is a number, else the text itself (a masked balance). ok is false for a
+// number beyond the bound of an amount (recon.CheckAmount): toRecord then
+// says which.
+func amountString(s string) (string, bool) {
 	if s == "" {
-		return s
+		return s, true
 	}
 	if plain, ok := plainDecimalString(s); ok {
-		return plain
+		return plain, recon.CheckAmountText(plain) == nil
 	}
-	if d, err := svcapi.ParseAmount(s); err == nil {
-		return d.String()
+	d, err := svcapi.ParseAmount(s)
+	switch {
+	case err == nil:
+		return d.String(), true
+	case errors.Is(err, recon.ErrAmountRange):
+		return s, false
 	}
-	return s
+	return s, true
 }
 
 // plainDecimalString writes a plain decimal ([-]digits[.digits]) as

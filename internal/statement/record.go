@@ -26,7 +26,9 @@ func (e *RecordError) Error() string {
 }
 
 // toRecord validates and converts a record of the account's statement of
-// kind. day, page and index only name the place in errors.
+// kind: a timestamp, a txnChargedValue, and every amount within the bound
+// of an amount (recon.CheckAmount). day, page and index only name the
+// place in errors.
 func toRecord(rec *svcapi.StatementRecord, kind recon.Kind, account, day string, page, index int) (recon.Record, error) {
 	fail := func(field int, reason string) (recon.Record, error) {
 		return recon.Record{}, &RecordError{Kind: kind, Day: day, Page: page, Index: index,
@@ -44,6 +46,16 @@ func toRecord(rec *svcapi.StatementRecord, kind recon.Kind, account, day string,
 			return fail(recon.FTxnChargedValue, fmt.Sprintf("%q is not an amount", rec.TxnChargedValue.Raw))
 		}
 		return fail(recon.FTxnChargedValue, "missing")
+	}
+	for _, a := range []struct {
+		field int
+		v     svcapi.Amount
+	}{{recon.FTxnChargedValue, rec.TxnChargedValue}, {recon.FOrderValue, rec.OrderValue}, {recon.FConvenienceFee, rec.ConvenienceFee},
+		{recon.FTxnSurcharge, rec.TxnSurcharge}, {recon.FTxnCashback, rec.TxnCashback}, {recon.FTxnTds, rec.TxnTds},
+		{recon.FClosingBalance, rec.ClosingBalance}} {
+		if err := a.v.Check(); err != nil { // never stored: a fault of the page
+			return fail(a.field, err.Error())
+		}
 	}
 	r := recon.Record{Kind: kind, Account: account}
 	v := &r.Values

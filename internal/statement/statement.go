@@ -5,7 +5,8 @@
 //
 // Statement and collect-order periods are split into IST day windows. Each
 // window is walked page by page until a page is empty, short, or past
-// meta.totalPages; its records are upserted by svcOrderId (a hash of the
+// meta.totalPages (an answer that is not a well-formed page is a fault of
+// the page, never the window's end: svcapi.ErrNotPage); its records are upserted by svcOrderId (a hash of the
 // record when it has none), and its checkpoint (sync_windows) is written in
 // the same transaction as each page's records, so a killed run resumes at
 // the next page. After a walk the stored records of the day are compared
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -178,7 +180,7 @@ func (p WindowProblem) String() string {
 	if p.State == StateMismatch {
 		return fmt.Sprintf("%s window %s: %d records stored, the service says %d", p.Kind, p.Day, p.Stored, p.Total)
 	}
-	return fmt.Sprintf("%s window %s failed at page %d: %s", p.Kind, p.Day, p.Page, p.Err)
+	return fmt.Sprintf("%s window %s failed at page %d: %s", p.Kind, p.Day, p.Page, redact.Text(p.Err))
 }
 
 // Line is a one-line summary: records new/updated, windows walked, held

@@ -15,6 +15,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/progress"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -139,7 +140,6 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 			len(s.probs), len(windows), ErrIncomplete)
 	}
 	s.finishRun(ctx, sum, err)
-	o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
 	return sum, err
 }
 
@@ -163,13 +163,14 @@ func KindsText(kinds []recon.Kind) string {
 	return strings.Join(names, ",")
 }
 
-// finishRun records the totals; it writes even when ctx was cancelled.
+// finishRun records the totals (it writes even when ctx was cancelled)
+// and logs them: at ERROR, as not finished, when runErr stopped the sync.
 func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 	res := store.SyncRunResult{State: "ok", New: sum.New, Updated: sum.Updated, Pages: sum.Pages,
 		Windows: sum.Windows, WindowsFailed: sum.WindowsFailed, Retries: sum.Retries,
 		Probed: sum.Probed, Rewalked: sum.Rewalked, Late: sum.Late}
 	if runErr != nil {
-		res.State, res.Error = "failed", runErr.Error()
+		res.State, res.Error = "failed", errText(runErr)
 		if errors.Is(runErr, ErrIncomplete) {
 			res.State = "partial"
 		}
@@ -177,6 +178,11 @@ func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 	if err := s.o.DB.FinishSyncRun(context.WithoutCancel(ctx), s.runID, s.o.Now(), res); err != nil {
 		s.o.Log.ErrorContext(ctx, "sync run not recorded", recon.LogSyncRun, s.runID, "error", err.Error())
 	}
+	if runErr != nil {
+		s.o.Log.ErrorContext(ctx, "sync did not finish", recon.LogSyncRun, s.runID, "summary", sum.Line())
+		return
+	}
+	s.o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
 }
 
 // plan lists the windows of the period, resuming checkpoints. A done
@@ -272,6 +278,9 @@ func (s *syncer) probe(ctx context.Context, w *window, log *slog.Logger) (bool, 
 	s.calls.Add(1)
 	s.probed.Add(1)
 	pg, err := s.o.Client.Statement(ctx, req)
+	if err == nil && pg == nil {
+		err = errNoPage
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, context.Cause(ctx)
@@ -281,13 +290,10 @@ func (s *syncer) probe(ctx context.Context, w *window, log *slog.Logger) (bool, 
 		}
 		err = fmt.Errorf("probe %s window %s: %w", w.kind, w.day, err)
 		log.WarnContext(ctx, "probe failed: the held records of the day are not checked", "error", err.Error())
-		s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: 1, Err: err.Error()})
+		s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: 1, Err: errText(err)})
 		s.ended.Add(1)
 		s.bar.Add(1)
 		return false, nil
-	}
-	if pg == nil {
-		pg = &svcapi.StatementPage{}
 	}
 	total := int64(pg.Meta.TotalRecords)
 	var changed bool
@@ -324,8 +330,8 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 				return &stopError{err}
 			}
 			log.WarnContext(ctx, "window failed", LogPage, failPage, "error", err.Error())
-			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: err.Error()})
-			s.jobs <- job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, err.Error())}}
+			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: errText(err)})
+			s.jobs <- job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, errText(err))}}
 			return nil
 		}
 		if w.held && res.state != StateWalking {
@@ -353,6 +359,12 @@ func refused(err error) bool {
 	var ce *svcapi.ConfigError
 	return errors.As(err, &ae) && ae.Unauthorized() || errors.As(err, &ce)
 }
+
+// errText is an error as it is stored and shown (sync_windows.error,
+// sync_runs.error, biller_syncs.error, a problem's line): free text that is
+// safe to print (redact.Text). The client removed the secrets from the
+// answers it came from.
+func errText(err error) string { return redact.Text(err.Error()) }
 
 // stopError stops the whole run: its cause concerns every window.
 type stopError struct{ err error }

@@ -157,6 +157,9 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 	want := dumpRecords(t, sqlDB(clean.DB))
 
 	o := baseOptions(t, cl)
+	// One window at a time: the 9th page is the first of the third window
+	// (four pages a window), so the interruption leaves it mid-walk.
+	o.Concurrency = 1
 	ctx, cancel := context.WithCancel(context.Background())
 	o.Client = &cancelAfter{f: cl, n: 9, cancel: cancel}
 	isum, err := Sync(ctx, o)
@@ -184,7 +187,7 @@ func TestSyncResumesAfterCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	counting := &cancelAfter{f: cl, n: -1}
-	o.Client = counting
+	o.Client, o.Concurrency = counting, 3
 	sum, err := Sync(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -220,13 +223,20 @@ type cancelAfter struct {
 	cancel func()
 }
 
+// The nth page is fetched whole and then the context is cancelled, so that
+// the page's walker sees the cancellation with its page in hand: which pages
+// are kept does not depend on which fetches happened to be in flight.
 func (c *cancelAfter) Statement(ctx context.Context, req svcapi.StatementRequest) (*svcapi.StatementPage, error) {
-	if c.n >= 0 && c.calls.Load() >= c.n {
-		c.cancel()
+	k := c.calls.Add(1)
+	if c.n >= 0 && k > c.n {
+		c.calls.Add(-1)
 		return nil, context.Canceled
 	}
-	c.calls.Add(1)
-	return c.f.Statement(ctx, req)
+	pg, err := c.f.Statement(ctx, req)
+	if k == c.n {
+		c.cancel()
+	}
+	return pg, err
 }
 
 func TestSyncPageNotJSON(t *testing.T) {

@@ -82,9 +82,6 @@ func RedactJSON(doc []byte, secrets ...string) json.RawMessage {
 	return redact.RawJSON(doc, secrets...)
 }
 
-// ScrubString replaces each secret in s (redact.Scrub).
-func ScrubString(s string, secrets ...string) string { return redact.Scrub(s, secrets...) }
-
 // IsRedactedKey reports whether values under this key (any case) are
 // removed before anything is written (RedactedKeys).
 func IsRedactedKey(k string) bool { return redact.IsRemovedKey(k) }

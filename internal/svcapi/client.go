@@ -49,10 +49,19 @@ type Config struct {
 	Logger     *slog.Logger     // optional; default discards
 	Recorders  []Recorder       // receive every call, redacted
 	Now        func() time.Time // optional clock; default time.Now
+	// Scrubber removes the secrets from every answer before anything
+	// reads it, from the call records and from the client's log lines; the
+	// client adds ClientSecret to it, and each request's sensitive values
+	// for its own call. Optional: default one of ClientSecret alone.
+	Scrubber *redact.Scrubber
 }
 
-// Validate checks the settings a client cannot work without. The error is a
-// *ConfigError naming the environment variable.
+// Validate checks the settings a client cannot work without, and refuses
+// the values it could not send as they are: a base URL with a bad port,
+// credentials, a query or a fragment; a control or non-ASCII character in
+// a header's value (client id, secret, outlet id); an endpoint IP that is
+// not an IP. The error is a *ConfigError naming the environment variable;
+// it never quotes the secret.
 func (c Config) Validate() error {
 	// Every missing setting at once, so that a new user fixes them in one go.
 	var missing []string
@@ -69,18 +78,8 @@ func (c Config) Validate() error {
 	if c.BaseURL == "" {
 		return &ConfigError{"SVC_BASE_URL", "not set (the service's base URL, e.g. https://api.example.com)"}
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || u.Host == "" {
-		return &ConfigError{"SVC_BASE_URL", fmt.Sprintf("%q is not a URL", c.BaseURL)}
-	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !isLoopback(u.Hostname()) {
-			return &ConfigError{"SVC_BASE_URL", "plain http is allowed only for loopback addresses; use https"}
-		}
-	default:
-		return &ConfigError{"SVC_BASE_URL", fmt.Sprintf("scheme %q: want https", u.Scheme)}
+	if err := checkBaseURL(c.BaseURL); err != nil {
+		return err
 	}
 	for _, s := range []struct{ v, name string }{
 		{c.ClientID, "SVC_CLIENT_ID"}, {c.ClientSecret, "SVC_CLIENT_SECRET"}, {c.EndpointIP, "SVC_ENDPOINT_IP"},
@@ -89,7 +88,7 @@ func (c Config) Validate() error {
 			return &ConfigError{s.name, "not set (issued with the service account)"}
 		}
 	}
-	return nil
+	return c.checkValues()
 }
 
 func isLoopback(host string) bool {
@@ -108,6 +107,7 @@ type Client struct {
 	limiter *rate.Limiter
 	log     *slog.Logger
 	now     func() time.Time
+	scrub   *redact.Scrubber
 }
 
 // New returns a client for cfg, or a *ConfigError.
@@ -130,7 +130,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	c := &Client{cfg: cfg, http: cfg.HTTPClient, log: cfg.Logger, now: cfg.Now}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient, log: cfg.Logger, now: cfg.Now, scrub: cfg.Scrubber}
+	if c.scrub == nil {
+		c.scrub = redact.NewScrubber()
+	}
+	c.scrub.Learn(cfg.ClientSecret)
 	c.base, _ = url.Parse(cfg.BaseURL)
 	if c.http == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -160,6 +164,10 @@ func New(cfg Config) (*Client, error) {
 // Secret returns the client secret, for callers that must scrub it from
 // their own output.
 func (c *Client) Secret() string { return c.cfg.ClientSecret }
+
+// Scrubber returns the scrubber the client removes secrets with (the
+// client secret among them), for callers that write what they got from it.
+func (c *Client) Scrubber() *redact.Scrubber { return c.scrub }
 
 // Log attribute keys.
 const (
@@ -205,9 +213,12 @@ func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, er
 	if op.ReadOnly() && c.cfg.MaxRetries > 0 {
 		attempts += c.cfg.MaxRetries
 	}
-	// What the service may quote back and must go nowhere: the client
-	// secret and every sensitive value of this request.
-	secrets := append([]string{c.cfg.ClientSecret}, redact.SensitiveValues(payload)...)
+	// What the service may quote back and must go nowhere: the client's
+	// secrets and every sensitive value of this request.
+	scr := c.scrub
+	if vals := redact.SensitiveValues(payload); len(vals) > 0 {
+		scr = scr.With(vals...)
+	}
 	var lastErr error
 	for attempt := 1; attempt <= attempts; attempt++ {
 		if attempt > 1 {
@@ -218,12 +229,12 @@ func (c *Client) Do(ctx context.Context, opName string, body any) (*Envelope, er
 		if err := c.limiter.Wait(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", op.Name, err)
 		}
-		env, retry, err := c.once(ctx, op, payload, ref, secrets)
+		env, retry, err := c.once(ctx, op, payload, ref, scr)
 		if err == nil || !retry || !op.ReadOnly() {
 			return env, err
 		}
 		lastErr = err
-		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", ScrubString(err.Error(), secrets...))
+		c.log.WarnContext(ctx, "retrying read-only call", LogOp, op.Name, LogAttempt, attempt, "error", scr.Text(err.Error()))
 	}
 	return nil, lastErr
 }
@@ -274,16 +285,17 @@ func (c *Client) sleep(ctx context.Context, n int) error {
 // once makes one HTTP exchange. retry says whether a read-only call may try
 // again.
 //
-// secrets are scrubbed by value from everything the call log keeps and from
-// the status text of the envelope and errors it returns.
-func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref string, secrets []string) (env *Envelope, retry bool, err error) {
+// scr removes the secrets from the answer as soon as it is read, before
+// anything decodes, keeps or returns a part of it, and from the request
+// and the error the call log keeps.
+func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref string, scr *redact.Scrubber) (env *Envelope, retry bool, err error) {
 	start := c.now()
 	rec := &CallRecord{At: start, Operation: op.Name, Method: op.Method, Path: op.Path, ExternalRef: ref,
-		Request: RedactJSON(payload, secrets...)}
+		Request: scr.RawJSON(payload)}
 	defer func() {
 		rec.LatencyMs = c.now().Sub(start).Milliseconds()
 		if err != nil {
-			rec.Error = ScrubString(err.Error(), secrets...)
+			rec.Error = scr.Text(err.Error())
 		}
 		for _, r := range c.cfg.Recorders {
 			if rerr := r.Record(ctx, rec); rerr != nil {
@@ -313,7 +325,7 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	raw, rerr := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBody+1))
 	if rerr == nil && int64(len(raw)) > c.cfg.MaxBody {
 		// Past the cap nothing is decoded, and only the head is kept.
-		rec.Response = c.headOnly(raw, fmt.Sprintf("answer larger than the %d-byte cap (--max-body); not read", c.cfg.MaxBody), secrets)
+		rec.Response = c.headOnly(raw, fmt.Sprintf("answer larger than the %d-byte cap (--max-body); not read", c.cfg.MaxBody), scr)
 		err := fmt.Errorf("answer larger than %d bytes (--max-body)", c.cfg.MaxBody)
 		if op.Billable {
 			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
@@ -321,9 +333,11 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 		}
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: err}
 	}
+	// Every field of every answer, whatever its spelling of a secret.
+	raw = scr.Bytes(raw)
 	split := splitData(raw)
 	if len(raw) > 0 {
-		rec.Response = c.loggedResponse(op, raw, split, secrets)
+		rec.Response = c.loggedResponse(op, raw, split, scr)
 	}
 	if rerr != nil {
 		if op.Billable {
@@ -334,19 +348,17 @@ func (c *Client) once(ctx context.Context, op *Operation, payload []byte, ref st
 	}
 	env, derr := decodeEnvelope(raw, split)
 	if derr != nil {
-		if t := derr.Error(); ScrubString(t, secrets...) != t {
-			derr = errors.New(ScrubString(t, secrets...))
-		}
 		if op.Billable {
 			return nil, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
 				Reason: fmt.Sprintf("unreadable answer (HTTP %d)", resp.StatusCode), Err: derr}
 		}
 		return nil, true, &ResponseError{Op: op.Name, HTTPStatus: resp.StatusCode, Err: derr}
 	}
-	// A careless gateway quotes the request back in its message.
-	env.Status = String(ScrubString(string(env.Status), secrets...))
 	switch {
 	case env.OK():
+		if err := pageFault(op, resp.StatusCode, env); err != nil {
+			return nil, true, err // a fault of the page: retried, never its end
+		}
 		return env, false, nil
 	case env.Pending():
 		return env, false, &PendingError{Op: op.Name, ExternalRef: ref, HTTPStatus: resp.StatusCode,
@@ -433,7 +445,7 @@ func (c *Client) TxnStatus(ctx context.Context, day time.Time, externalRef strin
 // without its data member when the operation does not log it
 // (Operation.LogsData). Nothing is computed when nothing records. A body
 // the lean scanner split (valid JSON, its data found) is not scanned again.
-func (c *Client) loggedResponse(op *Operation, raw []byte, split dataSplit, secrets []string) json.RawMessage {
+func (c *Client) loggedResponse(op *Operation, raw []byte, split dataSplit, scr *redact.Scrubber) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
@@ -442,11 +454,11 @@ func (c *Client) loggedResponse(op *Operation, raw []byte, split dataSplit, secr
 		raw = split.rest
 	case split.ok:
 	case len(raw) > loggedHead && !json.Valid(raw):
-		return c.headOnly(raw, fmt.Sprintf("not JSON, %d bytes; only the first %d kept", len(raw), loggedHead), secrets)
+		return c.headOnly(raw, fmt.Sprintf("not JSON, %d bytes; only the first %d kept", len(raw), loggedHead), scr)
 	case !op.LogsData():
 		raw = WithoutData(raw)
 	}
-	return RedactJSON(raw, secrets...)
+	return scr.RawJSON(raw)
 }
 
 // DefaultMaxBody is the largest answer a client reads unless Config.MaxBody
@@ -459,16 +471,17 @@ const loggedHead = 1024
 
 // headOnly is what the call log keeps of an answer it cannot keep whole:
 // a JSON object with a note and the first KiB as text, secrets scrubbed.
-func (c *Client) headOnly(raw []byte, note string, secrets []string) json.RawMessage {
+func (c *Client) headOnly(raw []byte, note string, scr *redact.Scrubber) json.RawMessage {
 	if len(c.cfg.Recorders) == 0 {
 		return nil
 	}
 	// Scrub a little past the cut, so that a secret straddling it goes whole.
 	longest := 0
-	for _, sec := range secrets {
+	for _, sec := range scr.Values() {
 		longest = max(longest, len(sec))
 	}
-	head := ScrubString(string(raw[:min(len(raw), loggedHead+longest)]), secrets...)
+	// A spelling may be longer than the value itself (escaped, base64).
+	head := scr.String(string(raw[:min(len(raw), loggedHead+6*longest)]))
 	head = strings.ToValidUTF8(head[:min(len(head), loggedHead)], "\uFFFD")
 	b, err := json.Marshal(struct {
 		Note string `json:"note"`

@@ -3,6 +3,8 @@ package svcapi
 import (
 	"errors"
 	"fmt"
+
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // ErrPending is matched (errors.Is) by every error that leaves a billable
@@ -22,6 +24,10 @@ type Error struct {
 	SvcUUID    string
 }
 
+// Error is the failure as free text (redact.Text): the service's fields
+// with their control characters escaped and card and Aadhaar numbers
+// masked, so that it may be printed, logged and stored as it is. (The
+// client removed the secrets from the answer before it was decoded.)
 func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: %s: %s", e.Op, e.StatusCode, e.Status)
 	if e.ActCode != "" {
@@ -30,7 +36,7 @@ func (e *Error) Error() string {
 	if e.SvcUUID != "" {
 		s += " [svc_uuid " + e.SvcUUID + "]"
 	}
-	return s
+	return redact.Text(s)
 }
 
 // PendingError describes why a billable call is pending. It matches
@@ -53,7 +59,7 @@ func (e *PendingError) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	return s
+	return redact.Text(s)
 }
 
 // Is makes errors.Is(err, ErrPending) true.
@@ -64,7 +70,8 @@ func (e *PendingError) Unwrap() error { return e.Err }
 
 // ResponseError is a response that could not be read as an envelope (HTML,
 // truncated, not JSON, or its body broken off) from a read-only operation,
-// after its retries.
+// or a TXN answer to a page operation that is not a well-formed page
+// (ErrNotPage), after its retries.
 type ResponseError struct {
 	Op         string
 	HTTPStatus int
@@ -72,7 +79,7 @@ type ResponseError struct {
 }
 
 func (e *ResponseError) Error() string {
-	return fmt.Sprintf("%s: unreadable response (HTTP %d): %v", e.Op, e.HTTPStatus, e.Err)
+	return redact.Text(fmt.Sprintf("%s: unreadable response (HTTP %d): %v", e.Op, e.HTTPStatus, e.Err))
 }
 
 // Unwrap returns the decode error.

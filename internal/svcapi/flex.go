@@ -124,7 +124,9 @@ func (v *Bool) UnmarshalJSON(b []byte) error {
 // Amount is an exact decimal amount, sent as a decimal string or a JSON
 // number (never read through float64). Valid is false when the field was
 // null, absent or empty; Raw keeps text that was not a number (a masked
-// balance such as "XXXX") instead of failing.
+// balance such as "XXXX") instead of failing. The decoder keeps a number
+// of any size: whoever stores one checks it against the bound of an
+// amount first (Check).
 type Amount struct {
 	Decimal decimal.Decimal
 	Valid   bool
@@ -159,6 +161,29 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Check refuses a valid amount beyond the bound of an amount
+// (recon.CheckAmount: 15 integer digits, 4 decimals); the error names its
+// text and wraps recon.ErrAmountRange. Text that is not a number (a masked
+// balance) and an absent amount pass.
+func (a Amount) Check() error {
+	if !a.Valid {
+		return nil
+	}
+	if err := recon.CheckAmount(a.Decimal); err != nil {
+		return fmt.Errorf("%s is %w", clipAmount(a.Raw), err)
+	}
+	return nil
+}
+
+// clipAmount is an amount's text as an error quotes it: a long one cut,
+// with its length.
+func clipAmount(s string) string {
+	if len(s) <= 24 {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:20]) + fmt.Sprintf("… (%d characters)", len(s))
+}
+
 // MarshalJSON writes the exact decimal string, or null.
 func (a Amount) MarshalJSON() ([]byte, error) {
 	if !a.Valid {
@@ -179,11 +204,17 @@ func (a Amount) String() string {
 }
 
 // ParseAmount parses a strict amount: text that is not a decimal (or one
-// with an absurd exponent, such as 1e999999999) is an error.
+// with an absurd exponent, such as 1e999999999) is an error, and so is a
+// decimal beyond the bound of an amount (recon.CheckAmount; the error then
+// wraps recon.ErrAmountRange). It is the one parse of an amount read as
+// text: the sync, the call-log import and the checks use it.
 func ParseAmount(s string) (decimal.Decimal, error) {
 	d, err := parseDecimal(strings.TrimSpace(s))
 	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("%q is not an amount", s)
+		return decimal.Decimal{}, fmt.Errorf("%s is not an amount", clipAmount(s))
+	}
+	if err := recon.CheckAmount(d); err != nil {
+		return decimal.Decimal{}, fmt.Errorf("%s is %w", clipAmount(s), err)
 	}
 	return d, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // FieldError says what is wrong with one field of a request.
@@ -203,6 +205,9 @@ func (f Field) checkValue(s string) error {
 		d, err := parseDecimal(s)
 		if err != nil {
 			return fmt.Errorf("%s is not a decimal amount", quote(s))
+		}
+		if err := recon.CheckAmount(d); err != nil {
+			return fmt.Errorf("%s is %w", clipAmount(s), err)
 		}
 		if d.Sign() <= 0 {
 			return fmt.Errorf("amount %s must be above zero", s)

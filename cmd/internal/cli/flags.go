@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // Common holds the flags every command that talks to the service or the
@@ -29,7 +31,20 @@ type Common struct {
 
 	// fs is the flag set the flags were bound to: once it is parsed, it
 	// tells which of them the command line set (--db given or defaulted).
-	fs *flag.FlagSet
+	fs    *flag.FlagSet
+	scrub *redact.Scrubber
+}
+
+// Scrubber is the command's one redaction (redact.Scrubber): it knows the
+// client secret, the database password (of --db and PGPASSWORD) and, once
+// Open started it, the sandbox's secret. The logger, the API client and
+// the call log all remove them through it.
+func (c *Common) Scrubber() *redact.Scrubber {
+	if c.scrub == nil {
+		c.scrub = redact.NewScrubber()
+	}
+	c.scrub.Learn(c.ClientSecret, redact.DSNPassword(c.DB), os.Getenv("PGPASSWORD"))
+	return c.scrub
 }
 
 // EnvClientSecret is the variable of the client secret: environment only,
@@ -93,7 +108,8 @@ func (c *Common) BindDB(fs *flag.FlagSet) {
 	if db == "" {
 		db = "svcrecon.db"
 	}
-	fs.StringVar(&c.DB, "db", db, "SQLite database file, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
+	c.DB = db
+	fs.Var(dsnValue{&c.DB}, "db", "SQLite database `file`, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
 	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (PostgreSQL)")
 	c.fs = fs
 }
@@ -103,6 +119,19 @@ func (c *Common) BindLog(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 }
+
+// dsnValue is the flag.Value of --db: its text (what -h shows as the
+// default, from SVC_DB) is the address without its password.
+type dsnValue struct{ p *string }
+
+func (v dsnValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return redact.DSN(*v.p)
+}
+
+func (v dsnValue) Set(s string) error { *v.p = s; return nil }
 
 // DBGiven reports whether the command line set --db (rather than SVC_DB or
 // the default): --sandbox then keeps it instead of a database of its own.

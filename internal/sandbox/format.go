@@ -1,5 +1,9 @@
 package sandbox
 
+// How the sandbox writes its values: money in paise, zero-padded numbers,
+// days and timestamps, request references, and the JSON pieces of its
+// answers (written by hand: a page is hundreds of kilobytes).
+
 import (
 	"strconv"
 	"time"
@@ -8,19 +12,6 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
-
-// mix is a splitmix64-style hash of its inputs: the source of every
-// per-item property that must not depend on generation order.
-func mix(vals ...uint64) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	for _, v := range vals {
-		h ^= v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-		h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
-		h = (h ^ (h >> 27)) * 0x94d049bb133111eb
-		h ^= h >> 31
-	}
-	return h
-}
 
 // appendMoney appends paise as an exact decimal string body (no quotes):
 // 123456 -> 1234.56.
@@ -109,4 +100,44 @@ func uuidFrom(a, b uint64) string {
 		j++
 	}
 	return string(out[:])
+}
+
+// appendStr appends a JSON string; the sandbox's own texts need no escaping
+// beyond quotes and backslashes, but live echoes might, so escape properly.
+func appendStr(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendKey(b []byte, k string) []byte {
+	b = append(b, '"')
+	b = append(b, k...)
+	return append(b, '"', ':')
+}
+
+func appendAmount(b []byte, p int64, number bool) []byte {
+	if number {
+		return appendMoney(b, p)
+	}
+	b = append(b, '"')
+	b = appendMoney(b, p)
+	return append(b, '"')
+}
+
+// appendAmounts writes the amounts of a record from txnChargedValue's value
+// to txnTds, and a comma; orderValue and convenienceFee as JSON numbers when
+// number is set.
+func appendAmounts(b []byte, charged, orderValue, fee int64, number bool) []byte {
+	b = appendAmount(b, charged, false)
+	b = append(b, `,"orderValue":`...)
+	b = appendAmount(b, orderValue, number)
+	b = append(b, `,"convenienceFee":`...)
+	b = appendAmount(b, fee, number)
+	return append(b, `,"txnSurcharge":"0.00","txnCashback":"0.00","txnTds":"0.00",`...)
 }
