@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
 	"os"
@@ -37,6 +40,9 @@ const chunkBytes = 1 << 20
 type Summary struct {
 	Files, Lines, Imported, Duplicates, Bad int
 	Errors                                  []LineError
+	// FirstTS and LastTS are the earliest and the latest call time (ts)
+	// of the lines read ("" when none was a call).
+	FirstTS, LastTS string
 }
 
 // Add adds the counts and errors of o to s.
@@ -47,6 +53,21 @@ func (s *Summary) Add(o Summary) {
 	s.Duplicates += o.Duplicates
 	s.Bad += o.Bad
 	s.Errors = append(s.Errors, o.Errors...)
+	s.span(o.FirstTS)
+	s.span(o.LastTS)
+}
+
+// span widens FirstTS..LastTS to hold ts.
+func (s *Summary) span(ts string) {
+	if ts == "" {
+		return
+	}
+	if s.FirstTS == "" || ts < s.FirstTS {
+		s.FirstTS = ts
+	}
+	if ts > s.LastTS {
+		s.LastTS = ts
+	}
 }
 
 // String is the one-line summary the import-calls command prints.
@@ -103,6 +124,10 @@ type Writer interface {
 	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
 	// CallSource returns the id of a call-log file, recording it when new.
 	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
+	// SealCallSource records what the import of a call-log file read of it
+	// (its SHA-256, size, lines and the times of its calls): the run
+	// manifests name the file by it.
+	SealCallSource(ctx context.Context, id int64, s store.CallSourceSeal) error
 }
 
 var _ Writer = (*store.DB)(nil)
@@ -183,7 +208,36 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 	if err != nil {
 		return Summary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
 	}
-	return importStream(ctx, db, path, f, o, src)
+	hr := &hashingReader{r: f, h: sha256.New()}
+	sum, err := importStream(ctx, db, path, hr, o, src)
+	if err != nil {
+		return sum, err
+	}
+	if _, err := io.Copy(io.Discard, hr); err != nil { // what the reading left (past a gzip stream's end)
+		return sum, fmt.Errorf("import %w", err)
+	}
+	seal := store.CallSourceSeal{Name: path, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Bytes: hr.n,
+		Lines: sum.Lines, FirstTS: sum.FirstTS, LastTS: sum.LastTS}
+	if err := db.SealCallSource(ctx, src, seal); err != nil {
+		return sum, fmt.Errorf("import %s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// hashingReader reads r, taking the SHA-256 of the bytes read and counting
+// them: a file's digest as sha256sum prints it, taken in the one reading
+// of the import.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	hr.n += int64(n)
+	return n, err
 }
 
 type countingReader struct {
@@ -230,6 +284,8 @@ func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Op
 		werr = err
 	}
 	rerr := <-readErr
+	sum.span(w.span.FirstTS)
+	sum.span(w.span.LastTS)
 	switch {
 	case werr != nil:
 		return sum, fmt.Errorf("import %s: %w", name, werr)
@@ -313,6 +369,7 @@ type importWriter struct {
 	bad   []store.ImportError
 	errs  []LineError
 	lines int
+	span  Summary // FirstTS and LastTS of the calls read
 
 	batches chan importBatch // to the storing goroutine
 	done    chan error       // its first error, when it ends
@@ -399,6 +456,7 @@ func (w *importWriter) add(c *chunk) error {
 			w.errs = append(w.errs, LineError{File: w.name, Line: l.n, Reason: l.reason})
 		} else {
 			w.calls = append(w.calls, l.call)
+			w.span.span(l.call.TS)
 		}
 		if w.lines++; w.lines == BatchLines {
 			if err := w.flush(); err != nil {
