@@ -283,7 +283,7 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, &r))...) {
+	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet(&r.Summary)}, withLives(ev, reconSheets(ctx, db, &r))...) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}

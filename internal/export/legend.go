@@ -1,6 +1,8 @@
 package export
 
 import (
+	"slices"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -16,6 +18,7 @@ const (
 	legendBreak   = "break kind (Breaks)"
 	legendBucket  = "age in days (Unsettled)"
 	legendColumn  = "column"
+	legendSetting = "setting of this run"
 )
 
 // legend is the text of the Legend sheet: every matching outcome, break
@@ -78,11 +81,35 @@ var legend = []legendEntry{
 		"Settle or escalate it like any other unsettled order."},
 }
 
-// legendSheet is the Legend sheet (the workbook only: no CSV file).
-func legendSheet() sheet {
+// settingsLegend explains the run's matching settings (none for a run
+// made before they were kept): the suggested pairs' window and amount
+// tolerances, and the timing window.
+func settingsLegend(m *recon.MatchSettings) []legendEntry {
+	if m == nil {
+		return nil
+	}
+	timing := "No break is timing (--timing-window 0)."
+	if m.TimingWindow != "0s" && m.TimingWindow != "" {
+		timing = "A call with no record in the last " + m.TimingWindow + " of the period, while the next day's statement is not synced, is timing; " +
+			"so is a record with no call in the first " + m.TimingWindow + " while no call of the day before is imported."
+	}
+	return []legendEntry{
+		{"pair tolerance", legendSetting,
+			"A suggested pair is at most " + m.PairWindow + " apart, with " + m.PairRule + " (--pair-window, --pair-tolerance " +
+				m.PairAmount + ", --pair-tolerance-percent " + m.PairPercent + "); a pair within the tolerance says by how much it differs.",
+			"Widen it to find pairs a rounding or a fee hides; every pair stays a suggestion, never a match."},
+		{"timing window", legendSetting, timing,
+			"Nothing: the next run whose period holds both days matches it, or shows it as the break it is."},
+	}
+}
+
+// legendSheet is the Legend sheet (the workbook only: no CSV file): the
+// fixed entries, then the run's settings.
+func legendSheet(s *recon.Summary) sheet {
 	cols := []Column{{"term", Text, false}, {"kind", Text, false}, {"meaning", Prose, false}, {"whatToDo", Prose, false}}
+	entries := append(slices.Clone(legend), settingsLegend(s.Matching)...)
 	rows := func(yield func(Row, error) bool) {
-		for _, e := range legend {
+		for _, e := range entries {
 			if !yield(Row{Cells: []string{e.Term, e.Kind, e.Meaning, e.Action}}, nil) {
 				return
 			}

@@ -59,7 +59,7 @@ func (m *memStore) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := runStages(ctx, &per, stageOptions{pairWindow: DefaultPairWindow}, m, m, slices2(m.calls), slices2(m.recs))
+	p, err := runStages(ctx, &per, stageOptions{tol: Tolerances{PairWindow: DefaultPairWindow}}, m, m, slices2(m.calls), slices2(m.recs))
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
@@ -26,8 +25,8 @@ import (
 
 // stageOptions are the options of the stages.
 type stageOptions struct {
-	pairWindow time.Duration // how far apart a suggested pair may be
-	maxOrphans int           // MaxOrphans unless set
+	tol        Tolerances // the suggested pairs' and the timing window (PairWindow set)
+	maxOrphans int        // MaxOrphans unless set
 }
 
 // lookups are the point look-ups the stages make (Finder).
@@ -70,7 +69,7 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 		revs: &reversals{ctx: ctx, find: find}, tally: newTally(out), out: out, second: -1}
 	p.match = newMatcher(ctx, per, find, next, p)
 	p.gaps = &gapLog{recAccts: per.recAccts, emit: p.tally.brk}
-	p.pairs = &suggester{max: o.maxOrphans, window: o.pairWindow, isDup: p.dups.isDup, emit: p.tally.match}
+	p.pairs = &suggester{max: o.maxOrphans, tol: o.tol, isDup: p.dups.isDup, emit: p.tally.match}
 	for c, err := range calls {
 		if err != nil {
 			return nil, fmt.Errorf("read calls: %w", err)

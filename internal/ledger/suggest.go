@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -28,10 +27,10 @@ const MaxOrphans = 100_000
 
 // suggester is the suggested-pairs stage.
 type suggester struct {
-	max    int           // MaxOrphans unless set
-	window time.Duration // how far apart a pair may be
-	isDup  func(ref string) bool
-	emit   func(m Match, amount decimal.Decimal, ts int64, rec *wrec) // where the rows go (the tally)
+	max   int        // MaxOrphans unless set
+	tol   Tolerances // how far apart a pair may be (PairWindow set)
+	isDup func(ref string) bool
+	emit  func(m Match, amount decimal.Decimal, ts int64, rec *wrec) // where the rows go (the tally)
 
 	calls   []kcall
 	recs    []*wrec
@@ -81,7 +80,7 @@ func (s *suggester) bound() {
 func (s *suggester) end(products map[string]map[string]bool, accounts map[string]bool) {
 	var rule *pairRule
 	if s.skipped == "" {
-		rule = &pairRule{window: s.window, products: products, accounts: accounts}
+		rule = &pairRule{window: s.tol.PairWindow, tol: s.tol, products: products, accounts: accounts}
 	}
 	s.settle(s.calls, s.recs, rule)
 	s.calls, s.recs = nil, nil

@@ -135,6 +135,7 @@ func summarize(run Run, pool *poolStage, m *matcher, pairs *suggester, t *tally)
 	pool.fill(&s)
 	t.fill(&s)
 	s.SuggestedPairs, s.PairingSkipped = pairs.pairs, pairs.skipped
+	s.Matching = pairs.tol.Settings()
 	rep := &Report{Summary: s, Records: records}
 	rep.Breaks, rep.Exceptions = t.lists.sorted()
 	return rep

@@ -79,8 +79,9 @@ type Config struct {
 	FreshDB bool
 	// Calls counts the client's attempts, for the sync's retries (optional).
 	Calls *statement.CallCounter
-	// PairWindow is the check's window for suggested pairs (0: the default).
-	PairWindow time.Duration
+	// Tolerances are the check's suggested pairs' window (0: the default)
+	// and amount tolerances, and its timing window (0: none).
+	Tolerances ledger.Tolerances
 	// Secrets (the client secret) are scrubbed by value from imported call logs.
 	Secrets []string
 	// CompleteThrough, when set, declares before the check that the call
@@ -200,13 +201,15 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	if err := declareCoverage(ctx, &c); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepImport, err)
 	}
-	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log, PairWindow: c.PairWindow})
+	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
+		PairWindow: c.Tolerances.PairWindow, PairAmount: c.Tolerances.Amount, PairPercent: c.Tolerances.Percent,
+		TimingWindow: c.Tolerances.Timing})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepCheck, err)
 	}
 	sum.Report = rep
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
-	settings := Settings(c.PairWindow, c.OrdersLookback, c.RecheckDays)
+	settings := Settings(c.Tolerances, c.OrdersLookback, c.RecheckDays)
 	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepEvidence, err)
 	}
