@@ -59,6 +59,11 @@ type Match struct {
 	Delta           string // call − statement; "" when equal or not both known
 	Note            string
 	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
+	// Group is the id of the group the row is a part of ("" = none): a
+	// call and the records it was posted as, or the calls one record
+	// settled, matched as one ("G-" and the externalRef, or the record's
+	// svcOrderId).
+	Group string
 	// OrderID and StatusCode are the call's, read back with the row (a
 	// check leaves them empty: the calls table holds them).
 	OrderID, StatusCode string

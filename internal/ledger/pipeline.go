@@ -49,6 +49,7 @@ type pipeline struct {
 	match *matcher
 	dups  *duplicates
 	pairs *suggester
+	grps  *groups
 	revs  *reversals
 	gaps  *gapLog
 	tally *tally
@@ -70,6 +71,7 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 	p.match = newMatcher(ctx, per, find, next, p)
 	p.gaps = &gapLog{recAccts: per.recAccts, emit: p.tally.brk}
 	p.pairs = &suggester{max: o.maxOrphans, tol: o.tol, isDup: p.dups.isDup, emit: p.tally.match}
+	p.grps = &groups{max: o.maxOrphans, isDup: p.dups.isDup, emit: p.tally.match}
 	for c, err := range calls {
 		if err != nil {
 			return nil, fmt.Errorf("read calls: %w", err)
@@ -139,8 +141,10 @@ func (p *pipeline) endSecond() error {
 
 // row gives a call its row: its record is looked for beyond the period
 // when it has none in it, a debit is noted by the duplicates stage, and
-// the row is a duplicateDebit when its externalRef is known twice, is held
-// for the suggested pairs when it has no record, and is written otherwise.
+// the row is held for the suggested pairs when it has no record (and its
+// externalRef is not known twice), held for the groups when it may be a
+// part of one, a duplicateDebit when its externalRef is known twice, and
+// is written otherwise.
 func (p *pipeline) row(k *kcall) error {
 	if k.rec == nil {
 		if err := p.match.linkOutside(k); err != nil {
@@ -153,19 +157,23 @@ func (p *pipeline) row(k *kcall) error {
 		}
 	}
 	m, amount, orphan := p.match.callRow(k)
+	dup := !k.pending && p.dups.isDup(k.ref)
 	switch {
-	case !k.pending && p.dups.isDup(k.ref):
-		asDuplicate(&m, k.delta())
-	case orphan:
+	case orphan && !dup:
 		p.pairs.holdCall(*k)
 		return nil
+	case p.grps.hold(k, m, amount):
+		return nil
+	case dup:
+		asDuplicate(&m, k.delta())
 	}
 	p.tally.match(m, amount, k.ts, nil)
 	return nil
 }
 
 // end ends the stages: the last second, the records after the last call,
-// the gaps left, the duplicates found late, and the suggested pairs.
+// the gaps left, the duplicates found late, the groups, and the suggested
+// pairs.
 func (p *pipeline) end() error {
 	if err := p.endSecond(); err != nil {
 		return err
@@ -182,6 +190,7 @@ func (p *pipeline) end() error {
 	for _, f := range fixes {
 		p.tally.replace(f.old, f.fixed, f.amount)
 	}
+	p.pairs.filterRecords(p.grps.end)
 	p.pairs.end(p.match.products, p.per.recAccts)
 	return p.out.Err()
 }

@@ -73,6 +73,10 @@ func (s *suggester) bound() {
 	s.calls, s.recs = nil, nil
 }
 
+// filterRecords hands the debit records held to keep, which returns
+// those the suggested pairs keep (the groups stage takes its parts).
+func (s *suggester) filterRecords(keep func([]*wrec) []*wrec) { s.recs = keep(s.recs) }
+
 // end writes the rows held, paired unless the pairing was given up. The
 // rule's inputs: the productCodes the matched rows show for each operation
 // (the matching stage's), the accounts the period's records name (the load

@@ -39,6 +39,9 @@ type tally struct {
 	buckets             counts // unsettled orders by aging bucket
 	reversals, unlinked int
 	reversed            decimal.Decimal
+	groups              map[string]bool // the groups' ids
+	groupRows           int
+	grouped             decimal.Decimal // the groups' wholes
 	lists               reportLists
 }
 
@@ -63,7 +66,7 @@ func (c counts) remove(key string, amount decimal.Decimal) {
 func (c counts) countSum(key string) recon.CountSum { return countSum(c.n[key], c.sum[key]) }
 
 func newTally(out findingWriter) *tally {
-	return &tally{out: out, outcomes: newCounts(), breaks: newCounts(), buckets: newCounts()}
+	return &tally{out: out, outcomes: newCounts(), breaks: newCounts(), buckets: newCounts(), groups: map[string]bool{}}
 }
 
 // brk writes a break and counts it.
@@ -74,11 +77,17 @@ func (t *tally) brk(b Break) {
 }
 
 // match writes a matching row and counts it; amount is what it counts for
-// (the call's debit, else the record's); ts is its time, rec the record of
+// (the call's debit, else the record's; none for a record's row in a
+// group, whose call counts the whole); ts is its time, rec the record of
 // a row without a call (nil for a call's).
 func (t *tally) match(m Match, amount decimal.Decimal, ts int64, rec *wrec) {
 	t.out.Match(m)
 	t.outcomes.add(m.Outcome, amount)
+	if m.Group != "" {
+		t.groups[m.Group] = true
+		t.groupRows++
+		t.grouped = t.grouped.Add(amount)
+	}
 	if m.Outcome != recon.Matched && m.Outcome != recon.Reversed {
 		t.lists.addException(m, ts, rec)
 	}
@@ -125,6 +134,7 @@ func (t *tally) fill(s *recon.Summary) {
 	for _, b := range recon.BucketNames() {
 		s.Unsettled[b] = t.buckets.countSum(b)
 	}
+	s.Groups = recon.GroupSum{Count: len(t.groups), Rows: t.groupRows, Amount: recon.Money(t.grouped)}
 }
 
 // summarize builds the run's report: its summary from the stages' counts,

@@ -81,7 +81,7 @@ var checkTables = [...]struct {
 	{`INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id, ts, external_ref, expected,
 		actual, delta, explained_by, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
 	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
-		call_amount, statement_amount, delta, note, suggested_pair) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
+		call_amount, statement_amount, delta, note, suggested_pair, group_id) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?,?)`, 12},
 	{`INSERT INTO recon_matched (run_id, seq, call_id, svc_order_id, amount) VALUES `, `(RUN,?,?,?,?)`, 4},
 	{`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount,
 		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
@@ -144,7 +144,7 @@ func (w *CheckRunWriter) Match(m ledger.Match) {
 // matchValues are a row's values in recon_matches (but its run).
 func matchValues(m *ledger.Match) []any {
 	return []any{m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
-		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair}
+		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, m.Group}
 }
 
 // plainMatch reports whether a matching row goes to recon_matched: a
@@ -153,7 +153,7 @@ func matchValues(m *ledger.Match) []any {
 // check takes it from there).
 func plainMatch(m *ledger.Match) bool {
 	return m.Outcome == recon.Matched && m.CallID != 0 && m.CallsOwn && m.CallAmount == m.StatementAmount &&
-		m.Delta == "" && m.Note == "" && m.SuggestedPair == ""
+		m.Delta == "" && m.Note == "" && m.SuggestedPair == "" && m.Group == ""
 }
 
 // Reversal adds a reversed record.
@@ -347,7 +347,7 @@ func (w *CheckRunWriter) rewriteMatches(ctx context.Context, tx *sql.Tx, op *rew
 // calls with externalRef ref, and those without a call of that externalRef.
 func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref string) ([]ledger.Match, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
-		call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
+		call_amount, statement_amount, delta, note, suggested_pair, group_id FROM recon_matches
 		WHERE run_id = ? AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
 			OR call_id IS NULL AND external_ref = ?)`, w.id, ref, ref)
 	if err != nil {
@@ -358,7 +358,7 @@ func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref stri
 	for rows.Next() {
 		var m ledger.Match
 		if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
-			&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
+			&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair, &m.Group); err != nil {
 			return nil, err
 		}
 		found = append(found, m)
@@ -370,13 +370,13 @@ func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref stri
 // its call, or (no call) of its record.
 func (w *CheckRunWriter) replaceMatch(ctx context.Context, tx *sql.Tx, old, m ledger.Match) error {
 	q, key := `UPDATE recon_matches SET outcome = ?, call_id = ?, svc_order_id = ?, external_ref = ?, operation = ?, ts = ?,
-		call_amount = ?, statement_amount = ?, delta = ?, note = ?, suggested_pair = ?
+		call_amount = ?, statement_amount = ?, delta = ?, note = ?, suggested_pair = ?, group_id = ?
 		WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(old.CallID)
 	if old.CallID == 0 {
 		q, key = strings.Replace(q, "call_id = ? AND outcome", "call_id IS NULL AND svc_order_id = ? AND outcome", 1), old.SvcOrderID
 	}
 	_, err := tx.ExecContext(ctx, q, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS,
-		m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, w.id, key, old.Outcome)
+		m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, m.Group, w.id, key, old.Outcome)
 	return err
 }
 
