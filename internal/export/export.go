@@ -222,6 +222,7 @@ type Reports interface {
 	ReportPending(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
 	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledger.Reversal, error]
 	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error]
+	ReportDifferences(ctx context.Context, runID int64) iter.Seq2[*ledger.Difference, error]
 	ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*store.ReportRecord, error]
 	CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error)
 }

@@ -76,6 +76,10 @@ func fixtureDB(tb testing.TB) *store.DB {
 			(2, 'pending', 3, '', 'R9', 'mobileLookup', '2026-11-02 13:00:00', '5.00', '', '', 'TUP', '', ''),
 			(2, 'reversed', NULL, 'S4', 'R4', '', '2026-11-02 12:00:00', '', '1234567.89', '', '', '', ''),
 			(2, 'callOnly', 4, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '', 'statement record S5 — rule: same amount, 45s apart, product agrees', '')`,
+		`INSERT INTO recon_differences (run_id, call_id, svc_order_id, external_ref, operation, ts, field, call_value, statement_value,
+			difference, note) VALUES
+			(2, 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', 'amount', '51.00', '50.50', '0.50', 'call amount ≠ txnChargedValue'),
+			(2, 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', 'status', 'TXN', '-FAILED', '', 'the statement''s status is -FAILED')`,
 		`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES
 			(2, 'S4', 'S3', '2026-11-02 12:00:00', '1234567.89', 1, '2026-11-02 09:30:00', '25.25', ''),
 			(2, 'S6', 'S99', '2026-11-02 14:00:00', '10.00', 0, '', '', 'reversal record not synced')`,

@@ -18,6 +18,7 @@ const (
 	legendBreak   = "break kind (Breaks)"
 	legendBucket  = "age in days (Unsettled)"
 	legendColumn  = "column"
+	legendField   = "field (Differences)"
 	legendSetting = "setting of this run"
 )
 
@@ -46,6 +47,9 @@ var legend = []legendEntry{
 	{recon.Reversed, legendOutcome,
 		"The statement debit was reversed by a credit record.",
 		"Nothing when the reversal is linked; see the Reversals sheet for unlinked ones."},
+	{recon.Timing, legendOutcome,
+		"A break across the period's edge: a call in its last minutes whose record the next day's statement, not synced yet, should bring (or a record in its first minutes whose call the day before's log, not imported yet, should); counted apart, not as a break.",
+		"Nothing: the next run whose period holds both days matches it and resolves it; if the other side never comes, that run shows it as callOnly or statementOnly."},
 	{recon.BreakArithmetic, legendBreak,
 		"A call's own pool figures do not add up: opening − amount ≠ closing (delta = expected − actual closing).",
 		"Report the call and its orderid to the service: the balance it returned is wrong."},
@@ -73,6 +77,21 @@ var legend = []legendEntry{
 	{"suggestedPair", legendColumn,
 		"A callOnly call and a statementOnly record that are probably the same debit (same pool, same amount, agreeing product, close in time); never counted as matched.",
 		"Compare the two rows; if they are one debit, fix the call log's key and check again."},
+	{"group", legendColumn,
+		"The id of a group matched as one: a call posted as several records (G- and its externalRef), or several calls settled in one record (G- and its svcOrderId), whose parts sum exactly to the whole; each part's row is matched and its note names the parts.",
+		"Nothing; a part that does not sum is left as the break it is."},
+	{recon.DiffAmount, legendField,
+		"A call and the record linked to it by key disagree on the amount (difference = call − txnChargedValue).",
+		"As for amountMismatch: ask the service which amount was charged."},
+	{recon.DiffProduct, legendField,
+		"The record's productCode is not the one most rows of the call's operation show (callValue: the operation's, statementValue: the record's).",
+		"Ask the service why the debit was booked under another product; it may be priced differently."},
+	{recon.DiffStatus, legendField,
+		"The call succeeded and debited the pool, but the statement's record says another status than SUCCESS.",
+		"Ask the service whether the debit stands; claim it back if the transaction failed."},
+	{recon.DiffTime, legendField,
+		"The record is further from its call in time than the pair window (difference = record − call).",
+		"Nothing when the service posted it late; else check the call log's clock."},
 	{"reversalFound", legendColumn,
 		"FALSE: the record is marked reversed, but its reversal record was not synced (the row is red).",
 		"Sync the statement days after the reversal; ask the service if it stays missing."},

@@ -194,6 +194,7 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 		return MarkBreak
 	}))
 	matching := matchSheet("Matching", db.ReportMatches(ctx, r.ID))
+	differences := differencesSheet(ctx, db, r)
 	duplicates := matchSheet("Duplicates", db.ReportDuplicates(ctx, r.ID))
 	pending := matchSheet("Pending", db.ReportPending(ctx, r.ID))
 	reversals := newSheet("Reversals", []Column{
@@ -215,7 +216,28 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 	}))
 	unsettled := unsettledSheet(ctx, db, r)
 	statement, orders := recordSheets(ctx, db, r)
-	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
+	return []sheet{breaks, matching, differences, duplicates, reversals, unsettled, pending, statement, orders}
+}
+
+// differencesSheet is the Differences sheet: a row per field on which a
+// call and the record it is linked to by key disagree.
+func differencesSheet(ctx context.Context, db Reports, r *ledger.Run) sheet {
+	return newSheet("Differences", []Column{
+		{"timestamp", DateTime, false},
+		{"operation", Text, false},
+		{"externalRef", Text, false},
+		{"svcOrderId", Text, false},
+		{"field", Text, false},
+		{"callValue", Text, false},
+		{"statementValue", Text, false},
+		{"difference", Text, false},
+		{"note", Text, false},
+		{"callId", Int, false},
+	}, rowsOf(db.ReportDifferences(ctx, r.ID), 10, func(d *ledger.Difference, c []string) Mark {
+		c[0], c[1], c[2], c[3], c[4] = d.TS, d.Operation, d.ExternalRef, d.SvcOrderID, d.Field
+		c[5], c[6], c[7], c[8], c[9] = d.CallValue, d.StatementValue, d.Difference, d.Note, id(d.CallID)
+		return MarkLook
+	}))
 }
 
 // unsettledSheet is the Unsettled sheet: the run's unsettled orders, those

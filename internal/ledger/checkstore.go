@@ -50,6 +50,7 @@ type Record struct {
 	Account, SvcOrderID, ClientOrderID string
 	TxnDateTime, TxnMode, Amount       string // Amount: txnChargedValue
 	ReversalSvcOrderID, ProductCode    string
+	Status                             string // the record's status (SUCCESS)
 }
 
 // Lookup is a successful look-up call (the transaction-status operation)
@@ -102,6 +103,7 @@ type Finder interface {
 type RunWriter interface {
 	Break(Break)
 	Match(Match)
+	Difference(Difference)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
 	// RewriteMatches offers each matching row stored so far of refs (the

@@ -72,6 +72,23 @@ type Match struct {
 	CallsOwn bool
 }
 
+// Difference is one field on which a call and the statement record it is
+// linked to by key disagree (recon_differences): Field is one of
+// recon.DiffFields, CallValue and StatementValue the two sides' values
+// (for the product: the operation's productCode and the record's),
+// Difference the amount's call − statement or the time's record − call.
+type Difference struct {
+	CallID                 int64
+	SvcOrderID             string
+	ExternalRef, Operation string
+	TS                     string // the call's time
+	Field                  string
+	CallValue              string
+	StatementValue         string
+	Difference             string
+	Note                   string
+}
+
 // Reversal is a reversed statement record of the period and its reversal
 // record, where that was synced.
 type Reversal struct {

@@ -37,9 +37,10 @@ type groupedRow struct {
 
 // groups is the groups stage.
 type groups struct {
-	max   int    // MaxOrphans unless set
-	isDup func(ref string) bool
-	emit  func(m Match, amount decimal.Decimal, ts int64, rec *wrec) // where the rows go (the tally)
+	max     int // MaxOrphans unless set
+	isDup   func(ref string) bool
+	emit    func(m Match, amount decimal.Decimal, ts int64, rec *wrec) // where the rows go (the tally)
+	compare func(k *kcall, m *Match)                                   // a call's row, before it goes (the differences stage)
 
 	held    []groupedRow
 	skipped bool // more than max held: the grouping was given up
@@ -115,6 +116,7 @@ func (g *groups) oneToMany(h *groupedRow, parts []*wrec) {
 	m.Outcome, m.Delta, m.Group = recon.Matched, "", id
 	m.Note = fmt.Sprintf("group %s: call %s = %d records %s (%s)", id, h.k.money, len(all),
 		strings.Join(amounts, " + "), strings.Join(names, ", "))
+	g.compare(&h.k, &m)
 	g.emit(m, h.amount, h.k.ts, nil)
 	for _, r := range parts {
 		g.emit(Match{Outcome: recon.Matched, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client, StatementAmount: r.money,
@@ -155,6 +157,7 @@ func (g *groups) manyToOne(held []groupedRow) (rest []groupedRow) {
 			h := &held[i]
 			m := h.m
 			m.Outcome, m.Delta, m.Group, m.Note = recon.Matched, "", id, note
+			g.compare(&h.k, &m)
 			g.emit(m, h.amount, h.k.ts, nil)
 			grouped[i] = true
 		}
@@ -177,6 +180,7 @@ func (g *groups) release(rows []groupedRow) {
 		if g.isDup(h.k.ref) {
 			asDuplicate(&m, h.k.delta())
 		}
+		g.compare(&h.k, &m)
 		g.emit(m, h.amount, h.k.ts, nil)
 	}
 }

@@ -50,6 +50,7 @@ type pipeline struct {
 	dups  *duplicates
 	pairs *suggester
 	grps  *groups
+	diffs *differ
 	revs  *reversals
 	gaps  *gapLog
 	tally *tally
@@ -71,7 +72,8 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 	p.match = newMatcher(ctx, per, find, next, p)
 	p.gaps = &gapLog{recAccts: per.recAccts, emit: p.tally.brk}
 	p.pairs = &suggester{max: o.maxOrphans, tol: o.tol, isDup: p.dups.isDup, emit: p.tally.match}
-	p.grps = &groups{max: o.maxOrphans, isDup: p.dups.isDup, emit: p.tally.match}
+	p.diffs = newDiffer(o.tol.PairWindow, p.tally.difference)
+	p.grps = &groups{max: o.maxOrphans, isDup: p.dups.isDup, emit: p.tally.match, compare: p.diffs.pair}
 	for c, err := range calls {
 		if err != nil {
 			return nil, fmt.Errorf("read calls: %w", err)
@@ -144,7 +146,8 @@ func (p *pipeline) endSecond() error {
 // the row is held for the suggested pairs when it has no record (and its
 // externalRef is not known twice), held for the groups when it may be a
 // part of one, a duplicateDebit when its externalRef is known twice, and
-// is written otherwise.
+// is written otherwise, compared field by field with its record by the
+// differences stage.
 func (p *pipeline) row(k *kcall) error {
 	if k.rec == nil {
 		if err := p.match.linkOutside(k); err != nil {
@@ -167,13 +170,14 @@ func (p *pipeline) row(k *kcall) error {
 	case dup:
 		asDuplicate(&m, k.delta())
 	}
+	p.diffs.pair(k, &m)
 	p.tally.match(m, amount, k.ts, nil)
 	return nil
 }
 
 // end ends the stages: the last second, the records after the last call,
-// the gaps left, the duplicates found late, the groups, and the suggested
-// pairs.
+// the gaps left, the duplicates found late, the groups, the product
+// differences, and the suggested pairs.
 func (p *pipeline) end() error {
 	if err := p.endSecond(); err != nil {
 		return err
@@ -191,6 +195,7 @@ func (p *pipeline) end() error {
 		p.tally.replace(f.old, f.fixed, f.amount)
 	}
 	p.pairs.filterRecords(p.grps.end)
+	p.diffs.end()
 	p.pairs.end(p.match.products, p.per.recAccts)
 	return p.out.Err()
 }

@@ -27,6 +27,7 @@ const (
 type findingWriter interface {
 	Break(Break)
 	Match(Match)
+	Difference(Difference)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
 	Err() error
@@ -39,6 +40,7 @@ type tally struct {
 	buckets             counts // unsettled orders by aging bucket
 	reversals, unlinked int
 	reversed            decimal.Decimal
+	differences         map[string]int  // by field
 	groups              map[string]bool // the groups' ids
 	groupRows           int
 	grouped             decimal.Decimal // the groups' wholes
@@ -66,7 +68,8 @@ func (c counts) remove(key string, amount decimal.Decimal) {
 func (c counts) countSum(key string) recon.CountSum { return countSum(c.n[key], c.sum[key]) }
 
 func newTally(out findingWriter) *tally {
-	return &tally{out: out, outcomes: newCounts(), breaks: newCounts(), buckets: newCounts(), groups: map[string]bool{}}
+	return &tally{out: out, outcomes: newCounts(), breaks: newCounts(), buckets: newCounts(), groups: map[string]bool{},
+		differences: map[string]int{}}
 }
 
 // brk writes a break and counts it.
@@ -91,6 +94,12 @@ func (t *tally) match(m Match, amount decimal.Decimal, ts int64, rec *wrec) {
 	if m.Outcome != recon.Matched && m.Outcome != recon.Reversed {
 		t.lists.addException(m, ts, rec)
 	}
+}
+
+// difference writes a field-level difference and counts it.
+func (t *tally) difference(d Difference) {
+	t.out.Difference(d)
+	t.differences[d.Field]++
 }
 
 // replace counts a row rewritten after it was written (a late duplicate)
@@ -135,6 +144,10 @@ func (t *tally) fill(s *recon.Summary) {
 		s.Unsettled[b] = t.buckets.countSum(b)
 	}
 	s.Groups = recon.GroupSum{Count: len(t.groups), Rows: t.groupRows, Amount: recon.Money(t.grouped)}
+	s.Differences = map[string]int{}
+	for _, f := range recon.DiffFields {
+		s.Differences[f] = t.differences[f]
+	}
 }
 
 // summarize builds the run's report: its summary from the stages' counts,

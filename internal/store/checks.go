@@ -318,14 +318,14 @@ func splitInto(s string, f []string) bool {
 }
 
 var recordCheckCols = []string{"account", "svc_order_id", "client_order_id", "txn_date_time", "txn_mode",
-	"txn_charged_value", "reversal_svc_order_id", "product_code"}
+	"txn_charged_value", "reversal_svc_order_id", "product_code", "status"}
 
 var recordCheckText = concatCols(recordCheckCols...)
 
 // recordPtrs are the destinations of recordCheckCols in r.
 func recordPtrs(r *ledger.Record) []any {
 	return []any{&r.Account, &r.SvcOrderID, &r.ClientOrderID, &r.TxnDateTime, &r.TxnMode, &r.Amount,
-		&r.ReversalSvcOrderID, &r.ProductCode}
+		&r.ReversalSvcOrderID, &r.ProductCode, &r.Status}
 }
 
 // CheckStatement yields the window's statement records in (txnDateTime,
@@ -366,7 +366,7 @@ func (db *DB) CheckStatement(ctx context.Context, w ledger.Window) iter.Seq2[led
 
 // checkRecordRows runs one records query of CheckStatement.
 func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) iter.Seq2[ledger.Record, error] {
-	var f [8]string
+	var f [9]string
 	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (ledger.Record, error) {
 		var r ledger.Record
 		var text string
@@ -378,7 +378,7 @@ func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) it
 			return rec, err
 		}
 		r.Account, r.SvcOrderID, r.ClientOrderID, r.TxnDateTime = f[0], f[1], f[2], f[3]
-		r.TxnMode, r.Amount, r.ReversalSvcOrderID, r.ProductCode = f[4], f[5], f[6], f[7]
+		r.TxnMode, r.Amount, r.ReversalSvcOrderID, r.ProductCode, r.Status = f[4], f[5], f[6], f[7], f[8]
 		return r, nil
 	}, query, args...))
 }

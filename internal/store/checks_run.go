@@ -70,6 +70,7 @@ const (
 	tMatched
 	tReversals
 	tUnsettled
+	tDifferences
 )
 
 // checkTables are the INSERTs of the check tables: the columns, then each
@@ -87,6 +88,8 @@ var checkTables = [...]struct {
 		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
 	{`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days,
 		age_bucket) VALUES `, `(RUN,?,?,?,?,?,?)`, 6},
+	{`INSERT INTO recon_differences (run_id, call_id, svc_order_id, external_ref, operation, ts, field, call_value,
+		statement_value, difference, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?)`, 10},
 }
 
 // checkBatchRows is how many rows one INSERT statement of the writer
@@ -169,6 +172,12 @@ func (w *CheckRunWriter) Reversal(r ledger.Reversal) {
 // Unsettled adds an unsettled order.
 func (w *CheckRunWriter) Unsettled(u ledger.Unsettled) {
 	w.add(tUnsettled, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
+}
+
+// Difference adds a field-level difference.
+func (w *CheckRunWriter) Difference(d ledger.Difference) {
+	w.add(tDifferences, checkNullID(d.CallID), d.SvcOrderID, d.ExternalRef, d.Operation, d.TS, d.Field, d.CallValue,
+		d.StatementValue, d.Difference, d.Note)
 }
 
 // add adds a row of table t, handing a full batch to the goroutine.
@@ -301,7 +310,8 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) 
 }
 
 func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run, end *checkEnd) error {
-	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled"} {
+	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled",
+		"recon_differences"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
 			return err

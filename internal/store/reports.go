@@ -352,6 +352,18 @@ func (db *DB) ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledge
 		})
 }
 
+// ReportDifferences yields a run's field-level differences by time, call
+// and field.
+func (db *DB) ReportDifferences(ctx context.Context, runID int64) iter.Seq2[*ledger.Difference, error] {
+	return reportRows(ctx, db, "differences", `SELECT COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
+		field, call_value, statement_value, difference, note
+		FROM recon_differences WHERE run_id = ? ORDER BY ts, call_id, svc_order_id, field`, []any{runID},
+		func(rows *sql.Rows, d *ledger.Difference) error {
+			return rows.Scan(&d.CallID, &d.SvcOrderID, &d.ExternalRef, &d.Operation, &d.TS, &d.Field, &d.CallValue,
+				&d.StatementValue, &d.Difference, &d.Note)
+		})
+}
+
 // ReportUnsettled yields a run's unsettled orders, oldest first.
 func (db *DB) ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error] {
 	return reportRows(ctx, db, "unsettled orders", `SELECT svc_order_id, client_order_id, txn_date_time,
