@@ -97,11 +97,12 @@ func TestImportRules(t *testing.T) {
 		{"internal/export", []string{"internal/svcapi", "internal/sandbox"}, "export reads the store only"},
 		{"internal/recon", []string{"*"}, "the vocabulary imports no project package"},
 		{"internal/redact", []string{"*"}, "the redaction imports no project package"},
+		{"internal/budget", []string{"*"}, "the budgets of the readers import no project package"},
 		{"internal/store", append(domain, "internal/schedule"), "store imports only recon"},
 		{"internal/schedule", append(domain, "internal/store"), "schedule runs the functions it is handed"},
 		{"internal/svcapi", []string{"internal/store", "internal/statement", "internal/calllog", "internal/ledger", "internal/export", "internal/bulk", "internal/sandbox"}, "the client imports no domain package"},
 		{"internal/calllog", []string{"internal/statement", "internal/ledger", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
-			"call logs are read with svcapi, store, recon, redact, jsonscan and progress only"},
+			"call logs are read with svcapi, store, recon, redact, budget, jsonscan and progress only"},
 		{"internal/ledger", []string{"internal/calllog", "internal/statement", "internal/export", "internal/bulk", "internal/nightly", "internal/sandbox", "internal/schedule"},
 			"the reconciliation reads what the store holds: it neither reads call logs nor syncs"},
 	} {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -50,14 +51,17 @@ func trimLine(raw []byte) (start, end int, blank bool) {
 }
 
 // decode reads the chunk's lines into calls (src: the file's call_sources
-// id, 0 for a stream) and releases its bytes.
-func (c *chunk) decode(name string, src int64, secrets []string) {
+// id, 0 for a stream; maxLine: the budget of a line) and releases its
+// bytes.
+func (c *chunk) decode(name string, src int64, secrets []string, maxLine int) {
+	long := "line longer than " + budget.Size(int64(maxLine))
 	if c.long {
-		c.lines = []lineResult{{n: c.first, reason: fmt.Sprintf("line longer than %d MiB", MaxLineBytes>>20)}}
+		c.lines = []lineResult{{n: c.first, reason: long}}
 		return
 	}
 	var block bytes.Buffer
 	data := c.data
+	c.size = int64(len(data))
 	n := c.first
 	for pos := 0; pos < len(data); n++ {
 		end := len(data)
@@ -67,8 +71,8 @@ func (c *chunk) decode(name string, src int64, secrets []string) {
 		raw := data[pos:end]
 		from := pos
 		pos = end + 1
-		if len(raw) > MaxLineBytes { // read whole in a large read: still a bad line
-			c.lines = append(c.lines, lineResult{n: n, reason: fmt.Sprintf("line longer than %d MiB", MaxLineBytes>>20)})
+		if len(raw) > maxLine { // read whole in a large read: still a bad line
+			c.lines = append(c.lines, lineResult{n: n, reason: long})
 			continue
 		}
 		start, stop, blank := trimLine(raw)
@@ -96,6 +100,7 @@ func (c *chunk) decode(name string, src int64, secrets []string) {
 		}
 		c.lines = append(c.lines, lineResult{n: n, call: call})
 	}
+	c.next = n
 	if block.Len() > 0 {
 		blk := &recon.LineBlock{Data: deflate(block.Bytes())}
 		for i := range c.lines {
