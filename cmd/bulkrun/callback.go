@@ -84,24 +84,28 @@ func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	}
 	name, in := "stdin", call.Stdin
 	if len(pos) == 2 && pos[1] != "-" {
-		f, err := openCallbacks(pos[1])
+		f, err := openCallbacks(ctx, pos[1])
 		if err != nil {
 			return "", &cli.ExitError{Code: cli.ExitUsage, Err: err}
 		}
 		defer f.Close()
 		name, in = pos[1], f
 	}
+	// A read of standard input or a FIFO blocks in the kernel: it ends
+	// with ctx (SIGTERM) all the same.
+	in = budget.Reader(ctx, in)
 	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, call.Stderr)
 }
 
 // openCallbacks opens callback decode's input file: a regular file larger
-// than its budget is refused before it is read.
-func openCallbacks(path string) (*os.File, error) {
+// than its budget is refused before it is read; a FIFO is opened when its
+// writer comes, or not at all when ctx ends first.
+func openCallbacks(ctx context.Context, path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxCallbackInput {
 		return nil, &budget.Error{Input: path, Reason: fmt.Sprintf("%s: more than the %s callback decode reads: split it",
 			budget.Size(st.Size()), budget.Size(maxCallbackInput))}
 	}
-	return os.Open(path)
+	return budget.Open(ctx, path)
 }
 
 // encryptionKey reads the 32-byte key from the variable's value, told apart

@@ -3,12 +3,15 @@
 // listed in the README); an input beyond one is refused with one *Error
 // naming the input and, where it applies, the line. A file is checked
 // before it is opened where its size says enough (Regular), and a stream
-// as it is read (LimitReader).
+// as it is read. Reads that block in the kernel (standard input, a pipe,
+// a FIFO's open and reads) end when their context does (Open, Reader), so
+// that SIGTERM ends a command whatever it is reading.
 //
 // It imports no other package of the project.
 package budget
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -145,6 +148,35 @@ func LongLine(data []byte, max int) int {
 	return 0
 }
 
+// Open opens a file for reading. It gives up when ctx ends first: the
+// open of a FIFO blocks until a writer opens it, and may never return (it
+// is then left to end with the process, and the file closed if it opens).
+func Open(ctx context.Context, path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		return os.Open(path) // never blocks
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
 // ErrOver is the error of a LimitReader read past its budget.
 var ErrOver = errors.New("beyond the budget of the input")
 
@@ -170,4 +202,59 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p[:min(int64(len(p)), l.left)])
 	l.left -= int64(n)
 	return n, err
+}
+
+// maxRead bounds one read of a Reader, so that its buffer stays small
+// whatever its callers ask for.
+const maxRead = 256 << 10
+
+// Reader returns a reader of r whose Read returns the context's error as
+// soon as ctx ends, even while a read of r blocks (standard input, a pipe,
+// a FIFO: a read the kernel holds until data comes). r is read by a
+// goroutine, one read at a time; a read still blocked when ctx ends is
+// left to end with the process, and its data is dropped.
+func Reader(ctx context.Context, r io.Reader) io.Reader {
+	if ctx.Done() == nil {
+		return r
+	}
+	return &ctxReader{ctx: ctx, r: r, done: make(chan readResult, 1)}
+}
+
+type ctxReader struct {
+	ctx  context.Context
+	r    io.Reader
+	buf  []byte // the buffer of the reads; dropped when ctx ends during one
+	done chan readResult
+}
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err // also after a read left blocked: c.buf is its own
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) > maxRead {
+		p = p[:maxRead]
+	}
+	if cap(c.buf) < len(p) {
+		c.buf = make([]byte, len(p))
+	}
+	buf := c.buf[:len(p)]
+	go func() {
+		n, err := c.r.Read(buf)
+		c.done <- readResult{n, err}
+	}()
+	select {
+	case res := <-c.done:
+		return copy(p, buf[:res.n]), res.err
+	case <-c.ctx.Done():
+		c.buf = nil
+		return 0, c.ctx.Err()
+	}
 }

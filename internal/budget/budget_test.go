@@ -1,7 +1,9 @@
 package budget
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,4 +73,62 @@ func TestRegular(t *testing.T) {
 	if _, err := ReadFile(small, 3, "an input file"); err == nil {
 		t.Error("ReadFile of 4 bytes with a budget of 3: no error")
 	}
+}
+
+// blocked is a read that never returns until released: standard input
+// with nothing typed, a FIFO whose writer is quiet.
+type blocked struct{ release chan struct{} }
+
+func (b blocked) Read(p []byte) (int, error) {
+	<-b.release
+	return 0, io.EOF
+}
+
+func TestReaderEndsWithContext(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := Reader(ctx, io.MultiReader(strings.NewReader("first"), blocked{release}))
+	buf := make([]byte, 64)
+	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "first" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	done := make(chan error)
+	go func() {
+		_, err := r.Read(buf)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Read blocked then cancelled = %v, want context.Canceled", err)
+	}
+	if _, err := r.Read(buf); !errors.Is(err, context.Canceled) {
+		t.Errorf("Read after the cancel = %v, want context.Canceled", err)
+	}
+}
+
+// TestOpenFIFOEndsWithContext: opening a FIFO no one writes to blocks in
+// the kernel; Open gives up when the context ends.
+func TestOpenFIFOEndsWithContext(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := Open(ctx, fifo)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Open(fifo) cancelled = %v", err)
+	}
+	// Its open is left waiting for a writer; one comes, and the file it
+	// opened is closed.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 }

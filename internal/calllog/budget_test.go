@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -204,5 +205,57 @@ func TestImportBadLinesBudget(t *testing.T) {
 	sum, err = Import(context.Background(), db, "mixed.jsonl", strings.NewReader(b.String()), Options{Limits: Limits{Bad: 100}})
 	if err != nil || sum.Bad != MaxErrors+1 || len(sum.Errors) != MaxErrors || sum.Imported != MaxErrors+1 {
 		t.Errorf("mixed file = %d bad, %d errors named, %d imported, %v; want all read, %d named", sum.Bad, len(sum.Errors), sum.Imported, err, MaxErrors)
+	}
+}
+
+// blockingReader gives its lines, then blocks (a pipe whose writer went
+// quiet) until the test ends; started is closed at the first blocked read.
+type blockingReader struct {
+	r       io.Reader
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingReader) Read(p []byte) (int, error) {
+	if n, err := b.r.Read(p); n > 0 || !errors.Is(err, io.EOF) {
+		return n, err
+	}
+	close(b.started)
+	<-b.release
+	return 0, io.EOF
+}
+
+// TestImportCancelledWhileBlocked: an import reading a stream that blocks
+// (standard input, a FIFO whose writer went quiet) ends when its context
+// is cancelled, having stored whole batches only; importing the same lines
+// again stores each line once.
+func TestImportCancelledWhileBlocked(t *testing.T) {
+	db := openDB(t)
+	var b strings.Builder
+	const n = BatchLines + 5000
+	for i := range n {
+		b.WriteString(goodLine(fmt.Sprintf("C%d", i), "", ts1) + "\n")
+	}
+	r := &blockingReader{r: strings.NewReader(b.String()), started: make(chan struct{}), release: make(chan struct{})}
+	defer close(r.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-r.started
+		cancel()
+	}()
+	sum, err := Import(ctx, db, "-", r, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Import = %+v, %v; want it cancelled", sum, err)
+	}
+	stored := countRows(t, db, `SELECT count(*) FROM calls`)
+	if stored%BatchLines != 0 || stored != sum.Imported {
+		t.Errorf("cancelled: %d calls stored, summary %+v; want whole batches only", stored, sum)
+	}
+	sum, err = Import(context.Background(), db, "-", strings.NewReader(b.String()), Options{})
+	if err != nil || sum.Imported != n-stored || sum.Duplicates != stored {
+		t.Errorf("the same lines again = %+v, %v; want %d new", sum, err, n-stored)
+	}
+	if got := countRows(t, db, `SELECT count(*) FROM calls`); got != n {
+		t.Errorf("%d calls after the resumed import, want %d", got, n)
 	}
 }

@@ -131,6 +131,9 @@ func (cr *chunkReader) fill(buf []byte) ([]byte, error) {
 func (cr *chunkReader) skipLine(read int64) error {
 	skipped := read
 	for {
+		if err := cr.ctx.Err(); err != nil {
+			return err
+		}
 		part, err := cr.br.ReadSlice('\n')
 		skipped += int64(len(part))
 		if skipped > cr.lim.Run {

@@ -218,7 +218,7 @@ func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Sum
 }
 
 func importFile(ctx context.Context, db Writer, path string, o Options) (Summary, error) {
-	f, err := os.Open(path)
+	f, err := budget.Open(ctx, path) // a FIFO's open waits for its writer
 	if err != nil {
 		return Summary{}, fmt.Errorf("import %w", err)
 	}
@@ -228,7 +228,7 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 		return Summary{}, fmt.Errorf("import %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return importStream(ctx, db, path, f, o, 0)
+		return importStream(ctx, db, path, budget.Reader(ctx, f), o, 0)
 	}
 	var magic [2]byte
 	n, _ := io.ReadFull(f, magic[:])
@@ -263,12 +263,12 @@ func (c countingReader) Read(p []byte) (int, error) {
 // file to point at). Lines are decoded in parallel and committed every
 // BatchLines lines, so a failure loses nothing already committed. Bad lines
 // are recorded in import_errors and returned in the summary; they are not
-// an error. The error is for reading r, writing the database, or a stream
-// beyond its budget (o.Limits: a *budget.Error naming the line; the lines
-// before it are stored).
+// an error. The error is for reading r (a read of r that blocks ends with
+// ctx), writing the database, or a stream beyond its budget (o.Limits: a
+// *budget.Error naming the line; the lines before it are stored).
 func Import(ctx context.Context, db Writer, name string, r io.Reader, o Options) (Summary, error) {
 	o.defaults()
-	return importStream(ctx, db, name, r, o, 0)
+	return importStream(ctx, db, name, budget.Reader(ctx, r), o, 0)
 }
 
 // importStream imports one call log: the input is cut into chunks of whole
