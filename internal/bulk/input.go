@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/svcrecon/svcrecon/internal/budget"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // RefField is the request field that identifies a billable call.
@@ -36,7 +37,9 @@ type Record struct {
 }
 
 // Problem is one thing wrong with the input. It prints as
-// FILE:LINE: column: reason (the column is left out for whole-row problems).
+// FILE:LINE: column: reason (the column is left out for whole-row
+// problems), as free text: what a reason quotes of a cell has its card and
+// Aadhaar numbers masked and its control characters escaped (redact.Text).
 type Problem struct {
 	Line   int
 	Column string
@@ -46,9 +49,9 @@ type Problem struct {
 // Format renders the problem for the named file.
 func (p Problem) Format(file string) string {
 	if p.Column == "" {
-		return fmt.Sprintf("%s:%d: %s", file, p.Line, p.Reason)
+		return redact.Text(fmt.Sprintf("%s:%d: %s", file, p.Line, p.Reason))
 	}
-	return fmt.Sprintf("%s:%d: %s: %s", file, p.Line, p.Column, p.Reason)
+	return redact.Text(fmt.Sprintf("%s:%d: %s: %s", file, p.Line, p.Column, p.Reason))
 }
 
 // InvalidError lists every problem of an input file. Nothing was sent.

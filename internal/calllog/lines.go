@@ -17,6 +17,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -123,8 +124,9 @@ func keepDocuments(c *recon.Call) {
 }
 
 // redactedLine is a line as the database may keep it: sensitive values
-// removed or masked and the secrets replaced (svcapi.RedactJSON), and the
-// data of a read-only operation's answer left out.
+// removed or masked and the secrets replaced (svcapi.RedactJSON), Aadhaar
+// numbers in its free text masked (redact.AadhaarJSON), and the data of a
+// read-only operation's answer left out.
 func redactedLine(l []byte, op string, secrets []string) []byte {
 	out := l
 	if needsRedact(l, secrets) {
@@ -139,7 +141,7 @@ func redactedLine(l []byte, op string, secrets []string) []byte {
 			}
 		}
 	}
-	return out
+	return redact.AadhaarJSON(out)
 }
 
 var deflaters = sync.Pool{New: func() any {
@@ -189,7 +191,9 @@ type Entry struct {
 // each with its line: read from the database, or from its file (checked
 // against the SHA-256 taken at the import) and redacted with secrets. A
 // call stored before lines were kept gets a line made of its stored
-// fields and documents. The error names a call whose line cannot be read.
+// fields and documents. Every line has the Aadhaar numbers of its free
+// text masked, those kept before they were too. The error names a call
+// whose line cannot be read.
 func Show(ctx context.Context, db Reader, ref string, secrets []string) ([]Entry, error) {
 	calls, err := db.StoredCalls(ctx, ref)
 	if err != nil {
@@ -215,6 +219,7 @@ func Show(ctx context.Context, db Reader, ref string, secrets []string) ([]Entry
 		if err != nil {
 			return out, fmt.Errorf("call %d: %w", c.ID, err)
 		}
+		s.Line = redact.AadhaarJSON(s.Line)
 		out = append(out, s)
 	}
 	return out, nil
