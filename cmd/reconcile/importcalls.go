@@ -30,10 +30,10 @@ A line read from a file is kept as a reference into it (offset and SHA-256):
 keep the files, reconcile calls show reads the lines back from them. A line
 read from standard input (or a FIFO) is kept redacted in the database.
 Budgets: a line longer than 16 MiB is a bad line; 256 MiB without a line
-break or of blank lines only, more than 4 GiB in one file (decompressed), or
-more than 10,000 bad lines outnumbering the good ones end that file's import,
-exit status 1 (the lines before it are kept); a file larger than 4 GiB is
-refused, exit 2.`,
+break or of blank lines only, more than 4 GiB (decompressed) or 4,000,000
+lines in one file, or more than 10,000 bad lines outnumbering the good ones
+end that file's import, exit status 1 (the lines before it are kept); a
+file larger than 4 GiB is refused, exit 2.`,
 }
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.

@@ -259,3 +259,15 @@ func TestImportCancelledWhileBlocked(t *testing.T) {
 		t.Errorf("%d calls after the resumed import, want %d", got, n)
 	}
 }
+
+// TestImportLinesBudget: an endless stream of good lines (`yes LINE`) ends
+// at the budget of lines of a file, naming the line; the lines before are
+// stored.
+func TestImportLinesBudget(t *testing.T) {
+	db := openDB(t)
+	sum, err := Import(context.Background(), db, "-", &endlessLines{}, Options{Limits: Limits{Lines: 500}})
+	budgetError(t, err, "-", 501, "more than 500 lines: more than a call-log file may hold, split it")
+	if n := countRows(t, db, `SELECT count(*) FROM calls`); n != 500 || sum.Imported != 500 {
+		t.Errorf("%d calls stored, summary %+v; want the 500 lines before", n, sum)
+	}
+}

@@ -35,8 +35,10 @@ const (
 	// disk image, a gzip bomb).
 	MaxRunBytes = 256 << 20
 	// MaxFileBytes is the most one file or stream may hold, decompressed
-	// (about 3 million calls).
+	// (about 3 million calls), and MaxFileLines the most lines (blank ones
+	// not counted): an endless stream of good lines ends too.
 	MaxFileBytes = 4 << 30
+	MaxFileLines = 4000000
 	// MaxBadLines bad lines, once they are also more than the lines read
 	// well, end the import of a file: it is not a call log (random bytes,
 	// another program's log).
@@ -47,12 +49,14 @@ const (
 )
 
 // Limits are the budgets of one call-log file or stream; a zero field is
-// its default (MaxLineBytes, MaxRunBytes, MaxFileBytes, MaxBadLines).
+// its default (MaxLineBytes, MaxRunBytes, MaxFileBytes, MaxFileLines,
+// MaxBadLines).
 type Limits struct {
-	Line int
-	Run  int64
-	File int64
-	Bad  int
+	Line  int
+	Run   int64
+	File  int64
+	Lines int
+	Bad   int
 }
 
 func (l *Limits) defaults() {
@@ -64,6 +68,9 @@ func (l *Limits) defaults() {
 	}
 	if l.File <= 0 {
 		l.File = MaxFileBytes
+	}
+	if l.Lines <= 0 {
+		l.Lines = MaxFileLines
 	}
 	if l.Bad <= 0 {
 		l.Bad = MaxBadLines
@@ -286,7 +293,7 @@ func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Op
 	defer cancel()
 	results, readErr := decodeChunks(dctx, in, name, src, o)
 	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress,
-		maxBad: o.Limits.Bad, maxBlank: o.Limits.Run}
+		maxLines: o.Limits.Lines, maxBad: o.Limits.Bad, maxBlank: o.Limits.Run}
 	w.start()
 	werr := w.storeInOrder(results, cancel)
 	if err := w.close(); err != nil && (werr == nil || errors.Is(werr, errStoreFailed)) {
@@ -380,9 +387,9 @@ type importWriter struct {
 	errs  []LineError
 	lines int
 
-	// The file's bad lines and lines read well so far, and the budget
-	// of bad lines (Limits.Bad).
-	bad1, good1, maxBad int
+	// The file's bad lines and lines read well so far, and the budgets
+	// of its lines and bad lines (Limits.Lines, Limits.Bad).
+	bad1, good1, maxLines, maxBad int
 	// blank counts the bytes since the last non-blank line; maxBlank is
 	// their budget (Limits.Run).
 	blank, maxBlank int64
@@ -470,14 +477,13 @@ func (w *importWriter) add(c *chunk) error {
 	if len(c.lines) > 0 {
 		w.blank = 0
 	} else if w.blank += c.size; w.blank > w.maxBlank {
-		if err := w.flush(); err != nil {
-			return err
-		}
-		return &budget.Error{Input: w.name, Line: c.next - 1, Reason: fmt.Sprintf(
-			"no call in %s, only blank lines: not a call log (nothing more of it was read)", budget.Size(w.maxBlank))}
+		return w.stop(c.next-1, fmt.Sprintf("no call in %s, only blank lines: not a call log", budget.Size(w.maxBlank)))
 	}
 	for i := range c.lines {
 		l := &c.lines[i]
+		if w.bad1+w.good1 == w.maxLines {
+			return w.stop(l.n, fmt.Sprintf("more than %d lines: more than a call-log file may hold, split it", w.maxLines))
+		}
 		if l.reason != "" {
 			w.bad = append(w.bad, store.ImportError{Source: w.name, Line: l.n, Reason: l.reason})
 			w.errs = append(w.errs, LineError{File: w.name, Line: l.n, Reason: l.reason})
@@ -488,11 +494,7 @@ func (w *importWriter) add(c *chunk) error {
 		}
 		w.lines++
 		if w.bad1 > w.maxBad && w.bad1 > w.good1 {
-			if err := w.flush(); err != nil {
-				return err
-			}
-			return &budget.Error{Input: w.name, Line: l.n, Reason: fmt.Sprintf(
-				"more than %d bad lines, and more than the lines read well: not a call log? (the lines before were imported; nothing after was read)", w.maxBad)}
+			return w.stop(l.n, fmt.Sprintf("more than %d bad lines, and more than the lines read well: not a call log?", w.maxBad))
 		}
 		if w.lines == BatchLines {
 			if err := w.flush(); err != nil {
@@ -501,6 +503,15 @@ func (w *importWriter) add(c *chunk) error {
 		}
 	}
 	return nil
+}
+
+// stop ends the file at line n, beyond a budget (reason): the lines taken
+// so far are sent to be stored.
+func (w *importWriter) stop(n int, reason string) error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return &budget.Error{Input: w.name, Line: n, Reason: reason + " (the lines before were imported; nothing after was read)"}
 }
 
 // flush sends the batch to be stored. After the storing goroutine failed
