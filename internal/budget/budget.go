@@ -148,9 +148,10 @@ func LongLine(data []byte, max int) int {
 	return 0
 }
 
-// Open opens a file for reading. It gives up when ctx ends first: the
-// open of a FIFO blocks until a writer opens it, and may never return (it
-// is then left to end with the process, and the file closed if it opens).
+// Open opens a file for reading. It gives up when ctx ends first, with an
+// *os.PathError wrapping the context's error: the open of a FIFO blocks
+// until a writer opens it, and may never return (it is then left to end
+// with the process, and the file closed if it opens).
 func Open(ctx context.Context, path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		return os.Open(path) // never blocks
@@ -173,7 +174,7 @@ func Open(ctx context.Context, path string) (*os.File, error) {
 				o.f.Close()
 			}
 		}()
-		return nil, ctx.Err()
+		return nil, &os.PathError{Op: "open", Path: path, Err: ctx.Err()}
 	}
 }
 

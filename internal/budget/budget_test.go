@@ -121,8 +121,8 @@ func TestOpenFIFOEndsWithContext(t *testing.T) {
 		done <- err
 	}()
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("Open(fifo) cancelled = %v", err)
+	if err := <-done; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), fifo) {
+		t.Errorf("Open(fifo) cancelled = %v, want context.Canceled naming the FIFO", err)
 	}
 	// Its open is left waiting for a writer; one comes, and the file it
 	// opened is closed.
