@@ -31,7 +31,7 @@ func TestEveryExampleRuns(t *testing.T) {
 	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("billersync -h = %v", err)
 	}
-	examples := clitest.HelpExamples(stderr.String())
+	examples := clitest.HelpExamples(stdout.String())
 	if len(examples) < 4 {
 		t.Fatalf("billersync -h shows %d examples: %q", len(examples), examples)
 	}

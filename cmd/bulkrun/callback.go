@@ -69,7 +69,7 @@ func (c *callbackCmd) Flags(fs *flag.FlagSet) {
 func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	pos := call.Args
 	switch {
-	case len(pos) == 0 || pos[0] != "decode":
+	case len(pos) == 0 || !strings.EqualFold(pos[0], "decode"):
 		return "", cli.Usagef("callback: type bulkrun callback decode [FILE|-] (see bulkrun callback -h)")
 	case len(pos) > 2:
 		return "", cli.Usagef("callback decode reads one FILE, or - for stdin (see bulkrun callback -h)")
@@ -94,7 +94,7 @@ func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	// A read of standard input or a FIFO blocks in the kernel: it ends
 	// with ctx (SIGTERM) all the same.
 	in = budget.Reader(ctx, in)
-	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, call.Stderr)
+	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, c.common.Lines(ctx, call.Stderr, log, slog.LevelWarn))
 }
 
 // openCallbacks opens callback decode's input file: a regular file larger

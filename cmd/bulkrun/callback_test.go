@@ -197,9 +197,9 @@ func TestCallbackUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, code, stderr)
 		}
 	}
-	code, _, stderr := runCLIEnv(t, nil, "callback", "-h")
-	if code != cli.ExitOK || !strings.Contains(stderr, "bulkrun callback decode values.txt") || !strings.Contains(stderr, keyEnv) {
-		t.Errorf("callback -h: exit %d, stderr %s; want 0 with examples and the key's forms", code, stderr)
+	code, stdout, _ := runCLIEnv(t, nil, "callback", "-h")
+	if code != cli.ExitOK || !strings.Contains(stdout, "bulkrun callback decode values.txt") || !strings.Contains(stdout, keyEnv) {
+		t.Errorf("callback -h: exit %d, stdout %s; want 0 with examples and the key's forms", code, stdout)
 	}
 }
 

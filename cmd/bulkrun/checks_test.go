@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,6 +162,31 @@ func TestExtraColumnsAreCarriedThrough(t *testing.T) {
 	}
 }
 
+// A misspelt column is answered with the nearest field even when the file
+// has other problems (the missing mandatory column it was meant to be, a
+// bad row): the notice comes first, then the problems, exit 2, nothing
+// sent.
+func TestMisspeltColumnSuggestedWithOtherProblems(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct{ csv, suggestion, problem string }{
+		{"pann,latitude,longitude,consent\nABCDE0001F,1,2,Y\n", "pann (did you mean pan?)", "pan: mandatory column missing"},
+		{"pan,latitude,longitude,consnt\nABCDE0001F,1,2,Y\n\xff,1,2,Y\n", "consnt (did you mean consent?)", ":3: pan: not valid UTF-8"},
+	} {
+		in := filepath.Join(dir, "pans.csv")
+		os.WriteFile(in, []byte(tc.csv), 0o600)
+		code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", filepath.Join(dir, "b.db"), "--set", "consent=Y")
+		notice, problem := strings.Index(stderr, tc.suggestion), strings.Index(stderr, tc.problem)
+		if code != cli.ExitUsage || notice < 0 || problem < notice {
+			t.Errorf("exit %d; want 2, %q, then %q\n%s%s", code, tc.suggestion, tc.problem, stdout, stderr)
+		}
+	}
+	if n := srv.Requests(); n > 0 {
+		t.Errorf("%d calls were sent", n)
+	}
+}
+
 // --again starts a new run whose results are named with its id; the
 // earlier results stay as they were.
 func TestAgainKeepsTheEarlierResults(t *testing.T) {
@@ -193,5 +219,60 @@ func TestAgainKeepsTheEarlierResults(t *testing.T) {
 	}
 	if rows := results(t, again); len(rows) != 3 || rows[0]["outcome"] != "success" {
 		t.Errorf("--again results = %v", rows)
+	}
+}
+
+// Results that exist and are not the run's own are not written over
+// without --force: a run with another database on the same file (the
+// README's try-out next to a real run) is refused before anything is sent,
+// the earlier results kept; --force writes them. A resume given a new
+// --out that names an existing file is refused too; its own results it
+// rewrites.
+func TestResultsOfAnotherRunAreNotOverwritten(t *testing.T) {
+	srv := bulktest.Start(bulktest.Options{})
+	defer srv.Close()
+	dir := t.TempDir()
+	in := writeInput(t, dir, 3)
+	results := in + ".results.csv"
+	args := func(db string, more ...string) []string {
+		return append([]string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", filepath.Join(dir, db), "--set", "longitude=1",
+			"--set", "consent=Y", "--log-level", "error"}, more...)
+	}
+	if code, stdout, stderr := runCLI(t, srv, args("real.db")...); code != 0 {
+		t.Fatalf("the real run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	real, _ := os.ReadFile(results)
+	sent := srv.Requests()
+	code, stdout, stderr := runCLI(t, srv, args("try.db")...)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "results "+results+" exist and are not run ") || !strings.Contains(stderr, "--force") {
+		t.Errorf("a run of another database over the real results: exit %d, want 2 saying so\n%s%s", code, stdout, stderr)
+	}
+	if now, _ := os.ReadFile(results); !bytes.Equal(now, real) || srv.Requests() != sent {
+		t.Errorf("the refused run changed the results or sent %d calls", srv.Requests()-sent)
+	}
+	if code, stdout, stderr := runCLI(t, srv, args("try.db", "--force")...); code != 0 {
+		t.Errorf("--force: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if now, _ := os.ReadFile(results); bytes.Equal(now, real) {
+		t.Error("--force did not write the results")
+	}
+
+	// A stopped run resumed with --out naming someone's file.
+	stopped := writeCSV(t, filepath.Join(dir, "more.csv"), "pan,latitude\r\n", 20, func(i int) string { return fmt.Sprintf("ABCDE%04dF,1\r\n", i) })
+	db := filepath.Join(dir, "more.db")
+	runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", stopped, "--db", db, "--set", "longitude=1", "--set", "consent=Y",
+		"--concurrency", "1", "--max-debit", "3", "--log-level", "error")
+	id := runID(t, db)
+	mine := filepath.Join(dir, "mine.csv")
+	os.WriteFile(mine, []byte("my own notes\n"), 0o600)
+	code, stdout, stderr = runCLI(t, srv, "resume", id, "--db", db, "--out", mine)
+	if code != cli.ExitUsage || !strings.Contains(stderr, "results "+mine+" exist and are not run "+id+"'s") {
+		t.Errorf("resume --out over a file of one's own: exit %d, want 2\n%s%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my own notes\n" {
+		t.Errorf("the refused resume wrote %s", mine)
+	}
+	if code, stdout, stderr := runCLI(t, srv, "resume", id, "--db", db, "--max-debit", "", "--log-level", "error"); code != 0 {
+		t.Errorf("resume writing its own results: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

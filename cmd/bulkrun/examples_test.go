@@ -116,12 +116,14 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 			setEnv(t, svc.Environ())
 			t.Setenv("SVC_DB", "")
 			exampleFiles(t, dir)
-			// The run the examples name, in svcrecon.db and ops.db.
+			// The run the examples name, in svcrecon.db and ops.db (the
+			// second writes over the results of the first: --force).
 			old := newRunID
 			newRunID = func() string { return "7KQ2M" }
 			for _, db := range []string{"svcrecon.db", "ops.db"} {
 				if code, stdout, stderr := runCLIEnv(t, nil, "run", "--op", "verifyPanPlusV2", "--in", "seed.csv", "--db", db,
-					"--set", "consent=Y", "--set", "latitude=1", "--set", "longitude=2", "--log-level", "error"); code != 0 {
+					"--set", "consent=Y", "--set", "latitude=1", "--set", "longitude=2", "--log-level", "error", "--force"); code != 0 {
+					newRunID = old
 					t.Fatalf("seed run 7KQ2M in %s: exit %d\n%s%s", db, code, stdout, stderr)
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
 	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
 )
 
@@ -145,6 +146,12 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 			t.Errorf("bulkrun %s while held changed the run:\nbefore %s\nafter  %s", second[0], before, after)
 		}
 	}
+	// status, another process too, shows the held run running, and by whom.
+	cmd := exec.Command(binary, "status", id, "--db", dbPath)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.HasSuffix(strings.Split(string(out), "\n")[0], ", running") ||
+		!strings.Contains(string(out), fmt.Sprintf("held by host %s, pid %d", host, os.Getpid())) {
+		t.Errorf("status of the held run: %v\n%s", err, out)
+	}
 	g.open()
 	r := <-first
 	if r.code != 0 {
@@ -159,8 +166,9 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 }
 
 // A process killed (SIGKILL) with rows in flight holds its run no more:
-// every view counts the rows it left the same way (pending, in flight when
-// it died), and the next resume takes the run over and says from whom.
+// bulkrun status finds it gone and says so, sweeping the run (interrupted,
+// the rows it left pending); every view counts them the same way, and the
+// next resume does not send them (too young to look up yet).
 func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	g := newGate(4) // the four rows in flight at concurrency 4
 	srv := bulktest.Start(bulktest.Options{Before: g.before})
@@ -193,29 +201,39 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	cmd.Wait()
 	g.open() // the fake answers; nobody reads the answers
 
+	// status finds the process gone (its pid no longer runs on this
+	// host) and sweeps the run: interrupted, its rows in flight pending.
 	_, list, _ := runCLIEnv(t, nil, "status", "--db", dbPath)
 	_, detail, _ := runCLIEnv(t, nil, "status", id, "--db", dbPath)
 	code, recheck, stderr := runCLIEnv(t, nil, "recheck", id, "--db", dbPath)
 	if code != cli.ExitFindings {
 		t.Errorf("recheck: exit %d, want %d (rows pending)\n%s%s", code, cli.ExitFindings, recheck, stderr)
 	}
-	fields := strings.Fields(strings.Split(list, "\n")[1])
-	if len(fields) < 9 || fields[8] != "4" { // the CREATED column is two fields
-		t.Errorf("run list PENDING column = %q, want 4:\n%s", fields, list)
+	if !strings.Contains(list, "run "+id+": the process working on it is gone (host ") || !strings.Contains(list, "pid "+strconv.Itoa(pid)+",") ||
+		!strings.Contains(list, "run "+id+": its 4 rows in flight are pending") {
+		t.Errorf("status does not say it found pid %d gone and its 4 rows pending:\n%s", pid, list)
 	}
-	if !regexpLine(detail, `\s*pending\s+4\s+\(4 of them were in flight when their process died\)`) {
-		t.Errorf("status detail does not say 4 pending, in flight when their process died:\n%s", detail)
+	var fields []string
+	for i, l := range strings.Split(list, "\n") {
+		if strings.HasPrefix(l, "RUN ") {
+			fields = strings.Fields(strings.Split(list, "\n")[i+1])
+		}
+	}
+	if len(fields) < 9 || fields[8] != "4" || fields[4] != bulk.RunInterrupted { // the CREATED column is two fields
+		t.Errorf("run list STATE, PENDING columns = %q, want interrupted, 4:\n%s", fields, list)
+	}
+	if !regexpLine(detail, `\s*pending\s+4\s*`) || !strings.Contains(detail, ", interrupted") {
+		t.Errorf("status detail does not say interrupted, 4 pending:\n%s", detail)
 	}
 	if strings.Contains(detail, "held by") {
 		t.Errorf("status shows a dead process as the holder:\n%s", detail)
 	}
-	if !strings.Contains(recheck, "run "+id+": 4 pending rows;") || !strings.Contains(recheck, "4 in flight") ||
-		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 4 pending, 16 unsent") {
-		t.Errorf("recheck does not count 4 pending (in flight) as the other views do:\n%s", recheck)
+	if !strings.Contains(detail, "bulkrun resume "+id) {
+		t.Errorf("status of the killed run does not say how to continue:\n%s", detail)
 	}
-	// The recheck took the run over from the dead process (and released it).
-	if !strings.Contains(stderr, "took over the lease") || !strings.Contains(stderr, "pid="+strconv.Itoa(pid)) {
-		t.Errorf("recheck after the kill does not say it took the run over from pid %d:\n%s", pid, stderr)
+	if !strings.Contains(recheck, "run "+id+": 4 pending rows;") || !strings.Contains(recheck, "4 sent less than") ||
+		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 4 pending, 16 unsent") {
+		t.Errorf("recheck does not count 4 pending as the other views do:\n%s", recheck)
 	}
 	code, stdout, stderr := runCLIEnv(t, nil, "resume", id, "--db", dbPath, "--log-level", "error")
 	if code != cli.ExitFindings {

@@ -29,8 +29,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -83,11 +83,11 @@ func main() {
 		select {
 		case <-ctx.Done():
 			stop()
-			fmt.Fprintln(os.Stderr, "stopping: no new calls; waiting for the calls in flight (Ctrl-C again quits at once, their rows become pending)")
+			cli.Notice(os.Stderr, os.Args[1:], slog.LevelWarn, "stopping: no new calls; waiting for the calls in flight (Ctrl-C again quits at once, their rows become pending)")
 		case <-finished:
 		}
 	}()
-	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr, os.Args[1:]...)
 	close(finished)
 	os.Exit(code)
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,7 +82,7 @@ func runCLIEnv(tb testing.TB, environ []string, args ...string) (int, string, st
 		tb.Setenv(k, v)
 	}
 	var out, errOut bytes.Buffer
-	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut)
+	code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut, args...)
 	return code, out.String(), errOut.String()
 }
 
@@ -458,31 +461,34 @@ func TestValidationSendsNothing(t *testing.T) {
 }
 
 func TestMaxDebitStopsAndResumeContinues(t *testing.T) {
-	srv := bulktest.Start(bulktest.Options{Latency: time.Millisecond})
+	srv := bulktest.Start(bulktest.Options{Latency: time.Millisecond, Price: decimal.RequireFromString("2.50"), DropEvery: 3})
 	defer srv.Close()
 	dir := t.TempDir()
 	in := writeInput(t, dir, 60)
 	dbPath := filepath.Join(dir, "bulk.db")
 	code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
 		"--set", "longitude=1", "--set", "consent=Y", "--max-debit", "15", "--log-level", "error")
-	if code != cli.ExitFailure || !strings.Contains(stderr, "reached --max-debit 15") {
+	if code != cli.ExitFailure || !strings.Contains(stderr, "pool debits 10.00 confirmed + 5.00 pending (2 rows at 2.50) reach --max-debit 15") {
 		t.Fatalf("exit %d, want %d with a max-debit message:\n%s%s", code, cli.ExitFailure, stdout, stderr)
 	}
-	max := decimal.RequireFromString("15").Add(decimal.RequireFromString("2.99").Mul(decimal.New(4, 0)))
-	if d := srv.Debited(); d.LessThan(decimal.New(15, 0)) || d.GreaterThan(max) {
-		t.Errorf("debited %s, want between 15 and %s", d, max)
+	if d := srv.Debited(); !d.Equal(decimal.New(15, 0)) {
+		t.Errorf("debited %s, want 15 (six calls of 2.50, two answers lost)", d)
+	}
+	code, stdout, _ = runCLI(t, srv, "status", runID(t, dbPath), "--db", dbPath)
+	if code != 0 || !regexpLine(stdout, ` *pool debits +10\.00 +confirmed`) || !regexpLine(stdout, ` +5\.00 +pending \(2 rows at the expected 2\.50.*`) {
+		t.Errorf("status: exit %d; want the confirmed and the pending debits\n%s", code, stdout)
 	}
 	first := srv.Requests()
 	id := runID(t, dbPath)
 	code, stdout, stderr = runCLI(t, srv, "resume", id, "--db", dbPath, "--max-debit", "", "--xlsx", "--log-level", "error")
-	if code != cli.ExitOK {
-		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+	if code != cli.ExitFindings || !strings.Contains(stdout, "pool debits 100.00 confirmed + 50.00 pending (20 rows at 2.50)") {
+		t.Fatalf("resume: exit %d, want %d (every third answer lost: pending)\n%s%s", code, cli.ExitFindings, stdout, stderr)
 	}
 	if srv.Requests() != 60 {
 		t.Errorf("service saw %d requests (%d before resume), want 60", srv.Requests(), first)
 	}
 	rows := results(t, in+".results.csv")
-	if len(rows) != 60 || rows[5]["latitude"] != "012.5" || rows[5]["outcome"] != "success" {
+	if len(rows) != 60 || rows[5]["latitude"] != "012.5" || rows[5]["outcome"] != "success" && rows[5]["outcome"] != "pending" {
 		t.Errorf("results: %d rows, row 5 = %v", len(rows), rows[5])
 	}
 	if _, err := os.Stat(strings.TrimSuffix(in+".results.csv", ".csv") + ".xlsx"); err != nil {
@@ -529,11 +535,27 @@ func TestResultsKeepIDsAndLeadingZeros(t *testing.T) {
 func TestHelpAndUsage(t *testing.T) {
 	for _, args := range [][]string{{"run", "-h"}, {"resume", "-h"}, {"recheck", "-h"}, {"status", "-h"}, {"ops", "-h"}, {"-h"}} {
 		var out, errOut bytes.Buffer
-		if code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut); code != 0 || !strings.Contains(errOut.String(), "bulkrun") {
-			t.Errorf("%v: exit %d\n%s", args, code, errOut.String())
+		if code := cli.Exit(run(context.Background(), args, &out, &errOut), &errOut); code != 0 || !strings.Contains(out.String(), "bulkrun") || errOut.Len() > 0 {
+			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errOut.String())
 		}
 	}
+	// status reads the database only: no service or sandbox flag, and
+	// --sandbox is a mistake, not a sandbox started.
+	var help bytes.Buffer
+	cli.Exit(run(context.Background(), []string{"status", "-h"}, &help, io.Discard), io.Discard)
+	var flags []string
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(help.String(), -1) {
+		flags = append(flags, m[1])
+	}
+	if want := []string{"db", "db-pool", "log-format", "log-level", "version"}; !slices.Equal(flags, want) {
+		t.Errorf("status -h lists %v, want %v", flags, want)
+	}
+	dir := t.TempDir()
 	var out, errOut bytes.Buffer
+	if code := cli.Exit(run(context.Background(), []string{"status", "--sandbox", "--db", filepath.Join(dir, "x.db")}, &out, &errOut), &errOut); code != cli.ExitUsage ||
+		!strings.Contains(errOut.String(), "-sandbox") {
+		t.Errorf("status --sandbox: exit %d, %q; want 2 naming the flag", code, errOut.String())
+	}
 	if code := cli.Exit(run(context.Background(), []string{"run", "--op", "nosuch", "--in", "x.csv"}, &out, &errOut), &errOut); code != cli.ExitUsage {
 		t.Errorf("unknown op: exit %d", code)
 	}

@@ -17,11 +17,16 @@ var opsHelp = cli.Help{Synopsis: "bulkrun ops [NAME]",
 	Examples: "  bulkrun ops\n  bulkrun ops litigation\n  bulkrun ops verifypanplusv2\n\nNames match in any case."}
 
 // opsCmd is bulkrun ops: the operations, or one operation's fields.
-type opsCmd struct{}
+type opsCmd struct {
+	logs cli.Common // the log flags only: the format of its errors
+}
 
-func (opsCmd) Flags(*flag.FlagSet) {}
+func (oc *opsCmd) Flags(fs *flag.FlagSet) { oc.logs.BindLog(fs) }
 
-func (opsCmd) Run(_ context.Context, call *cli.Call) (string, error) {
+func (oc *opsCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if _, err := oc.logs.Logger(ctx, call.Stderr); err != nil { // the log flags are checked like everywhere
+		return "", err
+	}
 	return "", listOps(call.Args, call.Stdout)
 }
 

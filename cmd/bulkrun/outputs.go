@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/bulk"
@@ -47,6 +48,29 @@ func checkOutputs(run *bulk.Run) error {
 		}
 		if err := writableDir(filepath.Dir(p)); err != nil {
 			return cli.Usagef("results %s: %v", p, err)
+		}
+	}
+	return nil
+}
+
+// checkOwnResults refuses, unless force, to write over a results file that
+// exists and is not the run's own: owned are the files the run has written
+// (none for a new run; for a continued one, its results before a new --out).
+// Such a file is another run's (of another database, or a run the
+// database no longer has) or someone's own: overwriting it would lose it,
+// and leave a workbook beside it that describes another run. One line, exit
+// 2, before anything is sent.
+func checkOwnResults(run *bulk.Run, owned []string, force bool) error {
+	if force {
+		return nil
+	}
+	for _, p := range resultPaths(run) {
+		if slices.ContainsFunc(owned, func(o string) bool { return samePath(filepath.Clean(o), filepath.Clean(p)) }) {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return cli.Usagef("results %s exist and are not run %s's (another run wrote them, perhaps with another database): "+
+				"give --out another file, move them away, or add --force to overwrite them", p, run.ID)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -30,17 +31,26 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 type execFlags struct {
 	common      cli.Common
 	out         string
-	xlsx        bool
+	xlsx, force bool
 	concurrency int
 	maxDebit    string
 }
 
+// dbAndLogFlags are the common flags of a command that only reads the
+// database (status).
+var dbAndLogFlags = []string{"db", "db-pool", "log-format", "log-level"}
+
+// serviceFlagsUnused are the common flags that no bulkrun command uses: the
+// linked account (of the statement endpoints) and the sandbox's history.
+var serviceFlagsUnused = []string{"account", "sandbox-days"}
+
 func (f *execFlags) bind(fs *flag.FlagSet) {
-	f.common.Bind(fs)
+	f.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.StringVar(&f.out, "out", "", "results CSV (default: <input>.results.csv beside the input)")
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
+	fs.BoolVar(&f.force, "force", false, "overwrite results files that exist and are not this run's (another run's, or your own)")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
-	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
+	fs.StringVar(&f.maxDebit, "max-debit", "", "spend at most AMOUNT: a call starts only while the run's confirmed debits, with every call in flight or pending counted at the expected debit, stay within it (the first call goes alone to learn the debit; on PostgreSQL shared by every worker)")
 }
 
 // apply overrides s with the flags set on the command line.
@@ -51,10 +61,7 @@ func (f *execFlags) apply(set map[string]bool, s *bulk.Settings) error {
 	if set["concurrency"] || s.Concurrency == 0 {
 		s.Concurrency = f.concurrency
 	}
-	if set["rate"] {
-		if f.common.Rate < 0 {
-			return cli.Usagef("--rate %v: want 0 (no limit) or more", f.common.Rate)
-		}
+	if set["rate"] { // its value is checked by cli.Common.Open
 		s.Rate = f.common.Rate
 	}
 	if set["max-debit"] {
@@ -84,7 +91,7 @@ func (f *execFlags) apply(set map[string]bool, s *bulk.Settings) error {
 var runHelp = cli.Help{Synopsis: "bulkrun run --op NAME --in FILE.csv [flags]", Examples: `  bulkrun run --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
   bulkrun run --op litigation --in cases.csv --concurrency 32 --rate 50 --max-debit 5000 --xlsx
   bulkrun run --op companyLookup --in cins.csv --set consent=Y --dry-run
-  bulkrun run --sandbox --db try.db --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
+  bulkrun run --sandbox --db try.db --out try/results.csv --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59
 
 Columns name request fields (bulkrun ops NAME shows them; dotted names for nested objects);
 other columns (your own ids, notes) are never sent and are carried through to the results.
@@ -95,6 +102,8 @@ process works on a run, another one on the same run is refused (exit 2) and told
 On PostgreSQL it joins the run instead, as one more worker: start it on several hosts to
 share the rows (each row is called once; --max-debit holds across them).
 --again writes its results to <input>.<RUN>.results.csv, keeping the earlier ones.
+Results files that exist and are not this run's (another run wrote them, perhaps with another
+database) are not overwritten: --out another file, or --force.
 
   bulkrun run --db postgres://ops@db.internal:5432/svcrecon?sslmode=verify-full --op verifyPanPlusV2 --in pans.csv --set consent=Y --set latitude=12.97 --set longitude=77.59   # on each host`}
 
@@ -126,11 +135,16 @@ type runInput struct {
 }
 
 func (r *runCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
-	in, err := r.check(call)
+	log, err := r.common.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
 	}
-	env, err := openEnv(ctx, &r.common, call.Stderr, !r.dryRun)
+	errs := stderrsOf(ctx, &r.common, call.Stderr, log)
+	in, err := r.check(call, errs.lines)
+	if err != nil {
+		return "", err
+	}
+	env, err := r.common.Open(ctx, log, cli.Options{NeedClient: !r.dryRun})
 	if err != nil {
 		return "", err
 	}
@@ -138,12 +152,22 @@ func (r *runCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if in.op.Headers == svcapi.H5 && env.Config.OutletID == "" && !r.dryRun {
 		return "", &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + in.op.Name + " sends the outlet id)"}
 	}
-	return "", r.start(ctx, env, in, call)
+	return "", r.start(ctx, env, in, call, errs)
+}
+
+// stderrs are where a command writes on standard error besides its log,
+// in the form --log-format asks for: its lines for a person (a bad row, a
+// notice) and its progress bar (cli.Common.Lines and Progress).
+type stderrs struct{ lines, progress io.Writer }
+
+func stderrsOf(ctx context.Context, c *cli.Common, w io.Writer, log *slog.Logger) stderrs {
+	return stderrs{lines: c.Lines(ctx, w, log, slog.LevelWarn), progress: c.Progress(ctx, w)}
 }
 
 // check checks the flags, the input and every row (credentials included)
-// before anything is opened or created.
-func (r *runCmd) check(call *cli.Call) (*runInput, error) {
+// before anything is opened or created; the rows' problems and notices go
+// to lines.
+func (r *runCmd) check(call *cli.Call, lines io.Writer) (*runInput, error) {
 	if len(call.Args) > 0 {
 		return nil, cli.Usagef("run: unexpected argument %q (see bulkrun run -h)", call.Args[0])
 	}
@@ -170,11 +194,13 @@ func (r *runCmd) check(call *cli.Call) (*runInput, error) {
 	}
 	in.table.Path = r.in // messages name the file as the user typed it
 	// Every row is checked before anything else (credentials included); the
-	// rows are built again with the run's id for derived externalRefs.
-	if _, err := buildRows(op, in.table, in.setValues, bulk.NewRunID(), call.Stderr); err != nil {
+	// rows are built again with the run's id for derived externalRefs. The
+	// columns that are no field come first: a misspelt one (pann) explains
+	// the problems that follow (pan: mandatory column missing).
+	noticeExtra(lines, op, in.table)
+	if _, err := buildRows(op, in.table, in.setValues, bulk.NewRunID(), lines); err != nil {
 		return nil, err
 	}
-	noticeExtra(call.Stderr, op, in.table)
 	if in.settings.Out != "" {
 		// Checked again with the run's own outputs; a mistake in --out is
 		// refused before the database is opened or created.
@@ -189,7 +215,7 @@ func (r *runCmd) check(call *cli.Call) (*runInput, error) {
 // and sends its rows, or shows them with --dry-run. On PostgreSQL, workers
 // started at once on several hosts make one run: one creates it, the
 // others are told to plan again and join it.
-func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cli.Call) error {
+func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cli.Call, errs stderrs) error {
 	op, table, input := in.op, in.table, in.input
 	st := starter(env)
 	// Where runs are shared, workers started at once on several hosts make
@@ -201,19 +227,24 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			return refused(err)
 		}
 		run := plan.Run
+		var owned []string // the results the run has written: none for a new run
 		if plan.Continue {
-			if err := r.apply(call.Given, &run.Settings); err != nil {
-				return err
-			}
 			if st.Leases.Shared {
 				localInput(run, input)
 			}
+			owned = resultPaths(run)
+			if err := r.apply(call.Given, &run.Settings); err != nil {
+				return err
+			}
 		}
-		rows, err := buildRows(op, table, in.setValues, run.ID, call.Stderr)
+		rows, err := buildRows(op, table, in.setValues, run.ID, errs.lines)
 		if err != nil {
 			return err
 		}
 		if err := checkOutputs(run); err != nil {
+			return err
+		}
+		if err := checkOwnResults(run, owned, r.force); err != nil {
 			return err
 		}
 		if r.dryRun {
@@ -228,7 +259,7 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			return refused(err)
 		}
 		defer lease.Release(ctx)
-		return execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
+		return execute(ctx, env, lease, run, op, table, rows, call.Stdout, errs.progress)
 	}
 }
 
@@ -246,67 +277,27 @@ func localInput(run *bulk.Run, input string) {
 	run.InputPath = input
 }
 
-var resumeHelp = cli.Help{Synopsis: "bulkrun resume RUN [flags]", Examples: `  bulkrun resume 7KQ2M
-  bulkrun resume 7KQ2M --max-debit 10000 --concurrency 16
-
-Rows already sent are skipped; rows that were being sent when the run died become pending,
-not sent: bulkrun recheck looks them up. Rows recheck found never executed by the service
-(not found) are sent again, with the same externalRef (the service refuses a repeated
-externalRef without debiting). The --set values of the run are kept, except secret ones
-(biometricData.pidData …), which are not stored: give them again with --set. While another
-process works on the run, resume is refused (exit 2) and says which; a process that died
-(killed, or gone from this host) does not hold the run.`}
-
-// resumeCmd is bulkrun resume RUN.
-type resumeCmd struct {
-	execFlags
-	sets multi
-}
-
-func (r *resumeCmd) Flags(fs *flag.FlagSet) {
-	r.bind(fs)
-	fs.Var(&r.sets, "set", "field=value: a secret --set value of the run, which is not stored (repeatable)")
-}
-
-func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
-	if len(call.Args) != 1 {
-		return "", cli.Usagef("resume needs one run id, e.g. bulkrun resume 7KQ2M (bulkrun status lists runs)")
-	}
-	env, run, op, err := openRun(ctx, &r.common, call.Stderr, call.Args[0])
-	if err != nil {
-		return "", err
-	}
-	defer env.Close()
-	if err := r.apply(call.Given, &run.Settings); err != nil {
-		return "", err
-	}
-	table, rows, err := prepareSend(env, run, op, r.sets, "bulkrun resume", call.Stderr)
-	if err != nil {
-		return "", err
-	}
-	lease, err := starter(env).Start(ctx, &bulk.Plan{Run: run, Continue: true})
-	if err != nil {
-		return "", refused(err)
-	}
-	defer lease.Release(ctx)
-	return "", execute(ctx, env, lease, run, op, table, rows, call.Stdout, call.Stderr)
-}
-
-// Test hooks: the clock of the journal, the leases and settle, the pause
-// between settle rounds (nil: a timer) and the id of new runs.
+// Test hooks: the clock of the journal and settle, the leases' clock (nil:
+// the database's), the pause between settle rounds (nil: a timer) and the
+// id of new runs.
 var (
 	clock      = time.Now
+	leaseClock func() time.Time
 	pause      func(ctx context.Context, d time.Duration) error
 	newRunID   = bulk.NewRunID
 	leaseAfter func(time.Duration) <-chan time.Time
 )
+
+// takeOverWait is how long ago a row a dead process left must have been
+// sent for run and resume to look it up (recheck's --min-wait default).
+const takeOverWait = 2 * time.Minute
 
 // leases are the leases of this command's runs, held by this process: as
 // one of each run's workers where the database shares runs (several
 // processes, on this host or others, work on a run at once), else as its
 // only holder.
 func leases(env *cli.Env) *bulk.Leases {
-	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
+	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: leaseClock, After: leaseAfter,
 		Shared: env.DB.SharesRuns()}
 }
 
@@ -340,85 +331,9 @@ func lookupOp(what, name string) (*svcapi.Operation, error) {
 	return nil, cli.Usagef("%s %q: no such operation%s (bulkrun ops lists them)", what, name, hint)
 }
 
-// openRun opens the environment of a command that works on run id (with a
-// client) and loads the run (any case) and its operation; an unknown id
-// is a usage error. The caller closes env when err is nil.
-func openRun(ctx context.Context, c *cli.Common, stderr io.Writer, id string) (*cli.Env, *bulk.Run, *svcapi.Operation, error) {
-	env, err := openEnv(ctx, c, stderr, true)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	run, err := loadRun(ctx, env, id)
-	if err != nil {
-		env.Close()
-		return nil, nil, nil, err
-	}
-	op, ok := svcapi.Lookup(run.Op)
-	if !ok {
-		env.Close()
-		return nil, nil, nil, fmt.Errorf("run %s: unknown operation %q", run.ID, run.Op)
-	}
-	return env, run, op, nil
-}
-
-// prepareSend readies a stored run for sending its rows again (resume,
-// settle): its secret --set values given again by the --set args of
-// command, the outlet id when the operation sends it, its input read and
-// its rows built, its outputs checked. Nothing is sent or changed.
-func prepareSend(env *cli.Env, run *bulk.Run, op *svcapi.Operation, sets []string, command string, stderr io.Writer) (*bulk.Table, []bulk.Row, error) {
-	if err := restoreSets(run, op, sets, command+" "+run.ID); err != nil {
-		return nil, nil, err
-	}
-	if op.Headers == svcapi.H5 && env.Config.OutletID == "" {
-		return nil, nil, &svcapi.ConfigError{Setting: "SVC_OUTLET_ID", Reason: "not set (" + op.Name + " sends the outlet id)"}
-	}
-	table, err := run.ReadInput()
-	if err != nil {
-		return nil, nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
-	rows, err := buildRows(op, table, run.Settings.Sets, run.ID, stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	noticeExtra(stderr, op, table)
-	if err := checkOutputs(run); err != nil {
-		return nil, nil, err
-	}
-	return table, rows, nil
-}
-
-// hold takes the lease of a stored run (recheck, settle): a run another
-// live process holds is refused (exit 2); on PostgreSQL the process joins
-// the run's workers instead. The returned context ends with ctx or when
-// the lease is lost; release gives the lease up.
-func hold(ctx context.Context, env *cli.Env, run *bulk.Run) (context.Context, *bulk.Lease, func(), error) {
-	lease, err := leases(env).Acquire(ctx, run.ID)
-	if err != nil {
-		return nil, nil, nil, refused(err)
-	}
-	lctx, cancel := lease.Context(ctx)
-	return lctx, lease, func() { cancel(); lease.Release(ctx) }, nil
-}
-
-// restoreSets gives the run back the secret --set values it did not store,
-// from the --set flags of a command that sends its rows (one line, exit 2,
-// when one is missing).
-func restoreSets(run *bulk.Run, op *svcapi.Operation, args []string, command string) error {
-	given, err := bulk.ParseSets(op, args)
-	if err != nil {
-		return &cli.UsageError{Msg: err.Error()}
-	}
-	sets, err := run.Settings.Sets.Restore(run.ID, command, given)
-	if err != nil {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
-	}
-	run.Settings.Sets = sets
-	return nil
-}
-
-// noticeExtra lists, once, the input columns that are not fields of op:
-// they are carried through to the results and never sent.
-func noticeExtra(stderr io.Writer, op *svcapi.Operation, table *bulk.Table) {
+// noticeExtra lists, once, on lines, the input columns that are not fields
+// of op: they are carried through to the results and never sent.
+func noticeExtra(lines io.Writer, op *svcapi.Operation, table *bulk.Table) {
 	extra := bulk.Extra(op, table)
 	if len(extra) == 0 {
 		return
@@ -432,28 +347,17 @@ func noticeExtra(stderr io.Writer, op *svcapi.Operation, table *bulk.Table) {
 			extra[i] = fmt.Sprintf("%s (did you mean %s?)", c, s)
 		}
 	}
-	fmt.Fprintf(stderr, "notice: %s: columns not fields of %s, carried through to the results and never sent: %s\n",
+	fmt.Fprintf(lines, "notice: %s: columns not fields of %s, carried through to the results and never sent: %s\n",
 		table.Path, op.Name, strings.Join(extra, ", "))
 }
 
-// openEnv resolves the common flags: logger, database and, when client is
-// set, a client (cli.Open makes it record every call in the calls table,
-// besides --call-log, so the night's reconciliation sees the bulk calls).
-func openEnv(ctx context.Context, c *cli.Common, stderr io.Writer, client bool) (*cli.Env, error) {
-	log, err := c.Logger(ctx, stderr)
-	if err != nil {
-		return nil, err
-	}
-	return c.Open(ctx, log, cli.Options{NeedClient: client})
-}
-
-// buildRows validates every row; problems go to stderr, one per line.
-func buildRows(op *svcapi.Operation, table *bulk.Table, sets bulk.Sets, runID string, stderr io.Writer) ([]bulk.Row, error) {
+// buildRows validates every row; problems go to lines, one per line.
+func buildRows(op *svcapi.Operation, table *bulk.Table, sets bulk.Sets, runID string, lines io.Writer) ([]bulk.Row, error) {
 	rows, err := bulk.Build(op, table, sets, runID)
 	var ie *bulk.InvalidError
 	if errors.As(err, &ie) {
 		for _, l := range ie.Lines() {
-			fmt.Fprintln(stderr, l)
+			fmt.Fprintln(lines, l)
 		}
 		return nil, &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	}
@@ -492,12 +396,13 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 	return nil
 }
 
-// execute sends the rows, writes the results and reports. The run is
-// held by lease; losing it stops the run.
-func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, stderr io.Writer) error {
+// execute sends the rows, writes the results and reports; its progress bar
+// is drawn on progress. The run is held by lease; losing it stops the run.
+func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, progress io.Writer) error {
 	ctx, cancel := lease.Context(ctx)
 	defer cancel()
-	runner := newRunner(env, run, lease, stderr)
+	runner := newRunner(env, run, lease, progress)
+	runner.Recheck = newRechecker(env, takeOverWait, 4, rows)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
 		return err
@@ -518,7 +423,11 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	}
 	sum, runErr := runner.Execute(ctx, run, rows)
 	if sum.Recovered > 0 {
-		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless bulkrun recheck finds them never executed\n", sum.Recovered)
+		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless txnStatus finds them never executed\n", sum.Recovered)
+	}
+	if t := sum.TakenOver; t.Checked > 0 {
+		fmt.Fprintf(stdout, "%d rows a dead process left were looked up: %d success, %d failed, %d never executed (sent now), %d still pending, %d look-ups failed\n",
+			t.Checked, t.Success, t.Failed, t.NotExecuted, t.StillPending, t.LookupErrors)
 	}
 	// The results are written whatever happened, from the journal.
 	paths, werr := writeResults(context.WithoutCancel(ctx), env, run, op, table)
@@ -530,8 +439,8 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	case werr != nil:
 		return werr
 	case sum.Stop == bulk.StopMaxDebit:
-		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
-			run.ID, sum.Debit, s.MaxDebit, sum.Unsent, run.ID)
+		return fmt.Errorf("run %s stopped: pool debits %s reach --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, sum.Debits(), s.MaxDebit, sum.Unsent, run.ID)
 	case sum.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun resume %s continues)", run.ID, sum.Stop, sum.Unsent, run.ID)
 	case sum.Workers > 0:
@@ -546,11 +455,11 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 }
 
 // newRunner is the runner of a run's settings, held by lease (one of the
-// run's workers when the lease is shared).
-func newRunner(env *cli.Env, run *bulk.Run, lease *bulk.Lease, stderr io.Writer) *bulk.Runner {
+// run's workers when the lease is shared), its progress bar on progress.
+func newRunner(env *cli.Env, run *bulk.Run, lease *bulk.Lease, progress io.Writer) *bulk.Runner {
 	s := run.Settings
 	runner := &bulk.Runner{DB: env.DB, Client: env.Client, Log: env.Log, Concurrency: s.Concurrency, Rate: s.Rate,
-		Progress: stderr, Secret: env.Config.ClientSecret, Now: clock, Lease: lease}
+		Progress: progress, Secret: env.Config.ClientSecret, Now: clock, Lease: lease}
 	if s.MaxDebit != "" {
 		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
 	}

@@ -32,7 +32,7 @@ type settleCmd struct {
 }
 
 func (sc *settleCmd) Flags(fs *flag.FlagSet) {
-	sc.common.Bind(fs)
+	sc.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.IntVar(&sc.rounds, "rounds", 5, "at most this many rounds of resume and recheck")
 	fs.DurationVar(&sc.wait, "wait", 2*time.Minute, "pause between rounds while rows are pending")
 	fs.DurationVar(&sc.minWait, "min-wait", 2*time.Minute, "leave rows sent less than this long ago for a later round")
@@ -58,7 +58,8 @@ func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Wr
 		return err
 	}
 	defer env.Close()
-	table, rows, err := prepareSend(env, run, op, sc.sets, "bulkrun settle", stderr)
+	errs := stderrsOf(ctx, &sc.common, stderr, env.Log)
+	table, rows, err := prepareSend(env, run, op, sc.sets, "bulkrun settle", errs.lines)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Wr
 	var werr error
 	var paths []string
 	st := &bulk.Settler{
-		Runner:    newRunner(env, run, lease, stderr),
+		Runner:    newRunner(env, run, lease, errs.progress),
 		Rechecker: newRechecker(env, sc.minWait, 4, rows),
 		Rounds:    sc.rounds, Wait: sc.wait, Sleep: pause,
 		AfterRound: func(round int, c bulk.Counts) {
@@ -90,8 +91,8 @@ func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Wr
 	case werr != nil:
 		return werr
 	case s.Stop == bulk.StopMaxDebit:
-		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
-			run.ID, s.Debit, run.Settings.MaxDebit, s.Unsent, run.ID)
+		return fmt.Errorf("run %s stopped: pool debits %s reach --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, s.Debits(), run.Settings.MaxDebit, s.Unsent, run.ID)
 	case s.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun settle %s continues)", run.ID, s.Stop, s.Unsent, run.ID)
 	case s.Settled():

@@ -16,24 +16,49 @@ import (
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-// statusCmd is bulkrun status [RUN].
+// statusCmd is bulkrun status [RUN]: it reads the database and never calls
+// the service, so it takes no service or sandbox flag.
 type statusCmd struct{ common cli.Common }
 
-func (sc *statusCmd) Flags(fs *flag.FlagSet) { sc.common.Bind(fs) }
+func (sc *statusCmd) Flags(fs *flag.FlagSet) { sc.common.BindOnly(fs, dbAndLogFlags...) }
 
 func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if len(call.Args) > 1 {
 		return "", cli.Usagef("status takes at most one run id (see bulkrun status -h)")
 	}
-	env, err := openEnv(ctx, &sc.common, call.Stderr, false)
+	if err := sc.common.CheckDBExists("status"); err != nil {
+		return "", err
+	}
+	log, err := sc.common.Logger(ctx, call.Stderr)
+	if err != nil {
+		return "", err
+	}
+	env, err := sc.common.Open(ctx, log, cli.Options{})
 	if err != nil {
 		return "", err
 	}
 	defer env.Close()
+	if err := sweep(ctx, env, call.Args, call.Stdout); err != nil {
+		return "", err
+	}
 	if len(call.Args) == 0 {
 		return "", listRuns(ctx, env, call.Stdout)
 	}
 	return "", showRun(ctx, env, call.Args[0], call.Stdout)
+}
+
+// stateInterrupted is the state shown for a run left running by a process
+// that is gone (killed, or its host lost): no live process holds it, and it
+// waits for bulkrun resume or settle. The sweep stores it so.
+const stateInterrupted = bulk.RunInterrupted
+
+// shownState is the state a view shows for run: its stored state, but
+// interrupted for a run stored as running that no live process holds.
+func shownState(run *bulk.Run, live bool) string {
+	if run.State == bulk.RunRunning && !live {
+		return stateInterrupted
+	}
+	return run.State
 }
 
 // listRuns prints the recent runs, one line each.
@@ -46,11 +71,18 @@ func listRuns(ctx context.Context, env *cli.Env, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "no bulk runs in", env.DB.Path)
 		return nil
 	}
+	ls := leases(env)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
+	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tCONFIRMED DEBITS\tINPUT")
 	for _, r := range runs {
+		live := false
+		if r.State == bulk.RunRunning {
+			if _, live, err = holders(ctx, env, ls, r.Run); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.CreatedAt.In(recon.IST).Format("2006-01-02 15:04"),
-			r.Op, r.State, r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
+			r.Op, shownState(r.Run, live), r.Total, r.Success, r.Failed, r.Pending, r.Unsent, r.Debit.StringFixed(2), r.InputPath)
 	}
 	return tw.Flush()
 }
@@ -64,11 +96,14 @@ func showRun(ctx context.Context, env *cli.Env, id string, stdout io.Writer) err
 	}
 	run, c := st.Run, st.Counts
 	s := run.Settings
-	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, run.State)
-	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(recon.IST).Format(time.DateTime), run.UpdatedAt.In(recon.IST).Format(time.DateTime))
-	live, err := showHolders(ctx, env, run, stdout)
+	who, live, err := holders(ctx, env, leases(env), run)
 	if err != nil {
 		return err
+	}
+	fmt.Fprintf(stdout, "run %s: %s of %s, %s\n", run.ID, run.Op, run.InputPath, shownState(run, live))
+	fmt.Fprintf(stdout, "created %s, updated %s (IST)\n", run.CreatedAt.In(recon.IST).Format(time.DateTime), run.UpdatedAt.In(recon.IST).Format(time.DateTime))
+	for _, l := range who {
+		fmt.Fprintln(stdout, l)
 	}
 	rate := "no limit"
 	if s.Rate > 0 {
@@ -83,6 +118,8 @@ func showRun(ctx context.Context, env *cli.Env, id string, stdout io.Writer) err
 	}
 	switch {
 	case live:
+	case run.State == bulk.RunRunning:
+		fmt.Fprintf(stdout, "its process is gone: continue it with bulkrun resume %s (or bring it to rest: bulkrun settle %s)\n", run.ID, run.ID)
 	case run.State != bulk.RunDone:
 		fmt.Fprintf(stdout, "continue it: bulkrun resume %s (or bring it to rest: bulkrun settle %s)\n", run.ID, run.ID)
 	case c.Pending > 0:
@@ -114,7 +151,12 @@ func showCounts(stdout io.Writer, c bulk.Counts, live bool) error {
 	} else {
 		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
 	}
-	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
+	fmt.Fprintf(tw, "pool debits\t%s\t confirmed\n", c.Debit.StringFixed(2))
+	if p, known := c.PendingDebit(); !known {
+		fmt.Fprintf(tw, "\t\t + %d rows pending of unknown debit\n", c.Pending)
+	} else if c.Pending > 0 {
+		fmt.Fprintf(tw, "\t%s\t pending (%d rows at the expected %s, until recheck resolves them)\n", p.StringFixed(2), c.Pending, c.MaxDebit.StringFixed(2))
+	}
 	return tw.Flush()
 }
 
@@ -124,40 +166,39 @@ var statusHelp = cli.Help{Synopsis: "bulkrun status [RUN]", Examples: `  bulkrun
 With a run id: its settings (secret --set values shown as [REDACTED]: they are never stored),
 the process holding it, if any, and its rows per state with its pool debits. Rows 'sending'
 count as pending, in every view. On PostgreSQL, every worker of the run (host, pid, last
-heartbeat) and the rows each one sent.`}
+heartbeat) and the rows each one sent.
+A run's state: running (a live process works on it), interrupted (its process is gone,
+killed or its host lost: continue it with bulkrun resume or settle), stopped (Ctrl-C,
+--max-debit or an error: resume it) or done (every row sent).
+It never calls the service. A run whose process is gone is swept first: stored interrupted,
+the rows it had in flight pending (bulkrun resume looks them up and sends those never executed).`}
 
-// showHolders prints who works on the run now: its holder, or its live
-// workers where runs are shared, and reports whether anyone does.
-func showHolders(ctx context.Context, env *cli.Env, run *bulk.Run, stdout io.Writer) (bool, error) {
-	ls := leases(env)
+// holders says who works on the run now, a line each: its holder, or its
+// workers where runs are shared; live reports whether a live process does.
+func holders(ctx context.Context, env *cli.Env, ls *bulk.Leases, run *bulk.Run) (lines []string, live bool, err error) {
 	if ls.Shared {
 		ws, err := env.DB.BulkWorkers(ctx, run.ID)
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
-		live := 0
 		for _, w := range ws {
 			state := "working"
 			if ls.Stale(w) {
 				state = "gone (its rows in flight become pending when the next worker starts)"
 			} else {
-				live++
+				live = true
 			}
-			fmt.Fprintf(stdout, "worker %s: host %s, pid %d, since %s IST, last heartbeat %s ago, %s\n", w.Holder, w.Host, w.PID,
-				w.Since.In(recon.IST).Format(time.DateTime), clock().Sub(w.Heartbeat).Round(time.Second), state)
+			lines = append(lines, fmt.Sprintf("worker %s: host %s, pid %d, since %s IST, last heartbeat %s ago, %s", w.Holder, w.Host, w.PID,
+				w.Since.In(recon.IST).Format(time.DateTime), w.Now.Sub(w.Heartbeat).Round(time.Second), state))
 		}
-		return live > 0, nil
+		return lines, live, nil
 	}
 	lease, err := env.DB.BulkRunLease(ctx, run.ID)
-	if err != nil {
-		return false, err
+	if err != nil || lease == nil || ls.Stale(*lease) {
+		return nil, false, err
 	}
-	live := lease != nil && !ls.Stale(*lease)
-	if live {
-		fmt.Fprintf(stdout, "held by host %s, pid %d, since %s IST (last heartbeat %s ago)\n", lease.Host, lease.PID,
-			lease.Since.In(recon.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))
-	}
-	return live, nil
+	return []string{fmt.Sprintf("held by host %s, pid %d, since %s IST (last heartbeat %s ago)", lease.Host, lease.PID,
+		lease.Since.In(recon.IST).Format(time.DateTime), lease.Now.Sub(lease.Heartbeat).Round(time.Second))}, true, nil
 }
 
 // showWorkerRows prints the run's rows per worker that sent them, when
@@ -206,9 +247,9 @@ var recheckHelp = cli.Help{Synopsis: "bulkrun recheck RUN [--min-wait 2m]", Exam
   bulkrun recheck 7KQ2M --min-wait 10m
 
 Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
-TUP → still pending, not found (SNA) → the service never executed it: the row is returned
-to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends it again with the
-same externalRef; any other code → failed. Sending such a row again is safe: the look-up
+TUP → still pending, not found (SNA, or ERR "not found") → the service never executed it:
+the row is returned to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends
+it again with the same externalRef; any other code → failed. Sending such a row again is safe: the look-up
 proved it was not executed, and the service refuses a repeated externalRef (DTX) without
 debiting, so a late first request and the re-send cannot both be charged (a re-send
 answered DTX is pending until the next recheck finds the first request's transaction).
@@ -228,7 +269,7 @@ type recheckCmd struct {
 }
 
 func (rc *recheckCmd) Flags(fs *flag.FlagSet) {
-	rc.common.Bind(fs)
+	rc.common.BindExcept(fs, serviceFlagsUnused...)
 	fs.DurationVar(&rc.minWait, "min-wait", 2*time.Minute, "leave rows sent less than this long ago for later")
 	fs.IntVar(&rc.concurrency, "concurrency", 4, "look-ups in flight at once")
 }

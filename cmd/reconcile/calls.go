@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -13,7 +14,7 @@ import (
 )
 
 var callsShowHelp = cli.Help{
-	Synopsis: "reconcile calls show [--db FILE] REF...",
+	Synopsis: "reconcile calls show [--db FILE] [--log-format text|json] REF...",
 	Description: "Prints the line each call was logged as, redacted (secrets, pidData, card and Aadhaar\n" +
 		"numbers, as everywhere): one JSON line per call on standard output, and on standard error\n" +
 		"which call it is and where its line was read from. REF is a call id (the reports' callId\n" +
@@ -32,16 +33,21 @@ call svcrecon made itself, is kept redacted in the database.`,
 // stderr.
 type callsShowCmd struct{ c cli.Common }
 
-func (cs *callsShowCmd) Flags(fs *flag.FlagSet) { cs.c.BindOnly(fs, "db") }
+func (cs *callsShowCmd) Flags(fs *flag.FlagSet) { cs.c.BindOnly(fs, "db", "log-format", "log-level") }
 
 func (cs *callsShowCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	stdout, stderr := call.Stdout, call.Stderr
 	if len(call.Args) == 0 {
 		return "", cli.Usagef("calls show: name a call: its id or externalRef (see calls show -h)")
 	}
+	log, err := cs.c.Logger(ctx, stderr)
+	if err != nil {
+		return "", err
+	}
 	if err := cs.c.CheckDBExists("calls show"); err != nil {
 		return "", err
 	}
+	where := cs.c.Lines(ctx, stderr, log, slog.LevelInfo)
 	db, err := store.Open(ctx, cs.c.DB)
 	if err != nil {
 		return "", err
@@ -52,7 +58,7 @@ func (cs *callsShowCmd) Run(ctx context.Context, call *cli.Call) (string, error)
 	for _, ref := range call.Args {
 		shown, err := calllog.Show(ctx, db, ref, secrets)
 		for _, s := range shown {
-			fmt.Fprintf(stderr, "call %d (%s:%d, %s %s): line from the %s\n", s.ID, s.Source, s.SourceLine, s.TS,
+			fmt.Fprintf(where, "call %d (%s:%d, %s %s): line from the %s\n", s.ID, s.Source, s.SourceLine, s.TS,
 				s.Operation, s.Where)
 			if _, err := fmt.Fprintf(stdout, "%s\n", s.Line); err != nil {
 				return "", err

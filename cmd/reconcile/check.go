@@ -20,11 +20,11 @@ var checkHelp = cli.Help{
 		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n" +
 		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n" +
 		"a match (they stay callOnly and statementOnly).",
-	Examples: `  reconcile check --from 2026-11-01 --to 2026-11-21
-  reconcile check --from 2026-11-21 --to 2026-11-21 --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
-  reconcile check --from 2026-10-01 --to 2026-10-31 --as-of 2026-11-21    # age unsettled orders as of today
-  reconcile check --from 2026-11-21 --to 2026-11-21 --pair-window 2m      # suggest pairs only 2 minutes apart
-  reconcile check --from 2026-10-02 --to 2026-10-02 --fail-on-breaks --allow-empty   # a day with no traffic is fine
+	Examples: `  reconcile check --from {month-start} --to {yesterday}
+  reconcile check --from {yesterday} --to {yesterday} --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
+  reconcile check --from {prev-month-start} --to {prev-month-end} --as-of {today}    # age unsettled orders as of today
+  reconcile check --from {yesterday} --to {yesterday} --pair-window 2m      # suggest pairs only 2 minutes apart
+  reconcile check --from {days-ago:61} --to {days-ago:61} --fail-on-breaks --allow-empty   # a day with no traffic is fine
 Import the call logs (import-calls) and sync the statement (sync) first.
 Re-running a period replaces its previous results.`,
 }
@@ -52,6 +52,11 @@ func (c *checkCmd) Flags(fs *flag.FlagSet) {
 func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	o, err := c.options(call)
 	if err != nil {
+		return "", err
+	}
+	// It reads what sync and import-calls stored: a database that does not
+	// exist is a misspelt --db, not an empty period.
+	if err := c.com.CheckDBExists("check"); err != nil {
 		return "", err
 	}
 	log, err := c.com.Logger(ctx, call.Stderr)

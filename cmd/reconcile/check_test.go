@@ -25,7 +25,7 @@ func flagsOf(t *testing.T, cmd string) []string {
 		t.Fatalf("%s -h = %v", cmd, err)
 	}
 	var names []string
-	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(errOut.String(), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
 		names = append(names, m[1])
 	}
 	slices.Sort(names)
@@ -101,6 +101,7 @@ func addStatementRecord(t *testing.T, path, svc, client, ts, amount string) {
 // --allow-empty.
 func TestCheckEmptyPeriodFails(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
+	openStore(t, db).Close()
 	args := []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-20", "--to", "2026-11-21", "--fail-on-breaks"}
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, &out, &errOut)

@@ -77,8 +77,11 @@ var wantExit = map[string]int{
 	"reconcile run --fail-on-breaks --db-pool 8":                                               cli.ExitFindings,
 	// The nightly job of schedules.yaml is run … --fail-on-breaks.
 	"reconcile schedule run nightly": cli.ExitFindings,
-	// November has every kind of finding.
-	"reconcile check --from 2026-11-01 --to 2026-11-21 --fail-on-breaks": cli.ExitFindings,
+	// Yesterday (2026-12-01) holds the planted lost-keys call; November has
+	// every kind of finding.
+	"reconcile run --date 2026-12-01 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks": cli.ExitFindings,
+	"reconcile check --from 2026-12-01 --to 2026-12-01 --fail-on-breaks":                          cli.ExitFindings,
+	"reconcile check --from 2026-11-01 --to 2026-11-30 --fail-on-breaks":                          cli.ExitFindings,
 }
 
 // exampleWorld is what the examples run against: the sandbox, a webhook
@@ -93,13 +96,20 @@ type exampleWorld struct {
 	template string
 }
 
+// atExampleNow makes "today" exampleNow for the rest of the test: for the
+// commands and for the dates of the examples in -h.
+func atExampleNow(t *testing.T) {
+	t.Helper()
+	old := clock
+	clock = func() time.Time { return exampleNow }
+	t.Cleanup(func() { clock = old })
+}
+
 // newExampleWorld starts the world and points the environment at it.
 func newExampleWorld(t *testing.T, examples []string) *exampleWorld {
 	t.Helper()
 	needSandbox(t)
-	old := clock
-	clock = func() time.Time { return exampleNow }
-	t.Cleanup(func() { clock = old })
+	atExampleNow(t)
 	noNotifyWait(t)
 	creds := sandbox.DefaultCredentials
 	creds.OutletID = exampleOutlet
@@ -323,7 +333,13 @@ func helpTexts(t *testing.T) map[string]string {
 		if err := run(context.Background(), args, &o, &e); err != nil && !errors.Is(err, flag.ErrHelp) {
 			t.Fatalf("reconcile %q: %v", args, err)
 		}
-		out["reconcile "+strings.Join(args, " ")] = e.String()
+		if e.Len() > 0 {
+			t.Errorf("reconcile %q wrote %q to stderr, want the help on stdout", args, e.String())
+		}
+		if m := regexp.MustCompile(`\{[a-z-]+(:[0-9]+)?\}`).FindString(o.String()); m != "" {
+			t.Errorf("reconcile %q shows the placeholder %s: not a date cli.ExampleDates knows", args, m)
+		}
+		out["reconcile "+strings.Join(args, " ")] = o.String()
 	}
 	help("-h")
 	for _, c := range commands() {
@@ -379,6 +395,7 @@ func toTestServer(t *testing.T, c *clitest.Command) {
 // lines that cannot run in a test are listed with the reason
 // (notRunExamples, notRunBlocks).
 func TestEveryExampleRuns(t *testing.T) {
+	atExampleNow(t)
 	helps := helpTexts(t)
 	type example struct{ source, line string }
 	var helpExamples []example

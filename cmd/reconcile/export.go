@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
@@ -19,11 +20,12 @@ var exportHelp = cli.Help{
 		"no legend). CSV text cells that begin with =, +, -, @, TAB or CR get a leading ' so that a\n" +
 		"spreadsheet never runs them; --csv-raw writes them as they are. Files are written whole or\n" +
 		"not at all, with the umask's mode. Reads the database only; calls nothing. Prints the paths written.",
-	Examples: `  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports
-  reconcile export --from 2026-11-21 --to 2026-11-21 --format xlsx
-  reconcile export --from 2026-11-01 --to 2026-11-30 --out reports --format csv --csv-bom   # CSV for Excel
-  reconcile export --from 2026-11-01 --to 2026-11-30 --format csv --csv-raw   # CSV for a program
-  SVC_DB=recon.db reconcile export --from 2026-11-01 --to 2026-11-30`,
+	Examples: `  reconcile export --from {prev-month-start} --to {prev-month-end} --out reports
+  reconcile export --from {yesterday} --to {yesterday} --format xlsx
+  reconcile export --from {prev-month-start} --to {prev-month-end} --out reports --format csv --csv-bom   # CSV for Excel
+  reconcile export --from {prev-month-start} --to {prev-month-end} --format csv --csv-raw   # CSV for a program
+  SVC_DB=recon.db reconcile export --from {prev-month-start} --to {prev-month-end}
+The period is one reconcile check has checked (reconcile run checks it too).`,
 }
 
 // exportCmd is reconcile export; its summary (what the scheduler records)
@@ -41,7 +43,7 @@ func (e *exportCmd) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&e.from, "from", "", "first IST day of the period, YYYY-MM-DD")
 	fs.StringVar(&e.to, "to", "", "last IST day of the period, YYYY-MM-DD, inclusive")
 	fs.StringVar(&e.out, "out", ".", "directory to write the files to (created when missing)")
-	fs.StringVar(&e.format, "format", "both", "what to write: xlsx, csv or both")
+	fs.StringVar(&e.format, "format", "both", "what to write: xlsx, csv or both (any case)")
 	fs.BoolVar(&e.bom, "csv-bom", false, "start CSV files with a UTF-8 byte-order mark (Excel opens them as UTF-8)")
 	fs.BoolVar(&e.raw, "csv-raw", false, "write CSV text cells as they are: no leading ' before =, +, -, @, TAB or CR (for programs)")
 }
@@ -50,7 +52,7 @@ func (e *exportCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if len(call.Args) > 0 {
 		return "", cli.Usagef("export: unexpected argument %q (see reconcile export -h)", call.Args[0])
 	}
-	f, err := export.ParseFormat(e.format)
+	f, err := export.ParseFormat(strings.ToLower(e.format)) // any case: XLSX
 	if err != nil {
 		return "", cli.Usagef("export: --format %q: want xlsx, csv or both", e.format)
 	}
@@ -74,7 +76,7 @@ func (e *exportCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	}
 	defer env.Close()
 	files, err := export.Reconciliation(ctx, env.DB, export.Options{
-		From: pFrom, To: pTo, Dir: e.out, Format: f, BOM: e.bom, CSVRaw: e.raw, Log: log, Progress: call.Stderr,
+		From: pFrom, To: pTo, Dir: e.out, Format: f, BOM: e.bom, CSVRaw: e.raw, Log: log, Progress: e.c.Progress(ctx, call.Stderr),
 	})
 	if err != nil {
 		return "", err

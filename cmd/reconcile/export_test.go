@@ -148,7 +148,7 @@ func TestExportHelp(t *testing.T) {
 		t.Fatalf("export -h = %v, want flag.ErrHelp", err)
 	}
 	for _, want := range []string{"Examples:", "reconcile export --from", "--csv-bom", "--csv-raw", "--format", "Legend"} {
-		if !strings.Contains(stderr.String(), want) {
+		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
 	}

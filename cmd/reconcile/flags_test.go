@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // serviceFlags are the flags of the commands that call the service: the
@@ -33,7 +35,8 @@ func without(flags []string, drop []string, more ...string) []string {
 // uses and no other. Only run, sync and billersync call the service (and
 // the statement needs no outlet id, the biller list no account); history
 // and the schedule commands work on the database and the schedules file
-// (schedule list on the file only). check, import-calls and export are in
+// (schedule list on the file only). Every command takes the log flags: they
+// say how its lines on stderr are written. check, import-calls and export are in
 // TestHelpListsOnlyUsedFlags.
 func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 	want := map[string][]string{
@@ -45,8 +48,8 @@ func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 		"history":       {"db", "job", "limit", "log-format", "log-level", "v", "version"},
 		"schedule":      {"db", "file", "log-format", "log-level", "stop-grace", "version"},
 		"schedule run":  {"db", "file", "log-format", "log-level", "stop-grace", "version"},
-		"schedule list": {"file", "n", "version"},
-		"calls show":    {"db", "version"},
+		"schedule list": {"file", "log-format", "log-level", "n", "version"},
+		"calls show":    {"db", "log-format", "log-level", "version"},
 		"calls":         nil, // only the action: calls show
 		// TestHelpListsOnlyUsedFlags:
 		"check": nil, "import-calls": nil, "export": nil,
@@ -88,6 +91,35 @@ func TestSuggestions(t *testing.T) {
 		if code != cli.ExitUsage || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("reconcile %q: exit %d, stderr %q; want exit 2 and one line with %q", c.args, code, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestNamesInAnyCase: subcommands, --what kinds, --format, the log flags'
+// values and job names match in any case.
+func TestNamesInAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	openStore(t, db).Close()
+	sched := writeFile(t, dir, "schedules.yaml", "jobs:\n  nightly:\n    cron: \"30 2 * * *\"\n    command: history\n")
+	for _, args := range [][]string{
+		{"CHECK", "--db", db, "--from", "2026-11-01", "--to", "2026-11-01", "--log-format", "JSON", "--log-level", "WARN"},
+		{"export", "--db", db, "--from", "2026-11-01", "--to", "2026-11-01", "--out", filepath.Join(dir, "r"), "--format", "CSV", "--log-format", "Text"},
+		{"Calls", "Show", "--db", db, "--log-level", "Error", "RC1"},
+		{"schedule", "run", "--file", sched, "--db", db, "NIGHTLY"},
+		{"History", "--db", db, "--job", "nightly"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		if code := cli.Exit(err, &stderr); code != cli.ExitOK && !(args[0] == "Calls" && strings.Contains(stderr.String(), `no call with id or externalRef "RC1"`)) {
+			t.Errorf("reconcile %q: exit %d\n%s", args, code, stderr.String())
+		}
+		if args[0] == "History" && !strings.Contains(stdout.String(), " nightly ") {
+			t.Errorf("schedule run NIGHTLY did not run the job nightly:\n%s", stdout.String())
+		}
+	}
+	kinds, err := parseKinds("Orders, STATEMENT")
+	if err != nil || len(kinds) != 2 || kinds[0] != recon.Orders || kinds[1] != recon.Statement {
+		t.Errorf("parseKinds(Orders, STATEMENT) = %v, %v; want orders and statement", kinds, err)
 	}
 }
 

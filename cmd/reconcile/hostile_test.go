@@ -363,7 +363,8 @@ func TestSchedulePasswordsMasked(t *testing.T) {
 	if err != nil {
 		t.Fatalf("schedule list: %v\n%s", err, stderr)
 	}
-	if strings.Contains(stdout, pw) || !strings.Contains(stdout, "svc:xxxxx@127.0.0.1:1") {
+	// The address stays, without its password (redact.DSN).
+	if strings.Contains(stdout, pw) || !strings.Contains(stdout, "postgres://svc@127.0.0.1:1/recon") {
 		t.Errorf("schedule list shows the password:\n%s", stdout)
 	}
 	for _, format := range []string{"text", "json"} {
@@ -373,7 +374,7 @@ func TestSchedulePasswordsMasked(t *testing.T) {
 			t.Errorf("%s: schedule run against no database: exit %d, want 1", format, code)
 		}
 		all := stdout + stderr + errLine.String()
-		if strings.Contains(all, pw) || !strings.Contains(all, "xxxxx") || !strings.Contains(all, "job started") {
+		if strings.Contains(all, pw) || !strings.Contains(all, "postgres://svc@127.0.0.1:1/recon") || !strings.Contains(all, "job started") {
 			t.Errorf("%s: schedule run shows the password, or logs no args:\n%s", format, all)
 		}
 	}

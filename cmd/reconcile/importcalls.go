@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -63,11 +64,11 @@ func (ic *importCallsCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 	}
 	defer env.Close()
 
-	bar := progress.New(call.Stderr, "import-calls", 0, log)
+	bar := progress.New(ic.com.Progress(ctx, call.Stderr), "import-calls", 0, log)
 	sum, ierr := importAll(ctx, env.DB, files, call.Stdin,
 		calllog.Options{Log: log, Progress: bar, Secrets: []string{os.Getenv(cli.EnvClientSecret)}})
 	bar.Done()
-	return reportImport(call.Stdout, call.Stderr, sum, ierr)
+	return reportImport(call.Stdout, ic.com.Lines(ctx, call.Stderr, log, slog.LevelWarn), sum, ierr)
 }
 
 // callLogFiles checks the FILE... arguments and expands their patterns:
@@ -135,16 +136,17 @@ func importAll(ctx context.Context, db calllog.Writer, files []string, stdin io.
 	return sum, nil
 }
 
-// reportImport prints the bad lines (at most maxShownErrors) on stderr and
-// the summary line on stdout, which it returns (the scheduler's summary)
+// reportImport prints the bad lines (at most maxShownErrors) on lines (a
+// command's lines for a person on stderr: cli.Common.Lines) and the summary
+// line on stdout, which it returns (the scheduler's summary)
 // with the import's error, or an exit status 1 for bad lines.
-func reportImport(stdout, stderr io.Writer, sum calllog.Summary, ierr error) (string, error) {
+func reportImport(stdout, lines io.Writer, sum calllog.Summary, ierr error) (string, error) {
 	for i, e := range sum.Errors {
 		if i == maxShownErrors {
-			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", sum.Bad-i)
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", sum.Bad-i)
 			break
 		}
-		fmt.Fprintln(stderr, e.Error())
+		fmt.Fprintln(lines, e.Error())
 	}
 	line := "imported " + sum.String()
 	fmt.Fprintln(stdout, line)

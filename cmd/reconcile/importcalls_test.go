@@ -94,12 +94,12 @@ func TestImportCallsAndCheckUsage(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"import-calls", "check"} {
-		errOut.Reset()
+		out.Reset()
 		if err := run(ctx, []string{cmd, "-h"}, &out, &errOut); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%s -h = %v", cmd, err)
 		}
-		if !strings.Contains(errOut.String(), "Examples:\n  reconcile "+cmd) {
-			t.Errorf("%s -h shows no examples:\n%s", cmd, errOut.String())
+		if !strings.Contains(out.String(), "Examples:\n  reconcile "+cmd) {
+			t.Errorf("%s -h shows no examples:\n%s", cmd, out.String())
 		}
 	}
 }
@@ -287,9 +287,10 @@ func TestImportCallsKilledAndRunAgain(t *testing.T) {
 }
 
 // TestCheckEmptyPeriodWarns: a period with nothing imported or synced (a
-// forgotten import, a mistyped --db) says so.
+// forgotten import, the database of another account) says so.
 func TestCheckEmptyPeriodWarns(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
+	openStore(t, db).Close()
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut); err != nil {
 		t.Fatal(err)

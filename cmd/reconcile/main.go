@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	_ "time/tzdata" // schedules name IANA zones (Asia/Kolkata) even on machines without tzdata
 
@@ -32,7 +33,7 @@ func commands() []cli.Command {
 			Help: importCallsHelp, New: func() cli.Runner { return new(importCallsCmd) }, Job: true, GC: cli.GCStream},
 		{Name: "calls", Summary: "calls show REF: print the line a call was logged as (redacted), by call id or externalRef",
 			Help: cli.Help{Synopsis: "reconcile calls show REF"}, Sub: []cli.Command{
-				{Name: "show", Help: callsShowHelp, New: func() cli.Runner { return new(callsShowCmd) }},
+				{Name: "show", Help: callsShowHelp, New: func() cli.Runner { return new(callsShowCmd) }, Interleaved: true},
 			}},
 		{Name: "check", Summary: "reconcile a period: pool arithmetic and chain, matching, reversals, unsettled orders",
 			Help: checkHelp, New: func() cli.Runner { return new(checkCmd) }, Job: true, GC: cli.GCCheck},
@@ -59,16 +60,16 @@ func program() cli.Program {
 
 Examples:
   reconcile run --sandbox
-  reconcile run --date 2026-11-21 --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
-  reconcile check --from 2026-11-01 --to 2026-11-21 --fail-on-breaks
-  reconcile schedule list`}
+  reconcile run --date {yesterday} --calls 'logs/calls-*.jsonl' --out reports --fail-on-breaks
+  reconcile check --from {prev-month-start} --to {prev-month-end} --fail-on-breaks
+  reconcile schedule list`, Now: func() time.Time { return clock() }}
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	cli.TuneGC(program().GCFor(os.Args[1:]))
-	endProfile := cli.StartProfile(os.Stderr)
-	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	endProfile := cli.StartProfile(os.Stderr, os.Args[1:])
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr, os.Args[1:]...)
 	endProfile()
 	stop()
 	os.Exit(code)

@@ -48,8 +48,8 @@ var runHelp = cli.Help{
 		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.",
 	Examples: `  reconcile run --sandbox                     # try everything: a fresh sandbox, its history, ./reports
   reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks   # last night (yesterday, IST)
-  reconcile run --date 2026-11-21 --calls logs/calls-2026-11-21.jsonl
-  reconcile run --from 2026-11-01 --to 2026-11-30 --as-of 2026-12-05 --calls logs/nov.jsonl.gz --out reports/nov
+  reconcile run --date {yesterday} --calls logs/calls-{yesterday}.jsonl
+  reconcile run --from {prev-month-start} --to {prev-month-end} --as-of {today} --calls logs/calls-{prev-month}.jsonl.gz --out reports/{prev-month}
   reconcile run --fail-on-breaks --notify "$SVC_NOTIFY_URL" --calls 'logs/calls-*.jsonl'   # a chat message on breaks or failure
 A run that stopped half-way (killed, a failed day) is simply started again: days
 already synced are checked rather than walked (the last --recheck-days again in
@@ -110,7 +110,7 @@ func (r *nightlyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", err
 	}
 	started := clock()
-	sum, err := o.run(ctx, call.Stdout, call.Stderr)
+	sum, err := o.run(ctx, call.Stdout, r.c.Lines(ctx, call.Stderr, o.log, slog.LevelWarn), r.c.Progress(ctx, call.Stderr))
 	if err != nil && o.notify != "" {
 		o.sendNotice(ctx, &sum, started, err)
 	}
@@ -224,9 +224,10 @@ func (r *nightlyCmd) period() (from, to, asOf time.Time, err error) {
 	return from, to, asOf, nil
 }
 
-// run runs the night. Nothing is created (the reports' directory, the
-// database) before every setting is known good.
-func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly.Summary, error) {
+// run runs the night: each step's line on stdout, its warnings on lines,
+// the progress bars on progress. Nothing is created (the reports'
+// directory, the database) before every setting is known good.
+func (o *runOptions) run(ctx context.Context, stdout, lines, progress io.Writer) (nightly.Summary, error) {
 	var sum nightly.Summary
 	counter := &statement.CallCounter{} // the sync's retries: the client's attempts minus the pages asked for
 	opts := cli.Options{NeedAccount: true, NeedClient: true, Recorders: []svcapi.Recorder{counter}}
@@ -253,7 +254,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) (nightly
 		CallLogs: o.callFiles, Out: o.out, CSVRaw: o.csvRaw, Concurrency: o.concurrency, Refresh: o.refresh,
 		RecheckDays: o.recheckDays, OrdersLookback: o.ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
 		PairWindow: o.pairWindow, Secrets: []string{env.Config.ClientSecret},
-		Log: o.log, Progress: stderr, OnStep: func(st nightly.Step) { printStep(st, stdout, stderr) }, Now: clock,
+		Log: o.log, Progress: progress, OnStep: func(st nightly.Step) { printStep(st, stdout, lines) }, Now: clock,
 	}
 	if o.c.Sandbox {
 		cfg.ClientLog, cfg.ClientLogPath = env.Sandbox, filepath.Join(o.out, sandboxCallLogName)
@@ -378,15 +379,15 @@ func checkOutDir(dir string) error {
 	}
 }
 
-// printStep prints a step of the night as it ends: its warnings on stderr
+// printStep prints a step of the night as it ends: its warnings on lines
 // (at most runShownErrors bad call-log lines), its line on stdout.
-func printStep(st nightly.Step, stdout, stderr io.Writer) {
+func printStep(st nightly.Step, stdout, lines io.Writer) {
 	for i, w := range st.Warnings {
 		if st.Name == nightly.StepImport && i == runShownErrors {
-			fmt.Fprintf(stderr, "… and %d more bad lines (all are in the import_errors table)\n", len(st.Warnings)-i)
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(st.Warnings)-i)
 			break
 		}
-		fmt.Fprintln(stderr, st.Name+":", w)
+		fmt.Fprintln(lines, st.Name+":", w)
 	}
 	if st.Line != "" {
 		fmt.Fprintf(stdout, "  %-14s%s\n", st.Name, st.Line)

@@ -268,7 +268,7 @@ func TestRunUsage(t *testing.T) {
 		}
 	}
 	var errb bytes.Buffer
-	if err := run(context.Background(), []string{"run", "-h"}, io.Discard, &errb); !errors.Is(err, flag.ErrHelp) ||
+	if err := run(context.Background(), []string{"run", "-h"}, &errb, io.Discard); !errors.Is(err, flag.ErrHelp) ||
 		!strings.Contains(errb.String(), "reconcile run --sandbox") {
 		t.Errorf("run -h: %v\n%s", err, errb.String())
 	}

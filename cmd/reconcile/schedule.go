@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -132,21 +133,32 @@ func loadSchedules(path string, checkArgs bool) (*schedule.File, error) {
 
 // jobFuncs maps every job to a schedule.JobFunc that runs it in-process
 // with the job's args (plus the scheduler's --db and log flags), its log
-// lines carrying the job name and run id, and returns its summary.
-func (sf *scheduleFlags) jobFuncs(stdio cli.Stdio) map[string]schedule.JobFunc {
+// lines carrying the job name and run id, and returns its summary. With
+// outLog (the daemon, whose jobs run side by side), what a job prints on
+// stdout is logged there too, a log line per line, labelled with the job and
+// run id (stream=stdout); without it (schedule run: one job) it goes to
+// stdout as it is.
+func (sf *scheduleFlags) jobFuncs(stdio cli.Stdio, outLog *slog.Logger) map[string]schedule.JobFunc {
 	inherited := map[string]string{"db": sf.common.DB, "log-format": sf.common.LogFormat, "log-level": sf.common.LogLevel}
 	stdio.Stdout = &lockedWriter{w: stdio.Stdout}
 	funcs := map[string]schedule.JobFunc{}
 	for name, cmd := range jobs() {
 		funcs[name] = func(ctx context.Context, run schedule.Run) (string, error) {
-			ctx = cli.WithLogAttrs(ctx, schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID)
+			labels := []any{schedule.AttrJob, run.Job.Name, schedule.AttrRun, run.ID}
+			ctx = cli.WithLogAttrs(ctx, labels...)
 			var args []string
 			for _, f := range inheritedFlags {
 				if !hasFlag(run.Job.Args, f) {
 					args = append(args, "--"+f, inherited[f])
 				}
 			}
-			summary, err := cmd.Run(ctx, append(args, run.Job.Args...), stdio)
+			jobStdio := stdio
+			if outLog != nil {
+				out := cli.LineLogger(ctx, outLog, slog.LevelInfo, append(labels, "stream", "stdout")...)
+				defer out.Close()
+				jobStdio.Stdout = out
+			}
+			summary, err := cmd.Run(ctx, append(args, run.Job.Args...), jobStdio)
 			return summary, asJobError(err)
 		}
 	}
@@ -188,9 +200,13 @@ func (sc *scheduleCmd) Run(ctx context.Context, call *cli.Call) (string, error) 
 }
 
 // runner builds the logger, loads the schedules file (checking that it has
-// the job, when one is named), opens the database and returns the runner.
+// the job, when one is named; none: the daemon), opens the database and
+// returns the runner.
 // The caller calls closeDB when done.
 func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio) (r *schedule.Runner, closeDB func() error, err error) {
+	if sf.stopGrace <= 0 {
+		return nil, nil, cli.Usagef("--stop-grace %v: want a positive duration such as 30s", sf.stopGrace)
+	}
 	log, err := sf.common.Logger(ctx, stdio.Stderr)
 	if err != nil {
 		return nil, nil, err
@@ -201,7 +217,7 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, ok := f.Job(job); job != "" && !ok {
+	if _, ok := jobNamed(f, job); job != "" && !ok {
 		hint := ""
 		if s := cli.Suggest(job, f.Names()); s != "" {
 			hint = fmt.Sprintf("; did you mean %s?", s)
@@ -212,9 +228,31 @@ func (sf *scheduleFlags) runner(ctx context.Context, job string, stdio cli.Stdio
 	if err != nil {
 		return nil, nil, err
 	}
-	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdio), Log: log, Now: clock, StopGrace: sf.stopGrace,
+	var outLog *slog.Logger // the daemon's jobs run side by side: their output is labelled
+	if job == "" {
+		outLog = log
+	}
+	r = &schedule.Runner{DB: db, File: f, Funcs: sf.jobFuncs(stdio, outLog), Log: log, Now: clock, StopGrace: sf.stopGrace,
 		Notifier: newNotifier(log)}
 	return r, db.Close, nil
+}
+
+// jobNamed is the name of f's job typed as name: the same, or the one
+// name matches ignoring case when only one does.
+func jobNamed(f *schedule.File, name string) (string, bool) {
+	if _, ok := f.Job(name); ok {
+		return name, true
+	}
+	var found []string
+	for _, n := range f.Names() {
+		if strings.EqualFold(n, name) {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
 }
 
 // scheduleRunCmd is reconcile schedule run JOB (flags may follow the job).
@@ -228,12 +266,12 @@ func (sc *scheduleRunCmd) Run(ctx context.Context, call *cli.Call) (string, erro
 	default:
 		return "", cli.Usagef("schedule run: one job at a time (got %q and %q)", call.Args[0], call.Args[1])
 	}
-	job := call.Args[0]
-	r, closeDB, err := sc.runner(ctx, job, call.Stdio)
+	r, closeDB, err := sc.runner(ctx, call.Args[0], call.Stdio)
 	if err != nil {
 		return "", err
 	}
 	defer closeDB()
+	job, _ := jobNamed(r.File, call.Args[0])
 	res, err := r.Trigger(ctx, job, schedule.TriggerManual)
 	if err != nil {
 		return "", err
@@ -261,6 +299,7 @@ type scheduleListCmd struct {
 
 func (sc *scheduleListCmd) Flags(fs *flag.FlagSet) {
 	sc.bindFile(fs)
+	sc.common.BindLog(fs) // the format of its errors
 	fs.IntVar(&sc.n, "n", 3, "how many next run times to show per job")
 }
 
@@ -270,6 +309,9 @@ func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, err
 	}
 	if sc.n < 1 {
 		return "", cli.Usagef("schedule list: --n %d: want at least 1", sc.n)
+	}
+	if _, err := sc.common.Logger(ctx, call.Stderr); err != nil { // the log flags are checked like everywhere
+		return "", err
 	}
 	f, err := loadSchedules(sc.file, true)
 	if err != nil {
@@ -288,38 +330,54 @@ func (sc *scheduleListCmd) Run(ctx context.Context, call *cli.Call) (string, err
 		if j.Notify != "" {
 			fmt.Fprintf(&b, ", notifies %s", schedule.Where(j.Notify))
 		}
-		// A database URL in the args is shown without its password.
-		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", redact.URLPasswords(shellJoin(append([]string{j.Command}, j.Args...))))
-		writeNext(&b, j.Next(now, sc.n), now)
+		fmt.Fprintf(&b, "\n  runs: reconcile %s\n", shellJoin(redact.Args(append([]string{j.Command}, j.Args...))))
+		writeNext(&b, j.Next(now, sc.n), now, resolution(j.Cron))
 	}
 	_, err = call.Stdout.Write(b.Bytes())
 	return "", err
 }
 
-// writeNext writes a job's next run times, the first with the wait until it.
-func writeNext(b *bytes.Buffer, next []time.Time, now time.Time) {
+// resolution is the unit a cron expression names its fire times in: a
+// second for @every with seconds (@every 5s, @every 1m30s), else a minute.
+func resolution(cron string) time.Duration {
+	every, ok := strings.CutPrefix(cron, "@every ")
+	if d, err := time.ParseDuration(strings.TrimSpace(every)); ok && err == nil && d%time.Minute != 0 {
+		return time.Second
+	}
+	return time.Minute
+}
+
+// writeNext writes a job's next run times at the resolution of its
+// expression (unit: a minute or a second), the first with the wait until
+// it.
+func writeNext(b *bytes.Buffer, next []time.Time, now time.Time, unit time.Duration) {
 	if len(next) == 0 {
 		b.WriteString("  next: never\n")
+	}
+	layout := "Mon 2006-01-02 15:04 MST"
+	if unit < time.Minute {
+		layout = "Mon 2006-01-02 15:04:05 MST"
 	}
 	for k, t := range next {
 		label := "  next:"
 		if k > 0 {
 			label = "       "
 		}
-		fmt.Fprintf(b, "%s %s", label, t.Format("Mon 2006-01-02 15:04 MST"))
+		fmt.Fprintf(b, "%s %s", label, t.Format(layout))
 		if k == 0 {
-			fmt.Fprintf(b, " (in %s)", untilText(t.Sub(now)))
+			fmt.Fprintf(b, " (in %s)", untilText(t.Sub(now), unit))
 		}
 		b.WriteString("\n")
 	}
 }
 
-// untilText is a wait in whole minutes: "9h36m", "<1m".
-func untilText(d time.Duration) string {
-	if d < time.Minute {
-		return "<1m"
+// untilText is a wait in whole units (a minute or a second): "9h36m",
+// "4s", "<1m".
+func untilText(d, unit time.Duration) string {
+	if d < unit {
+		return "<" + shortDuration(unit)
 	}
-	return shortDuration(d.Truncate(time.Minute))
+	return shortDuration(d.Truncate(unit))
 }
 
 // shortDuration drops the zero tails of a duration: "4h", "1h30m", "90s".

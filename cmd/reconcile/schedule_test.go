@@ -244,7 +244,7 @@ func TestScheduleUsage(t *testing.T) {
 	}
 	for _, args := range [][]string{{"schedule", "-h"}, {"schedule", "list", "-h"}, {"schedule", "run", "-h"}, {"history", "-h"}} {
 		var errb bytes.Buffer
-		err := run(context.Background(), args, io.Discard, &errb)
+		err := run(context.Background(), args, &errb, io.Discard)
 		if !errors.Is(err, flag.ErrHelp) || !strings.Contains(errb.String(), "Examples:\n  reconcile ") {
 			t.Errorf("%v: err %v, usage %q; want help with examples", args, err, errb.String())
 		}
@@ -438,6 +438,30 @@ func TestScheduleSignalRecorded(t *testing.T) {
 		if outcome != schedule.OutcomeCancelled || !strings.Contains(errText, tc.want+" signal received") || leases != 0 {
 			t.Errorf("run %d after %v: outcome %q, error %q, %d leases; want cancelled naming the signal, no lease\n%s",
 				i+1, tc.sig, outcome, errText, leases, out.String())
+		}
+	}
+}
+
+// TestScheduleListSeconds: the next run times are shown at the resolution
+// of the expression: seconds for @every 5s (three distinct times, not
+// three times the same minute), minutes for @every 1h.
+func TestScheduleListSeconds(t *testing.T) {
+	registerFake(t)
+	file := writeFile(t, t.TempDir(), "schedules.yaml", "jobs:\n  fast:\n    cron: '@every 5s'\n    command: fakejob\n"+
+		"  odd:\n    cron: '@every 1m30s'\n    command: fakejob\n  hourly:\n    cron: '@every 1h'\n    command: fakejob\n")
+	defer func(f func() time.Time) { clock = f }(clock)
+	clock = func() time.Time { return time.Date(2026, 11, 22, 11, 24, 0, 0, time.UTC) } // Sunday 16:54 IST
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"schedule", "list", "--file", file}, &out, &errb); err != nil {
+		t.Fatalf("schedule list: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{
+		"  next: Sun 2026-11-22 16:54:05 IST (in 5s)\n        Sun 2026-11-22 16:54:10 IST\n        Sun 2026-11-22 16:54:15 IST\n",
+		"  next: Sun 2026-11-22 16:55:30 IST (in 1m30s)\n        Sun 2026-11-22 16:57:00 IST\n",
+		"  next: Sun 2026-11-22 17:54 IST (in 1h)\n        Sun 2026-11-22 18:54 IST\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("schedule list printed\n%s\nwant it to contain\n%s", out.String(), want)
 		}
 	}
 }

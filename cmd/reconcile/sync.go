@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -25,10 +28,10 @@ var syncHelp = cli.Help{
 		"needs --allow-long-period. With --sandbox and no --db the database is sandbox.db, so that\n" +
 		"sandbox records never mix with real ones.",
 	Examples: `  reconcile sync --sandbox
-  reconcile sync --from 2026-11-01 --to 2026-11-21
-  reconcile sync --from 2026-11-21 --to 2026-11-21 --what orders --refresh
-  reconcile sync --from 2026-10-01 --to 2026-10-31 --recheck-days 0        # probe every held day, walk only the changed ones
-  SVC_ACCOUNT=0409000123456 reconcile sync --from 2026-11-01 --to 2026-11-30 --concurrency 8 --db recon.db`,
+  reconcile sync --from {month-start} --to {yesterday}
+  reconcile sync --from {yesterday} --to {yesterday} --what orders --refresh
+  reconcile sync --from {prev-month-start} --to {prev-month-end} --recheck-days 0   # probe every held day, walk only the changed ones
+  SVC_ACCOUNT=0409000123456 reconcile sync --from {prev-month-start} --to {prev-month-end} --concurrency 8 --db recon.db`,
 }
 
 // syncCmd is reconcile sync; its summary is the line it prints: the period,
@@ -45,7 +48,7 @@ func (s *syncCmd) Flags(fs *flag.FlagSet) {
 	s.c.BindExcept(fs, "outlet-id") // the statement and collect orders need no outlet id
 	fs.StringVar(&s.from, "from", "", "first IST day, YYYY-MM-DD (with --sandbox: default the sandbox's history)")
 	fs.StringVar(&s.to, "to", "", "last IST day, YYYY-MM-DD, inclusive")
-	fs.StringVar(&s.what, "what", "statement,orders", "what to sync: statement, orders or both, comma-separated")
+	fs.StringVar(&s.what, "what", "statement,orders", "what to sync: statement, orders or both, comma-separated (any case)")
 	fs.BoolVar(&s.refresh, "refresh", false, "walk every day again, held or not")
 	fs.IntVar(&s.recheckDays, "recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
 	fs.BoolVar(&s.allowLong, "allow-long-period", false, "allow a period longer than 400 days")
@@ -73,15 +76,27 @@ func (s *syncCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if o.From.IsZero() {
 		o.From, o.To = env.Sandbox.Period()
 	}
-	o.DB, o.Client, o.Account, o.Calls, o.Log, o.Progress, o.Now = env.DB, env.Client, env.Account, calls, log, call.Stderr, clock
+	o.DB, o.Client, o.Account, o.Calls, o.Log, o.Progress, o.Now = env.DB, env.Client, env.Account, calls, log, s.c.Progress(ctx, call.Stderr), clock
 	sum, err := statement.Sync(ctx, o)
+	lines := s.c.Lines(ctx, call.Stderr, log, slog.LevelWarn)
 	for _, p := range sum.Problems {
-		fmt.Fprintln(call.Stderr, "window:", p)
+		fmt.Fprintln(lines, "window:", p)
 	}
-	line := fmt.Sprintf("sync %s..%s %s: %s", o.From.Format(time.DateOnly), o.To.Format(time.DateOnly),
-		statement.KindsText(o.Kinds), sum.Line())
+	line := fmt.Sprintf("sync %s..%s %s: %s%s", o.From.Format(time.DateOnly), o.To.Format(time.DateOnly),
+		statement.KindsText(o.Kinds), unfinished(err), sum.Line())
 	fmt.Fprintln(call.Stdout, line)
 	return line, err
+}
+
+// unfinished is how the line of a sync that its database's failure
+// stopped starts, so that it does not read as a sync done: "" otherwise
+// (the line of a sync whose windows failed says so itself).
+func unfinished(err error) string {
+	var dbe *store.DBError
+	if errors.As(err, &dbe) {
+		return "NOT FINISHED, database " + dbe.DB + " failed: "
+	}
+	return ""
 }
 
 // options checks the flags' values: the sync's options but what Open gives
@@ -141,7 +156,7 @@ func parseKinds(what string) ([]recon.Kind, error) {
 		if name == "" {
 			continue
 		}
-		k, err := recon.ParseKind(name)
+		k, err := recon.ParseKind(strings.ToLower(name)) // any case: Orders, STATEMENT
 		if err != nil {
 			hint := ""
 			if s := cli.Suggest(name, []string{string(recon.Statement), string(recon.Orders)}); s != "" {

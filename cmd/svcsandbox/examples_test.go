@@ -53,7 +53,7 @@ func exampleSessions(t *testing.T) []session {
 		if err := run(context.Background(), args, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) {
 			t.Fatalf("svcsandbox %q = %v", args, err)
 		}
-		lines := clitest.HelpExamples(stderr.String())
+		lines := clitest.HelpExamples(stdout.String())
 		if len(lines) < 3 {
 			t.Fatalf("svcsandbox %q shows %d examples", args, len(lines))
 		}

@@ -42,7 +42,7 @@ const examples = `  # serve the default world, write its call log; paste the exp
   svcsandbox --5xx 0.1 --drop 0.05 --tup 0.05 --drift --latency 50ms
 
   # a fixed history ending on a given day, without planted defects
-  svcsandbox --seed 42 --days 60 --end 2026-11-20 --no-defects
+  svcsandbox --seed 42 --days 60 --end {days-ago:2} --no-defects
 
   # encrypted QR eKYC callback values, and the key to decode them with bulkrun
   eval "$(go run ./cmd/svcsandbox callback --out values.txt)"
@@ -58,7 +58,7 @@ var command = cli.Command{Name: "svcsandbox", Help: cli.Help{Synopsis: synopsis,
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr, os.Args[1:]...)
 	stop()
 	os.Exit(code)
 }
@@ -75,9 +75,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // serveCmd is svcsandbox serving: the world's options, the faults and where
 // to listen.
 type serveCmd struct {
-	o                              sandbox.Options
-	f                              sandbox.Faults
-	addr, end, calls, opening, log string
+	o                         sandbox.Options
+	f                         sandbox.Faults
+	addr, end, calls, opening string
+	logs                      cli.Common // the log flags only
 }
 
 func (sc *serveCmd) Flags(fs *flag.FlagSet) {
@@ -86,7 +87,7 @@ func (sc *serveCmd) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&sc.end, "end", "", "last day of the history, YYYY-MM-DD (default yesterday, IST)")
 	fs.StringVar(&sc.calls, "calls", "", "write the history's call log (JSONL) to this file")
 	fs.StringVar(&sc.opening, "opening-balance", "", "pool balance before the history (default 1000000.00, more for big histories)")
-	fs.StringVar(&sc.log, "log-level", "info", "log level (the sandbox logs only its start)")
+	sc.logs.BindLog(fs) // the sandbox logs its start and its stop
 	fs.Int64Var(&o.Seed, "seed", 1, "seed of the generated world; one seed, one world")
 	fs.IntVar(&o.Days, "days", 30, "days of statement history")
 	fs.IntVar(&o.CallsPerDay, "calls-per-day", 40, "billable calls a day in the history")
@@ -106,8 +107,7 @@ func (sc *serveCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err := sc.check(call.Args); err != nil {
 		return "", err
 	}
-	c := cli.Common{LogLevel: sc.log, LogFormat: "text"}
-	log, err := c.Logger(ctx, call.Stderr)
+	log, err := sc.logs.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
 	}
@@ -221,15 +221,20 @@ type callbackCmd struct {
 	out   string
 	count int
 	seed  int64
+	logs  cli.Common // the log flags only: the format of its errors
 }
 
 func (cc *callbackCmd) Flags(fs *flag.FlagSet) {
+	cc.logs.BindLog(fs)
 	fs.StringVar(&cc.out, "out", "", "write the values to this file, one per line (URL-encoded, as delivered)")
 	fs.IntVar(&cc.count, "count", 5, "how many values")
 	fs.Int64Var(&cc.seed, "seed", 1, "seed of the key and the made-up people")
 }
 
-func (cc *callbackCmd) Run(_ context.Context, call *cli.Call) (string, error) {
+func (cc *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
+	if _, err := cc.logs.Logger(ctx, call.Stderr); err != nil { // the log flags are checked like everywhere
+		return "", err
+	}
 	switch {
 	case len(call.Args) > 0:
 		return "", cli.Usagef("unexpected argument %q (see svcsandbox callback -h)", call.Args[0])

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/cmd/internal/cli/clitest"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 )
 
@@ -37,7 +38,7 @@ func TestRunServesAndPrintsSettings(t *testing.T) {
 	defer func() { ready = nil }()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--days", "5", "--end", "2026-11-20", "--calls", calls}, &stdout, &stderr)
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--days", "5", "--end", "2026-11-20", "--calls", calls, "--log-format", "json"}, &stdout, &stderr)
 	}()
 	var srv *sandbox.Server
 	select {
@@ -63,6 +64,11 @@ func TestRunServesAndPrintsSettings(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("run = %v after cancel", err)
 	}
+	// --log-format json: its start and stop lines are JSON, in IST.
+	recs := clitest.JSONLines(t, stderr.String())
+	if len(recs) != 2 || recs[0]["msg"] != "sandbox serving" || !strings.HasSuffix(recs[0]["time"].(string), "+05:30") {
+		t.Errorf("stderr = %q, want the start and stop lines as JSON in IST", stderr.String())
+	}
 }
 
 func TestRunUsage(t *testing.T) {
@@ -84,7 +90,7 @@ func TestRunUsage(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "Examples:") {
-		t.Errorf("-h = %v, usage %q", err, stderr.String())
+	if err := run(context.Background(), []string{"-h"}, &stdout, &stderr); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stdout.String(), "Examples:") || stderr.Len() > 0 {
+		t.Errorf("-h = %v, usage %q, stderr %q; want the usage on stdout", err, stdout.String(), stderr.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -144,7 +145,7 @@ func plural(n int, one, many string) string {
 // checks; else "Not reconciled: " and what is left, e.g. "Not reconciled:
 // 35.50 unexplained in 2 breaks; 5 exceptions to review". A period with no
 // call, no statement record and no order is "Nothing to reconcile".
-func verdictOf(r *store.ReportRun, days []store.ReportDay, br []bridge, totals []store.ReportBreakTotal) verdict {
+func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []store.ReportBreakTotal) verdict {
 	s := &r.Summary
 	var v verdict
 	for _, t := range totals {

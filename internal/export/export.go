@@ -69,6 +69,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/buildinfo"
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -193,17 +194,17 @@ func (e *NoRunError) Is(target error) bool { return target == ErrNoRun }
 // result rows and the period's records, each as one ordered stream.
 // *store.DB implements it.
 type Reports interface {
-	ReportRun(ctx context.Context, from, to string) (store.ReportRun, bool, error)
+	ReportRun(ctx context.Context, from, to string) (ledger.Run, bool, error)
 	ReportRunSupersededBy(ctx context.Context, id int64) (int64, error)
 	ReportDays(ctx context.Context, from, to string) ([]store.ReportDay, error)
-	ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*store.ReportBreak, error]
+	ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ledger.Break, error]
 	ReportBreakTotals(ctx context.Context, runID int64) ([]store.ReportBreakTotal, error)
-	ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
-	ReportMatches(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
-	ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
-	ReportPending(ctx context.Context, runID int64) iter.Seq2[*store.ReportMatch, error]
-	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*store.ReportReversal, error]
-	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*store.ReportUnsettledOrder, error]
+	ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
+	ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
+	ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
+	ReportPending(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
+	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledger.Reversal, error]
+	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error]
 	ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*store.ReportRecord, error]
 	CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -66,8 +67,8 @@ var matchCols = []Column{
 	{"suggestedPair", Text, false},
 }
 
-func matchRows(seq iter.Seq2[*store.ReportMatch, error]) Rows {
-	return rowsOf(seq, len(matchCols), func(m *store.ReportMatch, c []string) Mark {
+func matchRows(seq iter.Seq2[*ledger.Match, error]) Rows {
+	return rowsOf(seq, len(matchCols), func(m *ledger.Match, c []string) Mark {
 		c[0], c[1], c[2], c[3], c[4], c[5] = m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode
 		c[6], c[7], c[8], c[9], c[10], c[11] = m.SvcOrderID, m.CallAmount, m.StatementAmount, m.Delta, m.Note, id(m.CallID)
 		c[12] = m.SuggestedPair
@@ -158,7 +159,7 @@ func ageDays(asOf time.Time, date string) (int, bool) {
 func boolText(b bool) string { return strconv.FormatBool(b) }
 
 // reconSheets are the sheets after Summary, in workbook order.
-func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
+func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 	breaks := newSheet("Breaks", []Column{
 		{"kind", Text, false},
 		{"poolAccount", Text, false},
@@ -173,9 +174,10 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 		{"note", Text, false},
 		{"callId", Int, false},
 		{"prevCallId", Int, false},
-	}, rowsOf(db.ReportBreaks(ctx, r.ID), 13, func(b *store.ReportBreak, c []string) Mark {
-		c[0], c[1], c[2], c[3], c[4], c[5], c[6] = b.Kind, b.PoolAccount, b.TS, b.Operation, b.ExternalRef, b.OrderID, b.Expected
-		c[7], c[8], c[9], c[10], c[11], c[12] = b.Actual, b.Delta, b.ExplainedBy, b.Note, id(b.CallID), id(b.PrevCallID)
+	}, rowsOf(db.ReportBreaks(ctx, r.ID), 13, func(b *ledger.Break, c []string) Mark {
+		c[0], c[1], c[2], c[3], c[4], c[5] = b.Kind, b.PoolAccount, b.TS, b.Operation, b.ExternalRef, b.OrderID
+		c[6], c[7], c[8] = recon.Money(b.Expected), recon.Money(b.Actual), recon.Money(b.Delta)
+		c[9], c[10], c[11], c[12] = strings.Join(b.ExplainedBy, ","), b.Note, id(b.CallID), id(b.PrevCallID)
 		if b.Kind == recon.BreakExplainedGap {
 			return MarkLook
 		}
@@ -193,10 +195,10 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 		{"reversalTxnDateTime", DateTime, false},
 		{"reversalAmount", Amount, false},
 		{"note", Text, false},
-	}, rowsOf(db.ReportReversals(ctx, r.ID), 8, func(v *store.ReportReversal, c []string) Mark {
+	}, rowsOf(db.ReportReversals(ctx, r.ID), 8, func(v *ledger.Reversal, c []string) Mark {
 		c[0], c[1], c[2], c[3] = v.SvcOrderID, v.TxnDateTime, v.Amount, v.ReversalSvcOrderID
-		c[4], c[5], c[6], c[7] = boolText(v.ReversalFound), v.ReversalTxnDateTime, v.ReversalAmount, v.Note
-		if !v.ReversalFound {
+		c[4], c[5], c[6], c[7] = boolText(v.Found), v.ReversalTxnDateTime, v.ReversalAmount, v.Note
+		if !v.Found {
 			return MarkBreak
 		}
 		return MarkNone
@@ -208,7 +210,7 @@ func reconSheets(ctx context.Context, db Reports, r *store.ReportRun) []sheet {
 
 // unsettledSheet is the Unsettled sheet: the run's unsettled orders, those
 // dated before the period marked (beforePeriod, explained in its note).
-func unsettledSheet(ctx context.Context, db Reports, r *store.ReportRun) sheet {
+func unsettledSheet(ctx context.Context, db Reports, r *ledger.Run) sheet {
 	oldest := recon.Buckets[len(recon.Buckets)-1].Name
 	unsettled := newSheet("Unsettled", []Column{
 		{"svcOrderId", Text, false},
@@ -218,9 +220,9 @@ func unsettledSheet(ctx context.Context, db Reports, r *store.ReportRun) sheet {
 		{"ageDays", Int, false},
 		{"ageBucket", Text, false},
 		{"beforePeriod", Bool, false},
-	}, rowsOf(db.ReportUnsettled(ctx, r.ID), 7, func(u *store.ReportUnsettledOrder, c []string) Mark {
+	}, rowsOf(db.ReportUnsettled(ctx, r.ID), 7, func(u *ledger.Unsettled, c []string) Mark {
 		c[0], c[1], c[2], c[3] = u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount
-		c[4], c[5] = strconv.FormatInt(u.AgeDays, 10), u.AgeBucket
+		c[4], c[5] = strconv.Itoa(u.AgeDays), u.AgeBucket
 		c[6] = boolText(len(u.TxnDateTime) >= len(recon.DateLayout) && u.TxnDateTime[:len(recon.DateLayout)] < r.From)
 		if u.AgeBucket == oldest {
 			return MarkLook
@@ -235,7 +237,7 @@ func unsettledSheet(ctx context.Context, db Reports, r *store.ReportRun) sheet {
 // recordSheets are the Statement and Orders sheets: the period's records,
 // with reversed (Statement) and unsettled, ageDays and ageBucket against
 // the run's as-of date (Orders).
-func recordSheets(ctx context.Context, db Reports, r *store.ReportRun) (statement, orders sheet) {
+func recordSheets(ctx context.Context, db Reports, r *ledger.Run) (statement, orders sheet) {
 	statement = recordSheet("Statement", recon.Statement, []Column{{"reversed", Bool, false}},
 		db.ReportRecords(ctx, recon.Statement, r.From, r.To),
 		func(rec *store.ReportRecord, c []string) {

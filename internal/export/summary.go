@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -40,19 +41,19 @@ const maxPairs = 10
 
 // summaryData is what the Summary sheet and summary.csv show.
 type summaryData struct {
-	run     *store.ReportRun
+	run     *ledger.Run
 	days    []store.ReportDay
 	bridges []bridge
 	verdict verdict
-	pairs   []store.ReportMatch // the first maxPairs suggested pairs
-	nPairs  int                 // how many there are
-	skipped string              // why none were suggested (recon.Summary.PairingSkipped)
+	pairs   []ledger.Match // the first maxPairs suggested pairs
+	nPairs  int            // how many there are
+	skipped string         // why none were suggested (recon.Summary.PairingSkipped)
 }
 
 // loadSummary reads what the Summary shows besides the run's summary: the
 // statement's daily totals, the break totals (for the bridges and the
 // verdict) and the suggested pairs.
-func loadSummary(ctx context.Context, db Reports, r *store.ReportRun) (*summaryData, error) {
+func loadSummary(ctx context.Context, db Reports, r *ledger.Run) (*summaryData, error) {
 	sd := &summaryData{run: r}
 	var err error
 	if sd.days, err = db.ReportDays(ctx, r.From, r.To); err != nil {
@@ -86,12 +87,11 @@ func loadSummary(ctx context.Context, db Reports, r *store.ReportRun) (*summaryD
 
 // finishedIST is the run's finish time in IST, RFC 3339 ("" when unknown
 // or not a time).
-func finishedIST(r *store.ReportRun) (time.Time, bool) {
-	t, err := time.Parse(time.RFC3339Nano, r.FinishedAt)
-	if err != nil {
+func finishedIST(r *ledger.Run) (time.Time, bool) {
+	if r.Finished.IsZero() {
 		return time.Time{}, false
 	}
-	return t.In(recon.IST), true
+	return r.Finished.In(recon.IST), true
 }
 
 // summaryPairs flattens the summary to the key/value rows of summary.csv,
@@ -403,7 +403,7 @@ func summaryTop(g *grid, sd *summaryData) {
 
 // summaryPeriod writes the period and the run, the pool accounts and the
 // calls.
-func summaryPeriod(g *grid, r *store.ReportRun) {
+func summaryPeriod(g *grid, r *ledger.Run) {
 	s := &r.Summary
 	g.skip()
 	g.put(roleCell, MarkNone, "Period from", dateCell(r.From))
@@ -500,7 +500,7 @@ func suggestedPairs(g *grid, sd *summaryData) {
 
 // pairCall names the call of a suggested pair: "call 17 at 2026-11-22
 // 13:33:56 IST" (callId, as on the Matching sheet).
-func pairCall(p *store.ReportMatch) string {
+func pairCall(p *ledger.Match) string {
 	parts := []string{"call"}
 	if p.CallID != 0 {
 		parts = append(parts, strconv.FormatInt(p.CallID, 10))
@@ -514,7 +514,7 @@ func pairCall(p *store.ReportMatch) string {
 // pairText is what a suggested pair says beside its call: the call's
 // externalRef, when it has one, and the suggestion (the statement record's
 // svcOrderId and the rule).
-func pairText(p *store.ReportMatch) string {
+func pairText(p *ledger.Match) string {
 	if p.ExternalRef == "" {
 		return p.SuggestedPair
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 

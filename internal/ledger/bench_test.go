@@ -1,4 +1,4 @@
-package ledger
+package ledger_test
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/calllog"
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
@@ -120,7 +121,7 @@ func BenchmarkLedger(b *testing.B) {
 		for range b.N {
 			stop := peakHeap()
 			start := time.Now()
-			rep, err := Check(ctx, db, CheckOptions{From: from, To: to})
+			rep, err := ledger.Check(ctx, db, ledger.CheckOptions{From: from, To: to})
 			el := time.Since(start)
 			peak := stop()
 			if err != nil {

@@ -27,6 +27,7 @@ type chainState struct {
 // closing is not this debit's opening.
 type gapCand struct {
 	acct             uint16
+	account          string // the pool account's name (poolStage.endSecond)
 	prevID, curID    int64
 	ref              string // the current debit's externalRef
 	from, to         int64  // the previous and the current debit's times

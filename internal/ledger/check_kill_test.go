@@ -1,4 +1,4 @@
-package ledger
+package ledger_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -22,7 +23,7 @@ type interrupting struct {
 	cancel context.CancelFunc
 }
 
-func (s *interrupting) CheckCalls(ctx context.Context, w store.CheckWindow) iter.Seq2[recon.Call, error] {
+func (s *interrupting) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq2[recon.Call, error] {
 	return func(yield func(recon.Call, error) bool) {
 		i := 0
 		for c, err := range s.DB.CheckCalls(ctx, w) {
@@ -76,7 +77,7 @@ func TestCheckInterruptedAndRunAgain(t *testing.T) {
 	clean := openDB(t)
 	syncSandbox(t, clean, srv)
 	importCallLog(t, clean, srv.Sandbox)
-	if _, err := Check(context.Background(), clean, CheckOptions{From: from, To: to}); err != nil {
+	if _, err := ledger.Check(context.Background(), clean, ledger.CheckOptions{From: from, To: to}); err != nil {
 		t.Fatal(err)
 	}
 	want := dumpResults(t, clean)
@@ -84,7 +85,7 @@ func TestCheckInterruptedAndRunAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := srv.Counts().Calls
-	if _, err := Check(ctx, &interrupting{DB: db, n: calls / 2, cancel: cancel}, CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
+	if _, err := ledger.Check(ctx, &interrupting{DB: db, n: calls / 2, cancel: cancel}, ledger.CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted check = %v, want context.Canceled", err)
 	}
 	if got := dumpResults(t, db); len(got) != 0 {
@@ -101,7 +102,7 @@ func TestCheckInterruptedAndRunAgain(t *testing.T) {
 	if !slices.Equal(states, []string{"failed"}) {
 		t.Errorf("runs after the interrupted check = %q, want one failed attempt", states)
 	}
-	if _, err := Check(context.Background(), db, CheckOptions{From: from, To: to}); err != nil {
+	if _, err := ledger.Check(context.Background(), db, ledger.CheckOptions{From: from, To: to}); err != nil {
 		t.Fatal(err)
 	}
 	if got := dumpResults(t, db); !slices.Equal(got, want) {

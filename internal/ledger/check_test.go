@@ -1,4 +1,4 @@
-package ledger
+package ledger_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/svcrecon/svcrecon/internal/calllog"
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -69,8 +70,8 @@ func TestArithmetic(t *testing.T) {
 	}
 }
 
-func breaksOf(rep *Report, kind string) []Break {
-	var out []Break
+func breaksOf(rep *ledger.Report, kind string) []ledger.Break {
+	var out []ledger.Break
 	for _, b := range rep.Breaks {
 		if b.Kind == kind {
 			out = append(out, b)
@@ -261,7 +262,7 @@ func TestMatching(t *testing.T) {
 		calls []tcall
 		recs  []trec
 		want  map[string]int
-		check func(t *testing.T, rep *Report)
+		check func(t *testing.T, rep *ledger.Report)
 	}{
 		{name: "matched by orderid",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
@@ -275,7 +276,7 @@ func TestMatching(t *testing.T) {
 			calls: []tcall{{ts: day + " 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"}},
 			recs:  []trec{{svc: "OA", client: "A", ts: day + " 10:00:00", amount: "9.50"}},
 			want:  map[string]int{recon.AmountMismatch: 1},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				m := rep.Exceptions[0]
 				if m.Delta != "0.50" || m.CallAmount != "10.00" || m.StatementAmount != "9.50" {
 					t.Errorf("mismatch row = %+v, want delta 0.50", m)
@@ -287,7 +288,7 @@ func TestMatching(t *testing.T) {
 		{name: "statement only",
 			recs: []trec{{svc: "OX", client: "X", ts: day + " 10:00:00", amount: "3"}},
 			want: map[string]int{recon.StatementOnly: 1},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				if o := rep.Summary.Outcomes[recon.StatementOnly]; o.Amount != "3.00" {
 					t.Errorf("statementOnly amount = %s, want 3.00", o.Amount)
 				}
@@ -296,7 +297,7 @@ func TestMatching(t *testing.T) {
 			calls: []tcall{{ts: day + " 10:00:00", ref: "X", outcome: recon.CallFailed}},
 			recs:  []trec{{svc: "OX", client: "X", ts: day + " 10:00:00", amount: "3"}},
 			want:  map[string]int{},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				if rep.Summary.CallsFailed != 1 {
 					t.Errorf("callsFailed = %d, want 1", rep.Summary.CallsFailed)
 				}
@@ -304,7 +305,7 @@ func TestMatching(t *testing.T) {
 		{name: "a CR record is never statement only",
 			recs: []trec{{svc: "RV", client: "X", ts: day + " 10:00:00", amount: "3", mode: "CR"}},
 			want: map[string]int{},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				if rep.Summary.Credited != "3.00" {
 					t.Errorf("credited = %s, want 3.00", rep.Summary.Credited)
 				}
@@ -330,7 +331,7 @@ func TestMatching(t *testing.T) {
 			calls: []tcall{{ts: day + " 10:00:00", ref: "P", outcome: recon.CallPending}},
 			recs:  []trec{{svc: "OP", client: "P", ts: day + " 10:00:00", amount: "7"}},
 			want:  map[string]int{recon.Pending: 1},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				m := rep.Exceptions[0]
 				if m.SvcOrderID != "OP" || rep.Summary.Pending != (recon.CountSum{Count: 1, Amount: "7.00"}) || rep.Summary.CallsPending != 1 {
 					t.Errorf("pending row %+v summary %+v", m, rep.Summary.Pending)
@@ -339,7 +340,7 @@ func TestMatching(t *testing.T) {
 		{name: "pending without a record",
 			calls: []tcall{{ts: day + " 10:00:00", ref: "P", outcome: recon.CallPending}},
 			want:  map[string]int{recon.Pending: 1},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				if rep.Summary.Pending != (recon.CountSum{Count: 1, Amount: "0.00"}) {
 					t.Errorf("pending summary %+v", rep.Summary.Pending)
 				}
@@ -367,7 +368,7 @@ func TestMatching(t *testing.T) {
 				{svc: "OY", client: "Y", ts: day + " 11:00:00", amount: "4"},
 			},
 			want: map[string]int{recon.StatementOnly: 2},
-			check: func(t *testing.T, rep *Report) {
+			check: func(t *testing.T, rep *ledger.Report) {
 				if s := rep.Summary; s.Calls != 0 || s.CallsFailed != 0 {
 					t.Errorf("calls %d, failed %d; want 0, 0", s.Calls, s.CallsFailed)
 				}
@@ -586,7 +587,7 @@ func TestHasFindingsAndText(t *testing.T) {
 
 func TestCheckRejectsBadPeriod(t *testing.T) {
 	db := openDB(t)
-	_, err := Check(context.Background(), db, CheckOptions{From: date(t, "2026-11-21"), To: date(t, "2026-11-20")})
+	_, err := ledger.Check(context.Background(), db, ledger.CheckOptions{From: date(t, "2026-11-21"), To: date(t, "2026-11-20")})
 	if err == nil {
 		t.Fatal("Check with to before from: no error")
 	}
@@ -635,38 +636,9 @@ func TestHasFindingsEachKind(t *testing.T) {
 			if tt.other != nil {
 				tt.other(&s)
 			}
-			if got := (&Report{Summary: s}).HasFindings(); got != tt.want {
+			if got := (&ledger.Report{Summary: s}).HasFindings(); got != tt.want {
 				t.Errorf("HasFindings = %v, want %v", got, tt.want)
 			}
 		})
 	}
-}
-
-// TestParseTSRoundTrips: what parseTS reads, fmtTS writes back the same,
-// which the plain matched rows rely on (they keep no time of their own);
-// what is not a real time is refused.
-func TestParseTSRoundTrips(t *testing.T) {
-	for _, s := range []string{"2026-11-21 10:00:00", "2024-02-29 23:59:59", "2026-01-01 00:00:00"} {
-		v, err := parseTS(s)
-		if err != nil || fmtTS(v) != s {
-			t.Errorf("parseTS(%q) = %d, %v; fmtTS gives %q", s, v, err, fmtTS(v))
-		}
-	}
-	for _, s := range []string{"2026-02-29 10:00:00", "2026-11-31 10:00:00", "2026-13-01 10:00:00", "2026-00-10 10:00:00",
-		"2026-11-00 10:00:00", "2026-11-21 24:00:00", "2026-11-21 10:60:00", "2026-11-21 10:00:60", "2026-11-21T10:00:00",
-		"2026-11-21 10:00:0a", "2026-11-21 10:00:00.5"} {
-		if v, err := parseTS(s); err == nil {
-			t.Errorf("parseTS(%q) = %d (%s), want an error", s, v, fmtTS(v))
-		}
-	}
-}
-
-func FuzzParseTS(f *testing.F) {
-	f.Add("2026-11-21 10:00:00")
-	f.Add("2026-02-30 25:61:61")
-	f.Fuzz(func(t *testing.T, s string) {
-		if v, err := parseTS(s); err == nil && fmtTS(v) != s {
-			t.Fatalf("parseTS(%q) then fmtTS = %q", s, fmtTS(v))
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package ledger
+package ledger_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/calllog"
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
 	"github.com/svcrecon/svcrecon/internal/statement"
@@ -93,7 +94,7 @@ func endToEnd(t *testing.T, seed int64) {
 		t.Errorf("re-import imported %d lines", again.Imported)
 	}
 	from, to := srv.Period()
-	rep, err := Check(context.Background(), db, CheckOptions{From: from, To: to})
+	rep, err := ledger.Check(context.Background(), db, ledger.CheckOptions{From: from, To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func endToEnd(t *testing.T, seed int64) {
 
 // comparePairs checks that the run suggests exactly the planted orphan
 // pairs, on both rows, explained, and nothing else.
-func comparePairs(t *testing.T, db *store.DB, rep *Report, orphans []sandbox.Defect) {
+func comparePairs(t *testing.T, db *store.DB, rep *ledger.Report, orphans []sandbox.Defect) {
 	t.Helper()
 	if got := rep.Summary.SuggestedPairs; got != len(orphans) {
 		t.Errorf("suggested pairs = %d, want %d (the planted orphan pairs)", got, len(orphans))
@@ -158,7 +159,7 @@ func comparePairs(t *testing.T, db *store.DB, rep *Report, orphans []sandbox.Def
 }
 
 // compareFindings checks that the run found exactly the planted defects.
-func compareFindings(t *testing.T, db *store.DB, rep *Report, planted []sandbox.Defect) {
+func compareFindings(t *testing.T, db *store.DB, rep *ledger.Report, planted []sandbox.Defect) {
 	t.Helper()
 	byKind := map[string][]sandbox.Defect{}
 	for _, d := range planted {

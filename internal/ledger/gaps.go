@@ -2,29 +2,32 @@ package ledger
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// gapLog explains the chain's gaps: a gap between two debits is explained
+// The gap stage (design: chain) explains the links of the chain that do
+// not hold (the pool stage's gaps): a gap between two debits is explained
 // when the period's statement records of its interval that no logged call
 // debited sum to its delta. Those records (credits, unlogged debits, the
-// debits of pending calls: the exceptions, not the bulk) are logged as they
-// finish, and kept while a gap, detected or still to come, may cover them;
-// a gap is explained once every record of its interval has finished.
+// debits of pending calls: the exceptions, not the bulk) are logged as the
+// matching stage finishes them, and kept while a gap, detected or still to
+// come, may cover them; a gap is explained once every record of its
+// interval has finished.
+
+// gapLog is the gap stage.
 type gapLog struct {
-	p       *pass
-	entries []*wrec   // finished records not linked to a debit, in period order
-	pending []gapCand // detected gaps not explained yet, in time order
+	recAccts map[string]bool // the accounts the period's records name (the load stage's)
+	emit     func(Break)     // where the breaks go (the tally)
+	entries  []*wrec         // finished records not linked to a debit, in period order
+	pending  []gapCand       // detected gaps not explained yet, in time order
 }
 
-func newGapLog(p *pass) *gapLog { return &gapLog{p: p} }
-
-// add takes a gap the chain found.
+// add takes a gap the pool stage found.
 func (g *gapLog) add(c gapCand) { g.pending = append(g.pending, c) }
 
 // recBefore orders records as the period's stream does: by time,
@@ -50,38 +53,30 @@ func (g *gapLog) log(r *wrec) {
 	g.entries[i] = r
 }
 
-// resolve explains the pending gaps whose records have all finished (every
-// one when all), then forgets the records no gap can cover any more.
-func (g *gapLog) resolve(all bool) {
-	front := g.p.win.frontier()
+// resolve explains the pending gaps, in time order, whose records have all
+// finished (settled says so of an interval; every gap when all), then
+// forgets the records no gap can cover any more (trim).
+func (g *gapLog) resolve(settled func(from, to int64) bool, floor int64, all bool) {
 	for len(g.pending) > 0 {
 		c := g.pending[0]
-		if !all && (c.to >= front || g.p.win.deferredIn(c.from, c.to)) {
+		if !all && !settled(c.from, c.to) {
 			break
 		}
-		g.p.addBreak(g.explain(c))
+		g.emit(g.explain(c))
 		g.pending = g.pending[1:]
 	}
 	if len(g.pending) == 0 {
 		g.pending = nil
 	}
-	g.trim()
+	g.trim(floor)
 }
 
-// trim drops the records before every gap detected and to come: a gap
-// starts at a debit at least as late as each account's last one.
-func (g *gapLog) trim() {
-	keep := int64(math.MaxInt64)
+// trim drops the records before every gap detected and to come: floor is
+// the earliest a gap still to come may start (poolStage.floor).
+func (g *gapLog) trim(floor int64) {
+	keep := floor
 	if len(g.pending) > 0 {
-		keep = g.pending[0].from
-	}
-	if g.p.groupTS >= 0 {
-		keep = min(keep, g.p.groupTS)
-	}
-	for _, st := range g.p.chain.states {
-		if st.have {
-			keep = min(keep, st.prev.ts)
-		}
+		keep = min(keep, g.pending[0].from)
 	}
 	n := 0
 	for n < len(g.entries) && g.entries[n].ts < keep {
@@ -99,8 +94,8 @@ func (g *gapLog) trim() {
 // sum to its delta, a debit adding and a CR record subtracting; the note
 // names each record and what it is (explanation).
 func (g *gapLog) explain(c gapCand) Break {
-	name := g.p.accts.names[c.acct]
-	restrict := g.p.recAccts[name] && name != ""
+	name := c.account
+	restrict := g.recAccts[name] && name != ""
 	lo := sort.Search(len(g.entries), func(i int) bool { return g.entries[i].ts >= c.from })
 	sum := decimal.Zero
 	var ids []string

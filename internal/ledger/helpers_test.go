@@ -1,4 +1,4 @@
-package ledger
+package ledger_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -105,14 +106,14 @@ func date(tb testing.TB, s string) time.Time {
 	return t
 }
 
-func check(tb testing.TB, db *store.DB, from, to, asOf string) *Report {
+func check(tb testing.TB, db *store.DB, from, to, asOf string) *ledger.Report {
 	tb.Helper()
-	o := CheckOptions{From: date(tb, from), To: date(tb, to),
+	o := ledger.CheckOptions{From: date(tb, from), To: date(tb, to),
 		Now: func() time.Time { return time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC) }}
 	if asOf != "" {
 		o.AsOf = date(tb, asOf)
 	}
-	rep, err := Check(context.Background(), db, o)
+	rep, err := ledger.Check(context.Background(), db, o)
 	if err != nil {
 		tb.Fatalf("Check: %v", err)
 	}

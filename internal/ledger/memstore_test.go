@@ -4,36 +4,36 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// memStore runs the check's pass with no database: it is the pass's
-// finder (over the calls and records it holds) and its sink (it keeps what
-// the pass stores).
+// memStore runs the check's stages with no database: it is their load
+// stage's store and their look-ups (over the calls and records it holds),
+// and their writer (it keeps what they write).
 type memStore struct {
-	calls   []recon.Call        // the window's calls
-	recs    []store.CheckRecord // the period's statement records
-	outside []store.CheckRecord // records outside the period
-	fail    error               // returned by every look-up when set
+	calls   []recon.Call // the window's calls
+	recs    []Record     // the period's statement records
+	outside []Record     // records outside the period
+	fail    error        // returned by every look-up when set
 
-	matches   []store.CheckMatch
-	breaks    []store.CheckBreak
-	reversals []store.CheckReversal
-	unsettled []store.CheckUnsettled
+	matches   []Match
+	breaks    []Break
+	reversals []Reversal
+	unsettled []Unsettled
 }
 
 const memFrom, memTo = "2026-11-21 00:00:00", "2026-11-21 23:59:59"
 
-func newMemStore(calls []recon.Call, recs, outside []store.CheckRecord) *memStore {
+func newMemStore(calls []recon.Call, recs, outside []Record) *memStore {
 	m := &memStore{calls: slices.Clone(calls), recs: slices.Clone(recs), outside: outside}
 	slices.SortStableFunc(m.calls, func(a, b recon.Call) int { return cmp.Or(strings.Compare(a.TS, b.TS), cmp.Compare(a.ID, b.ID)) })
-	slices.SortStableFunc(m.recs, func(a, b store.CheckRecord) int {
+	slices.SortStableFunc(m.recs, func(a, b Record) int {
 		return cmp.Or(strings.Compare(a.TxnDateTime, b.TxnDateTime), strings.Compare(a.SvcOrderID, b.SvcOrderID))
 	})
 	for i := range m.recs {
@@ -42,9 +42,9 @@ func newMemStore(calls []recon.Call, recs, outside []store.CheckRecord) *memStor
 	return m
 }
 
-// runPass runs the pass over calls and records (and records outside the
-// period) and returns what it stored.
-func runPass(tb testing.TB, calls []recon.Call, recs, outside []store.CheckRecord) *memStore {
+// runPass runs the stages over calls and records (and records outside
+// the period) and returns what they stored.
+func runPass(tb testing.TB, calls []recon.Call, recs, outside []Record) *memStore {
 	tb.Helper()
 	m := newMemStore(calls, recs, outside)
 	if _, err := m.run(); err != nil {
@@ -54,29 +54,57 @@ func runPass(tb testing.TB, calls []recon.Call, recs, outside []store.CheckRecor
 }
 
 func (m *memStore) run() (*Report, error) {
-	cfg := passConfig{span: recordSpan, from: memFrom, to: memTo, pairWindow: DefaultPairWindow}
-	named := map[string]bool{}
-	for _, c := range m.calls {
-		if c.Pool.Shape != "" && c.Pool.Account != "" && !named[c.Pool.Account] {
-			named[c.Pool.Account] = true
-			cfg.named = append(cfg.named, c.Pool.Account)
-		}
-		if c.Outcome != recon.CallSuccess && c.ExternalRef != "" && len(m.byClient(c.ExternalRef)) > 0 {
-			cfg.openRefs = append(cfg.openRefs, c.ExternalRef)
-		}
-	}
-	seen := map[string]bool{}
-	for _, r := range m.recs {
-		if !seen[r.Account] {
-			seen[r.Account] = true
-			cfg.recAccts = append(cfg.recAccts, r.Account)
-		}
-	}
-	p := newPass(context.Background(), cfg, m, m)
-	if err := p.run(slices2(m.calls), slices2(m.recs)); err != nil {
+	ctx := context.Background()
+	per, err := loadPeriod(ctx, m, Window{From: memFrom, To: memTo}, slog.New(slog.DiscardHandler))
+	if err != nil {
 		return nil, err
 	}
-	return p.report(store.CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()})
+	p, err := runStages(ctx, &per, stageOptions{pairWindow: DefaultPairWindow}, m, m, slices2(m.calls), slices2(m.recs))
+	if err != nil {
+		return nil, err
+	}
+	return summarize(Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
+		p.pool, p.match, p.pairs, p.tally), nil
+}
+
+// The load stage's reads (PeriodReader).
+
+func (m *memStore) CheckStats(context.Context) error { return nil }
+
+func (m *memStore) CheckPoolAccounts(context.Context, Window) ([]string, error) {
+	var named []string
+	for _, c := range m.calls {
+		if c.Pool.Shape != "" && c.Pool.Account != "" && !slices.Contains(named, c.Pool.Account) {
+			named = append(named, c.Pool.Account)
+		}
+	}
+	return named, nil
+}
+
+func (m *memStore) CheckRecordAccounts(context.Context, Window) ([]string, error) {
+	var accts []string
+	for _, r := range m.recs {
+		if !slices.Contains(accts, r.Account) {
+			accts = append(accts, r.Account)
+		}
+	}
+	return accts, nil
+}
+
+func (m *memStore) CheckResentPending(context.Context, Window) ([]int64, error) { return nil, nil }
+
+func (m *memStore) CheckLookups(context.Context, Window, string) iter.Seq2[Lookup, error] {
+	return slices2[Lookup](nil)
+}
+
+func (m *memStore) CheckOpenRefs(context.Context, Window) ([]string, error) {
+	var refs []string
+	for _, c := range m.calls {
+		if c.Outcome != recon.CallSuccess && c.ExternalRef != "" && len(m.byClient(c.ExternalRef)) > 0 {
+			refs = append(refs, c.ExternalRef)
+		}
+	}
+	return refs, nil
 }
 
 func slices2[T any](s []T) iter.Seq2[T, error] {
@@ -90,16 +118,16 @@ func slices2[T any](s []T) iter.Seq2[T, error] {
 }
 
 // inOrder returns the matching rows by time, calls before records.
-func (m *memStore) inOrder() []store.CheckMatch {
+func (m *memStore) inOrder() []Match {
 	out := slices.Clone(m.matches)
-	slices.SortStableFunc(out, func(a, b store.CheckMatch) int {
+	slices.SortStableFunc(out, func(a, b Match) int {
 		return cmp.Or(strings.Compare(a.TS, b.TS), cmpBool(a.CallID == 0, b.CallID == 0))
 	})
 	return out
 }
 
-func (m *memStore) byClient(client string) []store.CheckRecord {
-	var out []store.CheckRecord
+func (m *memStore) byClient(client string) []Record {
+	var out []Record
 	for _, r := range m.recs {
 		if r.ClientOrderID == client {
 			out = append(out, r)
@@ -108,16 +136,16 @@ func (m *memStore) byClient(client string) []store.CheckRecord {
 	return out
 }
 
-func (m *memStore) PeriodRecord(_ context.Context, svc string) (store.CheckRecord, bool, error) {
+func (m *memStore) PeriodRecord(_ context.Context, svc string) (Record, bool, error) {
 	for i := len(m.recs) - 1; i >= 0; i-- {
 		if m.recs[i].SvcOrderID == svc {
 			return m.recs[i], true, m.fail
 		}
 	}
-	return store.CheckRecord{}, false, m.fail
+	return Record{}, false, m.fail
 }
 
-func (m *memStore) PeriodRecordsByClient(_ context.Context, client string) ([]store.CheckRecord, error) {
+func (m *memStore) PeriodRecordsByClient(_ context.Context, client string) ([]Record, error) {
 	return m.byClient(client), m.fail
 }
 
@@ -135,71 +163,64 @@ func (m *memStore) OutsideCall(context.Context, string, string) (bool, bool, err
 	return false, false, m.fail
 }
 
-func (m *memStore) all() []store.CheckRecord { return append(slices.Clone(m.recs), m.outside...) }
+func (m *memStore) all() []Record { return append(slices.Clone(m.recs), m.outside...) }
 
-func (m *memStore) DebitBySvc(_ context.Context, svc string) (store.CheckRecord, bool, error) {
+func (m *memStore) DebitBySvc(_ context.Context, svc string) (Record, bool, error) {
 	for _, r := range m.all() {
 		if r.SvcOrderID == svc && strings.ToUpper(r.TxnMode) != "CR" {
 			return r, true, m.fail
 		}
 	}
-	return store.CheckRecord{}, false, m.fail
+	return Record{}, false, m.fail
 }
 
-func (m *memStore) DebitByClient(_ context.Context, client string) (store.CheckRecord, bool, error) {
+func (m *memStore) DebitByClient(_ context.Context, client string) (Record, bool, error) {
 	for _, r := range m.all() {
 		if r.ClientOrderID == client && strings.ToUpper(r.TxnMode) != "CR" {
 			return r, true, m.fail
 		}
 	}
-	return store.CheckRecord{}, false, m.fail
+	return Record{}, false, m.fail
 }
 
-func (m *memStore) Record(_ context.Context, svc string) (store.CheckRecord, bool, error) {
+func (m *memStore) Record(_ context.Context, svc string) (Record, bool, error) {
 	for _, r := range m.all() {
 		if r.SvcOrderID == svc {
 			return r, true, m.fail
 		}
 	}
-	return store.CheckRecord{}, false, m.fail
+	return Record{}, false, m.fail
 }
 
-func (m *memStore) RefCalls(_ context.Context, ref string) ([]store.CheckRefCall, error) {
-	var out []store.CheckRefCall
+func (m *memStore) RefCalls(_ context.Context, ref string) ([]RefCall, error) {
+	var out []RefCall
 	for _, c := range m.calls {
 		if c.ExternalRef == ref {
-			out = append(out, store.CheckRefCall{ID: c.ID, TS: c.TS, Outcome: string(c.Outcome), Shape: c.Pool.Shape, OrderID: c.OrderID})
+			out = append(out, RefCall{ID: c.ID, TS: c.TS, Outcome: string(c.Outcome), Shape: c.Pool.Shape, OrderID: c.OrderID})
 		}
 	}
 	return out, m.fail
 }
 
-func (m *memStore) Break(b store.CheckBreak)         { m.breaks = append(m.breaks, b) }
-func (m *memStore) Match(x store.CheckMatch)         { m.matches = append(m.matches, x) }
-func (m *memStore) Reversal(r store.CheckReversal)   { m.reversals = append(m.reversals, r) }
-func (m *memStore) Unsettled(u store.CheckUnsettled) { m.unsettled = append(m.unsettled, u) }
-func (m *memStore) Err() error                       { return nil }
+func (m *memStore) Break(b Break)         { m.breaks = append(m.breaks, b) }
+func (m *memStore) Match(x Match)         { m.matches = append(m.matches, x) }
+func (m *memStore) Reversal(r Reversal)   { m.reversals = append(m.reversals, r) }
+func (m *memStore) Unsettled(u Unsettled) { m.unsettled = append(m.unsettled, u) }
+func (m *memStore) Err() error            { return nil }
 
-func (m *memStore) Duplicates(refs []string, note func(*store.CheckMatch)) ([]store.CheckMatch, error) {
-	var old []store.CheckMatch
+func (m *memStore) RewriteMatches(refs []string, rewrite func(Match) (Match, bool)) error {
 	for i := range m.matches {
 		x := &m.matches[i]
-		if x.Outcome == recon.DuplicateDebit || x.Outcome == recon.Pending {
-			continue
-		}
-		if x.CallID == 0 { // a record's row stored before its clientOrderId was found twice
-			if x.Outcome == recon.StatementOnly && slices.Contains(refs, x.ExternalRef) {
-				old = append(old, *x)
-				note(x)
-			}
-			continue
-		}
+		mine := x.CallID == 0 && slices.Contains(refs, x.ExternalRef) // a record's row
 		for _, c := range m.calls {
-			if c.ID == x.CallID && slices.Contains(refs, c.ExternalRef) {
-				old = append(old, *x)
-				note(x)
-			}
+			mine = mine || x.CallID != 0 && c.ID == x.CallID && slices.Contains(refs, c.ExternalRef)
+		}
+		if !mine {
+			continue
+		}
+		if fixed, ok := rewrite(*x); ok {
+			*x = fixed
 		}
 	}
-	return old, nil
+	return nil
 }

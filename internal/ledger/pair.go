@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -19,7 +20,7 @@ const DefaultPairWindow = 10 * time.Minute
 // the service's own delay).
 const pairMargin = time.Minute
 
-// orphanCall is an unmatched call (callOnly) as the pairing pass sees it.
+// orphanCall is an unmatched call (callOnly) as the pairing sees it.
 type orphanCall struct {
 	id      int64 // calls.id, to name it
 	ts      int64
@@ -50,7 +51,7 @@ type pairRule struct {
 	accounts map[string]bool
 }
 
-// pairNote is what the pairing pass says about one orphan: the index of
+// pairNote is what the pairing says about one orphan: the index of
 // its suggested counterpart and why (with >= 0), or why there is none
 // although there were candidates (reason).
 type pairNote struct {

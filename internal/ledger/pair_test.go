@@ -1,18 +1,14 @@
 package ledger
 
 import (
-	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/svcrecon/svcrecon/internal/recon"
-
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
-// The pairing pass on its own: unmatched calls and records in, notes out.
+// The pairing on its own: unmatched calls and records in, notes out.
 
 func TestSuggestPairs(t *testing.T) {
 	at := func(hms string) int64 {
@@ -160,62 +156,4 @@ func contains(text, want string) bool {
 		return text == ""
 	}
 	return strings.Contains(text, want)
-}
-
-// TestCheckSuggestsPairs: a call that lost its orderid and externalRef and
-// its debit's record are suggested as a pair on both rows of
-// recon_matches, explained; they stay callOnly and statementOnly, and the
-// run still has findings.
-func TestCheckSuggestsPairs(t *testing.T) {
-	db := openDB(t)
-	const acct = "0409000123456"
-	addCalls(t, db,
-		tcall{ts: "2026-11-21 10:00:00", ref: "R1", orderID: "O1", acct: acct, opening: "100", amount: "1.50", closing: "98.50"},
-		tcall{ts: "2026-11-21 10:05:00", acct: acct, opening: "98.50", amount: "1.50", closing: "97.00"}, // lost its keys
-		tcall{ts: "2026-11-21 12:00:00", op: svcapi.OpLitigation, ref: "R3", orderID: "O3", acct: acct, opening: "97.00", amount: "25.00", closing: "72.00"})
-	addRecords(t, db,
-		trec{svc: "O1", client: "R1", ts: "2026-11-21 10:00:00", amount: "1.50", product: "IDV"},
-		trec{svc: "O2", client: "R2", ts: "2026-11-21 10:05:01", amount: "1.50", product: "IDV"},
-		trec{svc: "O4", client: "R4", ts: "2026-11-21 18:00:00", amount: "25.00", product: "LIT"}) // hours after call 3
-	rep := check(t, db, "2026-11-21", "2026-11-21", "")
-	s := rep.Summary
-	if s.SuggestedPairs != 1 {
-		t.Errorf("SuggestedPairs = %d, want 1", s.SuggestedPairs)
-	}
-	if s.Outcomes[recon.Matched].Count != 1 || s.Outcomes[recon.CallOnly].Count != 2 || s.Outcomes[recon.StatementOnly].Count != 2 {
-		t.Errorf("outcomes %+v: want 1 matched, 2 callOnly, 2 statementOnly (a suggestion is no match)", s.Outcomes)
-	}
-	if !rep.HasFindings() {
-		t.Error("HasFindings = false: a suggestion must not clear --fail-on-breaks")
-	}
-	got := matchLines(t, db, rep.RunID, "suggested_pair")
-	want := []string{
-		"matched 1 O1: ",
-		"callOnly 2 : statement record O2 — rule: equal amount 1.50, same pool account, within 10m, nearest in time; " +
-			"the record is 1s after the call; product agrees (verifyPanPlusV2 ↔ IDV)",
-		"statementOnly 0 O2: call 2 verifyPanPlusV2 — rule: equal amount 1.50, same pool account, within 10m, nearest in time; " +
-			"the record is 1s after the call; product agrees (verifyPanPlusV2 ↔ IDV)",
-		"callOnly 3 : ",
-		"statementOnly 0 O4: ",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("recon_matches:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	var text strings.Builder
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "suggested pair 2026-11-21 10:05:00 call 2 ↔ statement record O2 — rule") {
-		t.Errorf("WriteText lacks the suggested pair:\n%s", text.String())
-	}
-
-	// A narrower window: no suggestion.
-	o := CheckOptions{From: date(t, "2026-11-21"), To: date(t, "2026-11-21"), PairWindow: time.Second / 2}
-	if rep, err := Check(context.Background(), db, o); err != nil || rep.Summary.SuggestedPairs != 0 {
-		t.Errorf("Check with a half-second window = %v, %v; want no suggestion", rep, err)
-	}
-	o.PairWindow = -time.Minute
-	if _, err := Check(context.Background(), db, o); err == nil {
-		t.Error("Check with a negative window: no error")
-	}
 }

@@ -5,31 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
-	"github.com/svcrecon/svcrecon/internal/store"
 )
-
-// Break is one break of the pool chain or arithmetic (recon_breaks).
-type Break struct {
-	PoolAccount string
-	Kind        string
-	CallID      int64
-	PrevCallID  int64 // gaps only; 0 for none
-	TS          string
-	ExternalRef string
-	Expected    decimal.Decimal
-	Actual      decimal.Decimal
-	Delta       decimal.Decimal
-	ExplainedBy []string
-	Note        string
-}
-
-// Match is one matching result other than matched and reversed, as
-// the store holds every result (recon_matches, and recon_matched for the
-// plain matches): CallID 0 for statementOnly.
-type Match = store.CheckMatch
 
 // Report is the result of Check. Its lists are bounded, so that a month
 // of findings stays small: Breaks holds the first 10,000 arithmetic and
@@ -59,25 +37,38 @@ func (r *Report) HasFindings() bool {
 		s.Outcomes[recon.StatementOnly].Count > 0 || s.Outcomes[recon.CallOnly].Count > 0
 }
 
-// WriteText writes the summary table (and the first breaks and matching
-// exceptions).
+// WriteText writes the summary table, then the first breaks, matching
+// exceptions and suggested pairs.
 func (r *Report) WriteText(w io.Writer) error {
-	s := r.Summary
 	var b strings.Builder
+	r.writeTable(&b)
+	if len(r.Breaks) > 0 || len(r.Exceptions) > 0 {
+		b.WriteString("\n")
+	}
+	r.writeFindings(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTable writes the summary table: the period, each pool, the calls,
+// the matching outcomes, the breaks, the reversals, the unsettled orders
+// and the pending calls.
+func (r *Report) writeTable(b *strings.Builder) {
+	s := r.Summary
 	row := func(label string, count any, amount string) {
 		c := ""
 		if count != nil {
 			c = fmt.Sprint(count)
 		}
-		fmt.Fprintf(&b, "%-28s %10s %18s\n", label, c, amount)
+		fmt.Fprintf(b, "%-28s %10s %18s\n", label, c, amount)
 	}
-	fmt.Fprintf(&b, "Reconciliation %s to %s, as of %s (run %d)\n", s.From, s.To, s.AsOf, r.RunID)
+	fmt.Fprintf(b, "Reconciliation %s to %s, as of %s (run %d)\n", s.From, s.To, s.AsOf, r.RunID)
 	for _, pl := range s.Pools {
 		acct := pl.Account
 		if acct == "" {
 			acct = "(unnamed)"
 		}
-		fmt.Fprintf(&b, "pool %s: opening %s, closing %s, %d calls debited %s\n", acct, pl.Opening, pl.Closing, pl.Calls, pl.Debited)
+		fmt.Fprintf(b, "pool %s: opening %s, closing %s, %d calls debited %s\n", acct, pl.Opening, pl.Closing, pl.Calls, pl.Debited)
 	}
 	b.WriteString("\n")
 	row("", "count", "amount")
@@ -93,7 +84,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	row("  suggested pairs (no match)", s.SuggestedPairs, "")
 	if s.PairingSkipped != "" {
-		fmt.Fprintf(&b, "    none suggested: %s\n", s.PairingSkipped)
+		fmt.Fprintf(b, "    none suggested: %s\n", s.PairingSkipped)
 	}
 	b.WriteString("\nbreaks                            count        total delta\n")
 	for _, k := range recon.BreakKinds {
@@ -108,56 +99,52 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	row("pending", s.Pending.Count, s.Pending.Amount)
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
+}
+
+// showFindings is how many of each kind of finding WriteText shows.
+const showFindings = 20
+
+// writeFindings writes the first unexplained breaks, matching exceptions
+// (but pending calls) and suggested pairs, each followed by how many more
+// there are.
+func (r *Report) writeFindings(b *strings.Builder) {
+	more := func(n int, what string) {
+		if n > showFindings {
+			fmt.Fprintf(b, "… and %d more %s\n", n-showFindings, what)
+		}
 	}
-	if len(r.Breaks) > 0 || len(r.Exceptions) > 0 {
-		fmt.Fprintln(w)
-	}
-	const show = 20
 	n := 0
-	for _, b := range r.Breaks {
-		if b.Kind == recon.BreakExplainedGap {
+	for _, k := range r.Breaks {
+		if k.Kind == recon.BreakExplainedGap {
 			continue
 		}
-		if n++; n > show {
-			continue
+		if n++; n <= showFindings {
+			fmt.Fprintf(b, "%s %s call %d %s: expected %s, actual %s, delta %s\n", k.Kind, k.TS, k.CallID,
+				redact.Text(k.ExternalRef), recon.Money(k.Expected), recon.Money(k.Actual), recon.Money(k.Delta))
 		}
-		fmt.Fprintf(w, "%s %s call %d %s: expected %s, actual %s, delta %s\n", b.Kind, b.TS, b.CallID,
-			redact.Text(b.ExternalRef), recon.Money(b.Expected), recon.Money(b.Actual), recon.Money(b.Delta))
 	}
-	if n > show {
-		fmt.Fprintf(w, "… and %d more breaks\n", n-show)
-	}
+	more(n, "breaks")
 	n = 0
 	for _, m := range r.Exceptions {
 		if m.Outcome == recon.Pending {
 			continue
 		}
-		if n++; n > show {
-			continue
+		if n++; n <= showFindings {
+			fmt.Fprintf(b, "%s %s externalRef %s svcOrderId %s call %s statement %s\n", m.Outcome, m.TS,
+				dash(m.ExternalRef), dash(m.SvcOrderID), dash(m.CallAmount), dash(m.StatementAmount))
 		}
-		fmt.Fprintf(w, "%s %s externalRef %s svcOrderId %s call %s statement %s\n", m.Outcome, m.TS,
-			dash(m.ExternalRef), dash(m.SvcOrderID), dash(m.CallAmount), dash(m.StatementAmount))
 	}
-	if n > show {
-		fmt.Fprintf(w, "… and %d more matching exceptions\n", n-show)
-	}
+	more(n, "matching exceptions")
 	n = 0
 	for _, m := range r.Exceptions {
 		if m.Outcome != recon.CallOnly || m.SuggestedPair == "" {
 			continue
 		}
-		if n++; n > show {
-			continue
+		if n++; n <= showFindings {
+			fmt.Fprintf(b, "suggested pair %s call %d ↔ %s\n", m.TS, m.CallID, m.SuggestedPair)
 		}
-		fmt.Fprintf(w, "suggested pair %s call %d ↔ %s\n", m.TS, m.CallID, m.SuggestedPair)
 	}
-	if n > show {
-		fmt.Fprintf(w, "… and %d more suggested pairs\n", n-show)
-	}
-	_, err := fmt.Fprint(w)
-	return err
+	more(n, "suggested pairs")
 }
 
 // dash is a value as the report prints it: "-" for none; the service's

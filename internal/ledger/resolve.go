@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
-	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -40,7 +39,7 @@ type resolution struct {
 // their externalRef); lookups yields the successful txnStatus answers at or
 // after each pending call, the newest of a call last. An unreadable answer
 // resolves nothing. The error is lookups' own.
-func resolvePending(resent []int64, lookups iter.Seq2[store.CheckLookup, error]) (map[int64]resolution, error) {
+func resolvePending(resent []int64, lookups iter.Seq2[Lookup, error]) (map[int64]resolution, error) {
 	out := map[int64]resolution{}
 	for _, id := range resent {
 		out[id] = resolution{state: recon.CallFailed, resent: true}
@@ -86,4 +85,25 @@ func (r resolution) apply(c *recon.Call) {
 	if r.orderID != "" {
 		c.OrderID = r.orderID
 	}
+}
+
+// resolvedOrders are the orderids the pending calls were resolved to.
+func resolvedOrders(resolved map[int64]resolution) map[string]bool {
+	orders := map[string]bool{}
+	for _, r := range resolved {
+		if r.orderID != "" {
+			orders[r.orderID] = true
+		}
+	}
+	return orders
+}
+
+// resolve gives a pending call of the period what became of it, when that
+// is known; it returns the outcome the call was stored with.
+func (p *period) resolve(c *recon.Call) recon.CallOutcome {
+	stored := c.Outcome
+	if r, ok := p.resolved[c.ID]; ok && c.Outcome == recon.CallPending {
+		r.apply(c)
+	}
+	return stored
 }

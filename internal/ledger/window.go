@@ -1,12 +1,13 @@
 package ledger
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/shopspring/decimal"
-	"github.com/svcrecon/svcrecon/internal/store"
+
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -52,6 +53,31 @@ func (r *wrec) key() string { return r.account + "\x00" + r.svc }
 
 func isCR(mode string) bool { return strings.EqualFold(strings.TrimSpace(mode), "CR") }
 
+// recordSpan is how far in time, in seconds, from the call at hand the
+// check keeps the period's statement records in memory: a call's record
+// is posted within seconds of its answer, so nearly every link is found
+// there. A record whose counterpart lies further away is found by key;
+// one that may still be linked by a later call stays in memory, deferred,
+// until that call has passed.
+const recordSpan = 15 * 60
+
+// recordOut is where the record window hands the records on (the
+// pipeline: to the duplicates, suggested-pairs, reversals and gap stages).
+type recordOut interface {
+	// debitRecord: a debit record with clientOrderId client entered the
+	// window.
+	debitRecord(client string) error
+	// finished: record r left the window, its links known; rev is its
+	// reversal record when the window holds it (else nil).
+	finished(r, rev *wrec) error
+}
+
+// windowFinder is the record window's look-ups (Finder).
+type windowFinder interface {
+	LaterCalls(ctx context.Context, svcOrderID, clientOrderID, from string) (string, bool, error)
+	OutsideCall(ctx context.Context, svcOrderID, clientOrderID string) (found, debit bool, err error)
+}
+
 // recWindow holds the period's statement records within span seconds of
 // the call at hand, read from a stream in time order, indexed by
 // svcOrderId and (debits) clientOrderId for linking.
@@ -64,8 +90,13 @@ func isCR(mode string) bool { return strings.EqualFold(strings.TrimSpace(mode), 
 // (its marks wait in premarks until it is read) or before it, finished and
 // linked to a debit already (else it would have been deferred).
 type recWindow struct {
-	p    *pass
-	next func() (store.CheckRecord, error, bool)
+	ctx            context.Context
+	find           windowFinder
+	out            recordOut
+	span           int64           // recordSpan
+	resolvedOrders map[string]bool // the load stage's: a record pending calls were resolved to waits for the end
+	now            string          // the time of the call at hand (LaterCalls)
+	next           func() (Record, error, bool)
 
 	head     *wrec // the next record of the stream, not loaded yet
 	done     bool  // the stream is exhausted
@@ -77,15 +108,18 @@ type recWindow struct {
 	byClient map[string][]*wrec // debit records, in time order
 	deferred []*wrec
 	premarks map[string]uint8 // marks for records not loaded yet, by key
+
+	records  int             // records finished
+	credited decimal.Decimal // the CR records' amounts
 }
 
-func newRecWindow(p *pass, next func() (store.CheckRecord, error, bool)) *recWindow {
-	return &recWindow{p: p, next: next, loadedTo: math.MinInt64, bySvc: map[string]*wrec{},
-		byClient: map[string][]*wrec{}, premarks: map[string]uint8{}}
+func newRecWindow(ctx context.Context, find windowFinder, out recordOut, next func() (Record, error, bool)) *recWindow {
+	return &recWindow{ctx: ctx, find: find, out: out, span: recordSpan, next: next, loadedTo: math.MinInt64,
+		bySvc: map[string]*wrec{}, byClient: map[string][]*wrec{}, premarks: map[string]uint8{}}
 }
 
 // compact reads the fields of a record the check uses.
-func compact(r *store.CheckRecord) (*wrec, error) {
+func compact(r *Record) (*wrec, error) {
 	w := &wrec{id: r.ID, account: r.Account, svc: r.SvcOrderID, client: r.ClientOrderID, reversal: r.ReversalSvcOrderID,
 		product: r.ProductCode}
 	var err error
@@ -127,14 +161,14 @@ func (w *recWindow) advance(t int64) error {
 		if r := w.deferred[i]; r.until < t {
 			w.deferred = append(w.deferred[:i], w.deferred[i+1:]...)
 			w.forget(r)
-			if err := w.p.finish(r); err != nil {
+			if err := w.finish(r); err != nil {
 				return err
 			}
 			continue
 		}
 		i++
 	}
-	hi, lo := t+w.p.cfg.span, t-w.p.cfg.span
+	hi, lo := t+w.span, t-w.span
 	for {
 		if err := w.peek(); err != nil {
 			return err
@@ -152,11 +186,7 @@ func (w *recWindow) advance(t int64) error {
 		}
 	}
 	w.loadedTo = max(w.loadedTo, hi)
-	if err := w.evict(lo, false); err != nil {
-		return err
-	}
-	w.p.gaps.resolve(false)
-	return nil
+	return w.evict(lo, false)
 }
 
 // load adds a record to the window.
@@ -166,10 +196,10 @@ func (w *recWindow) load(r *wrec) error {
 		delete(w.premarks, r.key())
 	}
 	if r.cr() {
-		w.p.sum.credited = w.p.sum.credited.Add(r.amount)
+		w.credited = w.credited.Add(r.amount)
 	} else if r.client != "" {
 		w.byClient[r.client] = append(w.byClient[r.client], r)
-		if err := w.p.dups.seeRecord(r.client); err != nil {
+		if err := w.out.debitRecord(r.client); err != nil {
 			return err
 		}
 	}
@@ -200,7 +230,7 @@ func (w *recWindow) evict(lo int64, all bool) error {
 			continue
 		}
 		w.forget(r)
-		if err := w.p.finish(r); err != nil {
+		if err := w.finish(r); err != nil {
 			return err
 		}
 	}
@@ -214,10 +244,10 @@ func (w *recWindow) laterLink(r *wrec, callsDone bool) (bool, int64, error) {
 	if callsDone || r.cr() || r.linkedDebit() {
 		return false, 0, nil
 	}
-	if w.p.resolvedOrders[r.svc] {
+	if w.resolvedOrders[r.svc] {
 		return true, math.MaxInt64, nil // a pending call resolved to it: wait for the end
 	}
-	last, found, err := w.p.find.LaterCalls(w.p.ctx, r.svc, r.client, w.p.tsText)
+	last, found, err := w.find.LaterCalls(w.ctx, r.svc, r.client, w.now)
 	if err != nil || !found {
 		return false, 0, err
 	}
@@ -268,9 +298,6 @@ func (w *recWindow) drain() error {
 		if err := w.evict(0, true); err != nil {
 			return err
 		}
-		// No call is to come: the gap log keeps only what a gap found
-		// already, or the chain's last debit, may still cover.
-		w.p.gaps.trim()
 	}
 	if err := w.evict(0, true); err != nil {
 		return err
@@ -279,7 +306,7 @@ func (w *recWindow) drain() error {
 		r := w.deferred[0]
 		w.deferred = w.deferred[1:]
 		w.forget(r)
-		if err := w.p.finish(r); err != nil {
+		if err := w.finish(r); err != nil {
 			return err
 		}
 	}
@@ -297,6 +324,9 @@ func (w *recWindow) deferredIn(from, to int64) bool {
 	return false
 }
 
+// settled reports whether every record of [from, to] has finished.
+func (w *recWindow) settled(from, to int64) bool { return to < w.frontier() && !w.deferredIn(from, to) }
+
 // frontier is the time before which every record is finished or deferred.
 func (w *recWindow) frontier() int64 {
 	if w.first < len(w.buf) {
@@ -311,66 +341,10 @@ func (w *recWindow) frontier() int64 {
 	return w.loadedTo
 }
 
-// link returns the debit record a call links to (design: matching): by
-// orderid, else by externalRef = clientOrderId, the first such record not
-// yet linked to a debit, else the first; nil when there is none in the
-// period. stored says the call was stored as successful: only those and
-// the externalRefs of openRefs may have records by externalRef.
-func (w *recWindow) link(orderID, ref string, stored bool) (*wrec, error) {
-	if orderID != "" {
-		if r, ok := w.bySvc[orderID]; ok {
-			if !r.cr() {
-				return r, nil
-			}
-		} else {
-			rec, ok, err := w.p.find.PeriodRecord(w.p.ctx, orderID)
-			if err != nil {
-				return nil, err
-			}
-			if ok && !isCR(rec.TxnMode) {
-				return w.far(&rec)
-			}
-		}
-	}
-	if ref == "" {
-		return nil, nil
-	}
-	cands := w.byClient[ref]
-	for _, r := range cands {
-		if !r.linkedDebit() {
-			return r, nil
-		}
-	}
-	if len(cands) == 0 && !stored && !w.p.openRefs[ref] {
-		return nil, nil // no record of the period carries it
-	}
-	all, err := w.p.find.PeriodRecordsByClient(w.p.ctx, ref)
-	if err != nil {
-		return nil, err
-	}
-	var first *wrec
-	for i := range all {
-		if isCR(all[i].TxnMode) {
-			continue
-		}
-		r, err := w.far(&all[i])
-		if err != nil {
-			return nil, err
-		}
-		if first == nil {
-			first = r
-		}
-		if !r.linkedDebit() {
-			return r, nil
-		}
-	}
-	return first, nil
-}
-
 // far returns the record rec found by key: the window's own when it holds
 // it, else a record standing for it (after the window: with the marks
 // waiting for it; before it: finished, linked to a debit).
-func (w *recWindow) far(rec *store.CheckRecord) (*wrec, error) {
+func (w *recWindow) far(rec *Record) (*wrec, error) {
 	if r, ok := w.bySvc[rec.SvcOrderID]; ok && r.id == rec.ID {
 		return r, nil
 	}
@@ -390,21 +364,6 @@ func (w *recWindow) far(rec *store.CheckRecord) (*wrec, error) {
 		r.far = farPast
 		r.flags |= recLinked | recLinkedDebit
 	}
-	return r, nil
-}
-
-// outside returns a record found beyond the period (for a call that has
-// none in it); one of the period's after all (a mode the database and the
-// check read differently) is the period's own.
-func (w *recWindow) outside(rec store.CheckRecord) (*wrec, error) {
-	if rec.TxnDateTime >= w.p.cfg.from && rec.TxnDateTime <= w.p.cfg.to {
-		return w.far(&rec)
-	}
-	r, err := compact(&rec)
-	if err != nil {
-		return nil, err
-	}
-	r.far, r.flags = farOutside, r.flags|recOutside
 	return r, nil
 }
 
@@ -429,13 +388,11 @@ func (w *recWindow) mark(r *wrec, debit, pending bool) {
 
 // finish is the end of a record's time in the window: its links are
 // known. A debit no call links is looked for among the calls outside the
-// period, then (still unlinked) kept as a statementOnly orphan; a reversed
-// record gets its reversal row; a record not linked to a debit may explain
-// a gap.
-func (p *pass) finish(r *wrec) error {
-	p.sum.records++
+// period; then the record is handed on.
+func (w *recWindow) finish(r *wrec) error {
+	w.records++
 	if !r.cr() && !r.linked() {
-		found, debit, err := p.find.OutsideCall(p.ctx, r.svc, r.client)
+		found, debit, err := w.find.OutsideCall(w.ctx, r.svc, r.client)
 		if err != nil {
 			return err
 		}
@@ -446,16 +403,9 @@ func (p *pass) finish(r *wrec) error {
 			}
 		}
 	}
-	if !r.cr() && !r.linked() {
-		p.orphanRec(r)
-	}
+	var rev *wrec
 	if r.reversal != "" {
-		if err := p.reversal(r); err != nil {
-			return err
-		}
+		rev = w.bySvc[r.reversal]
 	}
-	if !r.linkedDebit() {
-		p.gaps.log(r)
-	}
-	return nil
+	return w.out.finished(r, rev)
 }

@@ -139,8 +139,9 @@ var (
 // A notify URL is http or https; written as $NAME or ${NAME} it is read
 // from that environment variable (a chat webhook's URL is a secret).
 // Every mistake — an unknown key, a missing field, a bad expression, an
-// @every under one second, an unknown zone or command, a bad URL — is a
-// *ParseError with the line at fault.
+// @every under one second, an expression that never fires (30 February),
+// an unknown zone or command, a bad URL — is a *ParseError with the line
+// at fault.
 func Parse(name string, data []byte, commands []string) (*File, error) {
 	p := parser{name: name, commands: commands}
 	var doc yaml.Node
@@ -150,7 +151,28 @@ func Parse(name string, data []byte, commands []string) (*File, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, p.errf(1, "empty file: want a jobs: mapping")
 	}
-	return p.file(doc.Content[0])
+	f, err := p.file(doc.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	return f, p.fires(f, time.Now())
+}
+
+// neverWithin is how far ahead a job's cron expression must fire once:
+// robfig/cron looks no further (it gives up after five years), and a
+// date every leap year (29 February) fires within it.
+const neverWithin = 5 * 365 * 24 * time.Hour
+
+// fires refuses a job whose expression parses but names no time that
+// exists (30 February, 31 April): robfig/cron would wait for it forever.
+// The error is the job's line.
+func (p *parser) fires(f *File, now time.Time) error {
+	for _, j := range f.Jobs {
+		if next := j.schedule.Next(now); next.IsZero() || next.Sub(now) > neverWithin {
+			return p.errf(j.Line, "job %s: cron %q never fires (no such date in the next five years, e.g. 30 February or 31 April)", j.Name, j.Cron)
+		}
+	}
+	return nil
 }
 
 type parser struct {

@@ -140,7 +140,6 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 			len(s.probs), len(windows), ErrIncomplete)
 	}
 	s.finishRun(ctx, sum, err)
-	o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
 	return sum, err
 }
 
@@ -164,7 +163,8 @@ func KindsText(kinds []recon.Kind) string {
 	return strings.Join(names, ",")
 }
 
-// finishRun records the totals; it writes even when ctx was cancelled.
+// finishRun records the totals (it writes even when ctx was cancelled)
+// and logs them: at ERROR, as not finished, when runErr stopped the sync.
 func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 	res := store.SyncRunResult{State: "ok", New: sum.New, Updated: sum.Updated, Pages: sum.Pages,
 		Windows: sum.Windows, WindowsFailed: sum.WindowsFailed, Retries: sum.Retries,
@@ -178,6 +178,11 @@ func (s *syncer) finishRun(ctx context.Context, sum Summary, runErr error) {
 	if err := s.o.DB.FinishSyncRun(context.WithoutCancel(ctx), s.runID, s.o.Now(), res); err != nil {
 		s.o.Log.ErrorContext(ctx, "sync run not recorded", recon.LogSyncRun, s.runID, "error", err.Error())
 	}
+	if runErr != nil {
+		s.o.Log.ErrorContext(ctx, "sync did not finish", recon.LogSyncRun, s.runID, "summary", sum.Line())
+		return
+	}
+	s.o.Log.InfoContext(ctx, "sync finished", recon.LogSyncRun, s.runID, "summary", sum.Line())
 }
 
 // plan lists the windows of the period, resuming checkpoints. A done

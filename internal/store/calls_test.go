@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -28,7 +29,7 @@ func TestInsertCallsSkipsKnownLines(t *testing.T) {
 		if err := db.QueryRow(`SELECT count(*) FROM import_errors`).Scan(&nerr); err != nil || nerr != 1 {
 			t.Errorf("import_errors = %d, %v; want 1", nerr, err)
 		}
-		w := CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}
+		w := ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}
 		var got []string
 		for c, err := range db.CheckCalls(ctx, w) {
 			if err != nil {
@@ -47,27 +48,18 @@ func TestInsertCallsSkipsKnownLines(t *testing.T) {
 	})
 }
 
-func TestSaveCheckRunSupersedes(t *testing.T) {
+func TestCheckRunSupersedes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
-		run := CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()}
+		run := ledger.Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()}
 		now := func() time.Time { return run.Started }
-		res := CheckResults{Summary: []byte(`{}`), Finished: now,
-			Breaks: func(yield func(CheckBreak) bool) {
-				for i := range 100 { // more than one batch
-					if !yield(CheckBreak{Kind: recon.BreakGap, CallID: int64(i + 1), ExplainedBy: []string{"a", "b"}}) {
-						return
-					}
-				}
-			}}
-		first, err := db.SaveCheckRun(ctx, run, res)
-		if err != nil {
-			t.Fatal(err)
+		breaks := func(w ledger.RunWriter) {
+			for i := range 100 { // more than one batch
+				w.Break(ledger.Break{Kind: recon.BreakGap, CallID: int64(i + 1), ExplainedBy: []string{"a", "b"}})
+			}
 		}
-		second, err := db.SaveCheckRun(ctx, run, res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		first := storeRun(t, db, run, breaks)
+		second := storeRun(t, db, run, breaks)
 		var n1, n2 int
 		var sup int64
 		var by string

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -15,19 +16,14 @@ import (
 // per pool account merged by time), a few small sets computed up front,
 // and point look-ups for the rare call or record whose counterpart lies
 // far away in time (CheckFinder). checks_run.go stores what it finds.
+// The types are the reconciliation's own (package ledger): the store maps
+// them to tables.
 
-// CheckWindow is the period a reconciliation check reads: calls and
-// statement records whose time (recon.TimestampLayout, IST) lies in
-// [From, To]. Calls of the operations named in Skip (read-only ones: no
-// transactions of the pool) are left out of the calls the check counts and
-// matches.
-type CheckWindow struct {
-	From, To string
-	Skip     []string
-}
+var _ ledger.CheckStore = (*DB)(nil)
 
-// notSkipped is an SQL condition on calls: the operation is not in Skip.
-func (w CheckWindow) notSkipped() string {
+// notSkipped is an SQL condition on calls: the operation is not one of
+// w.Skip.
+func notSkipped(w ledger.Window) string {
 	if len(w.Skip) == 0 {
 		return "1 = 1"
 	}
@@ -119,14 +115,23 @@ func (db *DB) distinctLeading(ctx context.Context, table, col, where string, arg
 // just before leaves them stale (autovacuum analyzes a table only some
 // time after a large load), and with them the planner took a nested loop
 // for CheckOpenRefs: 18 s of a 100,000-call check instead of milliseconds.
+//
+// A role that may not refresh them (PostgreSQL: not the tables' owner)
+// has the owner's svcrecon_analyze do it; where that is denied too and
+// they are stale, the error is a *ledger.Warning of a *StaleStats: the
+// check goes on.
 func (db *DB) CheckStats(ctx context.Context) error {
-	return db.dialect.analyze(ctx, db.DB, "calls, records")
+	err := db.refreshStats(ctx, "calls", "records")
+	if stale := (*StaleStats)(nil); errors.As(err, &stale) {
+		return &ledger.Warning{Err: err}
+	}
+	return err
 }
 
 // CheckPoolAccounts lists the distinct pool accounts the window's calls
 // name (of any operation), at most two: the check only needs to know
 // whether there is exactly one.
-func (db *DB) CheckPoolAccounts(ctx context.Context, w CheckWindow) ([]string, error) {
+func (db *DB) CheckPoolAccounts(ctx context.Context, w ledger.Window) ([]string, error) {
 	accts, err := db.distinctLeading(ctx, "calls", "pool_account", "")
 	if err != nil {
 		return nil, err
@@ -154,7 +159,7 @@ func (db *DB) CheckPoolAccounts(ctx context.Context, w CheckWindow) ([]string, e
 
 // CheckRecordAccounts lists the accounts the window's statement records
 // name.
-func (db *DB) CheckRecordAccounts(ctx context.Context, w CheckWindow) ([]string, error) {
+func (db *DB) CheckRecordAccounts(ctx context.Context, w ledger.Window) ([]string, error) {
 	accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(recon.Statement))
 	if err != nil {
 		return nil, err
@@ -179,26 +184,19 @@ func (db *DB) CheckRecordAccounts(ctx context.Context, w CheckWindow) ([]string,
 // debited by a later (or same-second) successful call: re-sent and executed.
 // (The redundant outcome <> 'success' lets SQLite read the pending calls
 // through the calls_open index.)
-func (db *DB) CheckResentPending(ctx context.Context, w CheckWindow) ([]int64, error) {
+func (db *DB) CheckResentPending(ctx context.Context, w ledger.Window) ([]int64, error) {
 	return collect(checkSeq(ctx, db, scanCheckID, `SELECT p.id FROM calls p
 		WHERE p.outcome = 'pending' AND p.outcome <> 'success' AND p.ts >= ? AND p.ts <= ? AND p.external_ref <> ''
 		AND EXISTS (SELECT 1 FROM calls s WHERE s.external_ref = p.external_ref AND s.id <> p.id
 			AND s.outcome = 'success' AND s.pool_shape <> '' AND s.ts >= p.ts)`, w.From, w.To))
 }
 
-// CheckLookup is a successful look-up call (operation op of CheckLookups)
-// made at or after a pending call of the same externalRef.
-type CheckLookup struct {
-	PendingID int64  // the pending call
-	Response  []byte // the look-up's redacted response envelope
-}
-
 // CheckLookups yields, for each of the window's pending calls with an
 // externalRef, the successful op calls of that externalRef at or after it,
 // ordered by pending call id, then look-up time: the newest comes last.
-func (db *DB) CheckLookups(ctx context.Context, w CheckWindow, op string) iter.Seq2[CheckLookup, error] {
-	return checkSeq(ctx, db, func(rows *sql.Rows) (CheckLookup, error) {
-		var l CheckLookup
+func (db *DB) CheckLookups(ctx context.Context, w ledger.Window, op string) iter.Seq2[ledger.Lookup, error] {
+	return checkSeq(ctx, db, func(rows *sql.Rows) (ledger.Lookup, error) {
+		var l ledger.Lookup
 		err := rows.Scan(&l.PendingID, &l.Response)
 		return l, err
 	}, `SELECT p.id, t.response FROM calls p
@@ -211,7 +209,7 @@ func (db *DB) CheckLookups(ctx context.Context, w CheckWindow, op string) iter.S
 // succeed (as stored: failed or pending) for which some statement record of
 // the window carries that clientOrderId. Only those calls can be linked to
 // a record by externalRef alone; the check looks up no other.
-func (db *DB) CheckOpenRefs(ctx context.Context, w CheckWindow) ([]string, error) {
+func (db *DB) CheckOpenRefs(ctx context.Context, w ledger.Window) ([]string, error) {
 	return collect(checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT c.external_ref FROM calls c
 		WHERE c.outcome <> 'success' AND c.ts >= ? AND c.ts <= ? AND c.external_ref <> ''
 		AND EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = c.external_ref AND r.kind = ?
@@ -223,7 +221,7 @@ func (db *DB) CheckOpenRefs(ctx context.Context, w CheckWindow) ([]string, error
 // the fields the check reads: ID, TS, Operation, ExternalRef, OrderID,
 // Outcome and the pool entry but its mode. It reads one index range per
 // pool account and merges them.
-func (db *DB) CheckCalls(ctx context.Context, w CheckWindow) iter.Seq2[recon.Call, error] {
+func (db *DB) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq2[recon.Call, error] {
 	return func(yield func(recon.Call, error) bool) {
 		accts, err := db.distinctLeading(ctx, "calls", "pool_account", "")
 		if err != nil {
@@ -231,7 +229,7 @@ func (db *DB) CheckCalls(ctx context.Context, w CheckWindow) iter.Seq2[recon.Cal
 			return
 		}
 		cols := `SELECT id, ` + callCheckText + ` FROM calls WHERE `
-		cond := `ts >= ? AND ts <= ? AND ` + w.notSkipped()
+		cond := `ts >= ? AND ts <= ? AND ` + notSkipped(w)
 		var streams []iter.Seq2[recon.Call, error]
 		if len(accts) > maxMerged {
 			streams = append(streams, db.checkCallRows(ctx, cols+cond+` ORDER BY ts, id`, w.From, w.To))
@@ -319,20 +317,13 @@ func splitInto(s string, f []string) bool {
 	return true
 }
 
-// CheckRecord is a statement record as the check reads it.
-type CheckRecord struct {
-	ID                                 int64
-	Account, SvcOrderID, ClientOrderID string
-	TxnDateTime, TxnMode, Amount       string // Amount: txnChargedValue
-	ReversalSvcOrderID, ProductCode    string
-}
-
 var recordCheckCols = []string{"account", "svc_order_id", "client_order_id", "txn_date_time", "txn_mode",
 	"txn_charged_value", "reversal_svc_order_id", "product_code"}
 
 var recordCheckText = concatCols(recordCheckCols...)
 
-func (r *CheckRecord) ptrs() []any {
+// recordPtrs are the destinations of recordCheckCols in r.
+func recordPtrs(r *ledger.Record) []any {
 	return []any{&r.Account, &r.SvcOrderID, &r.ClientOrderID, &r.TxnDateTime, &r.TxnMode, &r.Amount,
 		&r.ReversalSvcOrderID, &r.ProductCode}
 }
@@ -340,16 +331,16 @@ func (r *CheckRecord) ptrs() []any {
 // CheckStatement yields the window's statement records in (txnDateTime,
 // svcOrderId, account) order, with the fields the check reads. It reads
 // one index range per account and merges them.
-func (db *DB) CheckStatement(ctx context.Context, w CheckWindow) iter.Seq2[CheckRecord, error] {
-	return func(yield func(CheckRecord, error) bool) {
+func (db *DB) CheckStatement(ctx context.Context, w ledger.Window) iter.Seq2[ledger.Record, error] {
+	return func(yield func(ledger.Record, error) bool) {
 		accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(recon.Statement))
 		if err != nil {
-			yield(CheckRecord{}, err)
+			yield(ledger.Record{}, err)
 			return
 		}
 		cols := `SELECT id, ` + recordCheckText + ` FROM records WHERE kind = ? AND `
 		const cond = `txn_date_time >= ? AND txn_date_time <= ? ORDER BY txn_date_time, svc_order_id, account`
-		var streams []iter.Seq2[CheckRecord, error]
+		var streams []iter.Seq2[ledger.Record, error]
 		if len(accts) > maxMerged {
 			streams = append(streams, db.checkRecordRows(ctx, cols+cond, string(recon.Statement), w.From, w.To))
 		} else {
@@ -357,7 +348,7 @@ func (db *DB) CheckStatement(ctx context.Context, w CheckWindow) iter.Seq2[Check
 				streams = append(streams, db.checkRecordRows(ctx, cols+`account = ? AND `+cond, string(recon.Statement), a, w.From, w.To))
 			}
 		}
-		for r, err := range mergeBy(streams, func(a, b *CheckRecord) bool {
+		for r, err := range mergeBy(streams, func(a, b *ledger.Record) bool {
 			if a.TxnDateTime != b.TxnDateTime {
 				return a.TxnDateTime < b.TxnDateTime
 			}
@@ -374,10 +365,10 @@ func (db *DB) CheckStatement(ctx context.Context, w CheckWindow) iter.Seq2[Check
 }
 
 // checkRecordRows runs one records query of CheckStatement.
-func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) iter.Seq2[CheckRecord, error] {
+func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) iter.Seq2[ledger.Record, error] {
 	var f [8]string
-	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (CheckRecord, error) {
-		var r CheckRecord
+	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (ledger.Record, error) {
+		var r ledger.Record
 		var text string
 		if err := rows.Scan(&r.ID, &text); err != nil {
 			return r, err
@@ -394,12 +385,12 @@ func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) it
 
 // checkRecordWhere returns the first statement record matching cond, and
 // false when there is none.
-func (db *DB) checkRecordWhere(ctx context.Context, cond string, args ...any) (CheckRecord, bool, error) {
-	var r CheckRecord
+func (db *DB) checkRecordWhere(ctx context.Context, cond string, args ...any) (ledger.Record, bool, error) {
+	var r ledger.Record
 	err := db.QueryRowContext(ctx, `SELECT id, `+strings.Join(recordCheckCols, ", ")+` FROM records WHERE `+cond,
-		args...).Scan(append([]any{&r.ID}, r.ptrs()...)...)
+		args...).Scan(append([]any{&r.ID}, recordPtrs(&r)...)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return CheckRecord{}, false, nil
+		return ledger.Record{}, false, nil
 	}
 	return r, err == nil, err
 }

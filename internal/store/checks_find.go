@@ -8,6 +8,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -17,7 +18,7 @@ import (
 // (one per finding, not per call). Close it when the check is done.
 type CheckFinder struct {
 	db    *DB
-	w     CheckWindow
+	w     ledger.Window
 	stmts []*sql.Stmt
 
 	bySvc, byClient, laterByOrder, laterByRef *sql.Stmt
@@ -26,12 +27,12 @@ type CheckFinder struct {
 }
 
 // CheckFinder prepares the look-ups of a check of window w.
-func (db *DB) CheckFinder(ctx context.Context, w CheckWindow) (*CheckFinder, error) {
+func (db *DB) CheckFinder(ctx context.Context, w ledger.Window) (ledger.Finder, error) {
 	f := &CheckFinder{db: db, w: w}
 	cols := `SELECT id, ` + strings.Join(recordCheckCols, ", ") + ` FROM records WHERE kind = '` + string(recon.Statement) + `' AND `
 	period := ` AND txn_date_time >= '` + sqlText(w.From) + `' AND txn_date_time <= '` + sqlText(w.To) + `'`
-	inWindow := ` AND ts >= '` + sqlText(w.From) + `' AND ts <= '` + sqlText(w.To) + `' AND ` + w.notSkipped()
-	outside := ` AND (ts < '` + sqlText(w.From) + `' OR ts > '` + sqlText(w.To) + `') AND ` + w.notSkipped()
+	inWindow := ` AND ts >= '` + sqlText(w.From) + `' AND ts <= '` + sqlText(w.To) + `' AND ` + notSkipped(w)
+	outside := ` AND (ts < '` + sqlText(w.From) + `' OR ts > '` + sqlText(w.To) + `') AND ` + notSkipped(w)
 	debit := `max(CASE WHEN pool_shape <> '' AND outcome = 'success' THEN 1 ELSE 0 END)`
 	for _, p := range []struct {
 		dst **sql.Stmt
@@ -71,27 +72,27 @@ func (f *CheckFinder) Close() error {
 	return errors.Join(errs...)
 }
 
-func (f *CheckFinder) one(ctx context.Context, st *sql.Stmt, arg string) (CheckRecord, bool, error) {
-	var r CheckRecord
-	err := st.QueryRowContext(ctx, arg).Scan(append([]any{&r.ID}, r.ptrs()...)...)
+func (f *CheckFinder) one(ctx context.Context, st *sql.Stmt, arg string) (ledger.Record, bool, error) {
+	var r ledger.Record
+	err := st.QueryRowContext(ctx, arg).Scan(append([]any{&r.ID}, recordPtrs(&r)...)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return CheckRecord{}, false, nil
+		return ledger.Record{}, false, nil
 	}
 	return r, err == nil, err
 }
 
 // PeriodRecord returns the window's statement record with this svcOrderId
 // (any mode; of several, the last in time order).
-func (f *CheckFinder) PeriodRecord(ctx context.Context, svcOrderID string) (CheckRecord, bool, error) {
+func (f *CheckFinder) PeriodRecord(ctx context.Context, svcOrderID string) (ledger.Record, bool, error) {
 	return f.one(ctx, f.bySvc, svcOrderID)
 }
 
 // PeriodRecordsByClient returns the window's statement records with this
 // clientOrderId (any mode), in time order.
-func (f *CheckFinder) PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]CheckRecord, error) {
-	return collect(checkSeq(ctx, stmtQuerier{f.byClient}, func(rows *sql.Rows) (CheckRecord, error) {
-		var r CheckRecord
-		err := rows.Scan(append([]any{&r.ID}, r.ptrs()...)...)
+func (f *CheckFinder) PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]ledger.Record, error) {
+	return collect(checkSeq(ctx, stmtQuerier{f.byClient}, func(rows *sql.Rows) (ledger.Record, error) {
+		var r ledger.Record
+		err := rows.Scan(append([]any{&r.ID}, recordPtrs(&r)...)...)
 		return r, err
 	}, "", clientOrderID))
 }
@@ -162,34 +163,27 @@ func (f *CheckFinder) OutsideCall(ctx context.Context, svcOrderID, clientOrderID
 
 // DebitBySvc returns the debit (not CR) statement record with this
 // svcOrderId, of any date.
-func (f *CheckFinder) DebitBySvc(ctx context.Context, svcOrderID string) (CheckRecord, bool, error) {
+func (f *CheckFinder) DebitBySvc(ctx context.Context, svcOrderID string) (ledger.Record, bool, error) {
 	return f.one(ctx, f.debitBySvc, svcOrderID)
 }
 
 // DebitByClient returns the earliest debit (not CR) statement record with
 // this clientOrderId, of any date.
-func (f *CheckFinder) DebitByClient(ctx context.Context, clientOrderID string) (CheckRecord, bool, error) {
+func (f *CheckFinder) DebitByClient(ctx context.Context, clientOrderID string) (ledger.Record, bool, error) {
 	return f.one(ctx, f.debitByClient, clientOrderID)
 }
 
 // Record returns the statement record with this svcOrderId (any mode, any
 // date).
-func (f *CheckFinder) Record(ctx context.Context, svcOrderID string) (CheckRecord, bool, error) {
+func (f *CheckFinder) Record(ctx context.Context, svcOrderID string) (ledger.Record, bool, error) {
 	return f.one(ctx, f.anyBySvc, svcOrderID)
-}
-
-// CheckRefCall is one of the window's calls of an externalRef, as
-// CheckFinder.RefCalls reads it.
-type CheckRefCall struct {
-	ID                          int64
-	TS, Outcome, Shape, OrderID string
 }
 
 // RefCalls returns the window's calls (but Skip's) with this externalRef,
 // in (ts, id) order.
-func (f *CheckFinder) RefCalls(ctx context.Context, ref string) ([]CheckRefCall, error) {
-	return collect(checkSeq(ctx, stmtQuerier{f.refCalls}, func(rows *sql.Rows) (CheckRefCall, error) {
-		var c CheckRefCall
+func (f *CheckFinder) RefCalls(ctx context.Context, ref string) ([]ledger.RefCall, error) {
+	return collect(checkSeq(ctx, stmtQuerier{f.refCalls}, func(rows *sql.Rows) (ledger.RefCall, error) {
+		var c ledger.RefCall
 		err := rows.Scan(&c.ID, &c.TS, &c.Outcome, &c.Shape, &c.OrderID)
 		return c, err
 	}, "", ref))

@@ -5,124 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// CheckRun identifies a reconciliation run: its period and as-of date
-// (YYYY-MM-DD) and its start.
-type CheckRun struct {
-	From, To, AsOf string
-	Started        time.Time
-}
-
-// CheckBreak is one row of recon_breaks. Amounts are exact decimal text;
-// a zero call id is stored as NULL.
-type CheckBreak struct {
-	PoolAccount, Kind       string
-	CallID, PrevCallID      int64
-	TS, ExternalRef         string
-	Expected, Actual, Delta string
-	ExplainedBy             []string
-	Note                    string
-}
-
-// CheckMatch is one row of recon_matches; a zero call id is stored as NULL.
-type CheckMatch struct {
-	Outcome         string
-	CallID          int64
-	SvcOrderID      string
-	ExternalRef     string
-	Operation       string
-	TS              string
-	CallAmount      string
-	StatementAmount string
-	Delta           string
-	Note            string
-	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
-	// CallsOwn says that TS and ExternalRef are the call's own, as the
-	// calls table holds them: a plain match then stores neither again.
-	CallsOwn bool
-}
-
-// CheckReversal is one row of recon_reversals.
-type CheckReversal struct {
-	SvcOrderID, ReversalSvcOrderID, TxnDateTime, Amount string
-	Found                                               bool
-	ReversalTxnDateTime, ReversalAmount, Note           string
-}
-
-// CheckUnsettled is one row of recon_unsettled.
-type CheckUnsettled struct {
-	SvcOrderID, ClientOrderID, TxnDateTime, Amount string
-	AgeDays                                        int
-	AgeBucket                                      string
-}
-
-// CheckResults are what a run found, yielded in the order they are stored,
-// and its JSON summary. Finished is called when the rows are written.
-type CheckResults struct {
-	Breaks    iter.Seq[CheckBreak]
-	Matches   iter.Seq[CheckMatch]
-	Reversals iter.Seq[CheckReversal]
-	Unsettled iter.Seq[CheckUnsettled]
-	Summary   []byte
-	Finished  func() time.Time
-}
-
-// SaveCheckRun stores a run and its rows in one transaction (see
-// BeginCheckRun) and returns the new run's id.
-func (db *DB) SaveCheckRun(ctx context.Context, run CheckRun, res CheckResults) (int64, error) {
-	w, err := db.BeginCheckRun(ctx, run)
-	if err != nil {
-		return 0, err
-	}
-	each := func(add func()) {
-		if w.Err() == nil {
-			add()
-		}
-	}
-	each(func() {
-		for b := range orEmpty(res.Breaks) {
-			w.Break(b)
-		}
-	})
-	each(func() {
-		for m := range orEmpty(res.Matches) {
-			w.Match(m)
-		}
-	})
-	each(func() {
-		for r := range orEmpty(res.Reversals) {
-			w.Reversal(r)
-		}
-	})
-	each(func() {
-		for u := range orEmpty(res.Unsettled) {
-			w.Unsettled(u)
-		}
-	})
-	if err := w.Commit(res.Summary, res.Finished); err != nil {
-		return 0, err
-	}
-	return w.ID(), nil
-}
-
-func orEmpty[T any](seq iter.Seq[T]) iter.Seq[T] {
-	if seq == nil {
-		return func(func(T) bool) {}
-	}
-	return seq
-}
-
 // FailCheckRun records a run that failed, finished at finished, so that
 // the history shows the attempt.
-func (db *DB) FailCheckRun(ctx context.Context, run CheckRun, finished time.Time) error {
+func (db *DB) FailCheckRun(ctx context.Context, run ledger.Run, finished time.Time) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, finished_at, state)
 			VALUES (?, ?, ?, ?, ?, 'failed')`, run.From, run.To, run.AsOf, FormatTime(run.Started), FormatTime(finished))
@@ -150,10 +44,10 @@ type CheckRunWriter struct {
 
 // checkOp is one unit of the writer goroutine's work.
 type checkOp struct {
-	table int   // one of the check tables, for rows
-	args  []any // rows' values
-	fixes *dupFix
-	end   *checkEnd
+	table   int   // one of the check tables, for rows
+	args    []any // rows' values
+	rewrite *rewriteOp
+	end     *checkEnd
 }
 
 type checkEnd struct {
@@ -161,16 +55,11 @@ type checkEnd struct {
 	finished func() time.Time
 }
 
-// dupFix turns rows into duplicateDebit rows (CheckRunWriter.Duplicates).
-type dupFix struct {
-	refs  []string
-	note  func(m *CheckMatch)
-	reply chan dupReply
-}
-
-type dupReply struct {
-	rows []CheckMatch // the rows as they were
-	err  error
+// rewriteOp is RewriteMatches in the writer's goroutine.
+type rewriteOp struct {
+	refs    []string
+	rewrite func(ledger.Match) (ledger.Match, bool)
+	reply   chan error
 }
 
 // The check tables (and recon_matched, where the plain matched rows go:
@@ -207,7 +96,7 @@ const checkBatchRows = 256
 // BeginCheckRun starts storing run: it opens the transaction (holding the
 // database's writer for the run's length) and records the run as running.
 // The caller adds rows and must end with Commit or Abort.
-func (db *DB) BeginCheckRun(ctx context.Context, run CheckRun) (*CheckRunWriter, error) {
+func (db *DB) BeginCheckRun(ctx context.Context, run ledger.Run) (ledger.RunWriter, error) {
 	w := &CheckRunWriter{ops: make(chan checkOp, 8), stopped: make(chan struct{}), done: make(chan error, 1)}
 	started := make(chan error, 1)
 	go func() {
@@ -235,34 +124,40 @@ func (w *CheckRunWriter) ID() int64 { return w.id }
 // Err is the first error of the writer, nil while all is well.
 func (w *CheckRunWriter) Err() error { return w.err }
 
-// Break adds a break.
-func (w *CheckRunWriter) Break(b CheckBreak) {
+// Break adds a break; its amounts are stored as recon.Money text.
+func (w *CheckRunWriter) Break(b ledger.Break) {
 	w.add(tBreaks, b.PoolAccount, b.Kind, checkNullID(b.CallID), checkNullID(b.PrevCallID), b.TS,
-		b.ExternalRef, b.Expected, b.Actual, b.Delta, strings.Join(b.ExplainedBy, ","), b.Note)
+		b.ExternalRef, recon.Money(b.Expected), recon.Money(b.Actual), recon.Money(b.Delta),
+		strings.Join(b.ExplainedBy, ","), b.Note)
 }
 
 // Match adds a matching result.
-func (w *CheckRunWriter) Match(m CheckMatch) {
+func (w *CheckRunWriter) Match(m ledger.Match) {
 	if plainMatch(&m) {
 		w.seq++
 		w.add(tMatched, w.seq, m.CallID, m.SvcOrderID, m.CallAmount)
 		return
 	}
-	w.add(tMatches, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
-		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair)
+	w.add(tMatches, matchValues(&m)...)
+}
+
+// matchValues are a row's values in recon_matches (but its run).
+func matchValues(m *ledger.Match) []any {
+	return []any{m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
+		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair}
 }
 
 // plainMatch reports whether a matching row goes to recon_matched: a
 // match of a call and a record of equal amounts, with nothing to add,
 // whose time and externalRef are the call's own (as is its operation: the
 // check takes it from there).
-func plainMatch(m *CheckMatch) bool {
+func plainMatch(m *ledger.Match) bool {
 	return m.Outcome == recon.Matched && m.CallID != 0 && m.CallsOwn && m.CallAmount == m.StatementAmount &&
 		m.Delta == "" && m.Note == "" && m.SuggestedPair == ""
 }
 
 // Reversal adds a reversed record.
-func (w *CheckRunWriter) Reversal(r CheckReversal) {
+func (w *CheckRunWriter) Reversal(r ledger.Reversal) {
 	found := 0
 	if r.Found {
 		found = 1
@@ -272,7 +167,7 @@ func (w *CheckRunWriter) Reversal(r CheckReversal) {
 }
 
 // Unsettled adds an unsettled order.
-func (w *CheckRunWriter) Unsettled(u CheckUnsettled) {
+func (w *CheckRunWriter) Unsettled(u ledger.Unsettled) {
 	w.add(tUnsettled, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
 }
 
@@ -324,23 +219,23 @@ func (w *CheckRunWriter) wait() {
 	w.err = err
 }
 
-// Duplicates turns the stored matching rows of calls with one of refs as
-// their externalRef (and the statement rows of that clientOrderId) that
-// are not duplicateDebit yet into duplicateDebit rows, note setting each
-// one's delta and note; pending rows stay. It returns the rows as they
-// were before, so that the caller can correct its counts.
-func (w *CheckRunWriter) Duplicates(refs []string, note func(m *CheckMatch)) ([]CheckMatch, error) {
+// RewriteMatches offers each matching row stored so far of refs (the
+// rows of the calls whose externalRef is one of refs, and the rows without
+// a call whose externalRef is) to rewrite, and stores the row it returns
+// in place of the old one when it returns true. The rule is the caller's:
+// the store only reads and replaces rows.
+func (w *CheckRunWriter) RewriteMatches(refs []string, rewrite func(ledger.Match) (ledger.Match, bool)) error {
 	w.flushAll()
-	fix := &dupFix{refs: refs, note: note, reply: make(chan dupReply, 1)}
-	if !w.send(checkOp{fixes: fix}) {
-		return nil, w.err
+	op := &rewriteOp{refs: refs, rewrite: rewrite, reply: make(chan error, 1)}
+	if !w.send(checkOp{rewrite: op}) {
+		return w.err
 	}
 	select {
-	case r := <-fix.reply:
-		return r.rows, r.err
+	case err := <-op.reply:
+		return err
 	case <-w.stopped:
 		w.wait()
-		return nil, w.err
+		return w.err
 	}
 }
 
@@ -373,7 +268,7 @@ func (w *CheckRunWriter) Abort() {
 var errAborted = errors.New("check run aborted")
 
 // apply runs the writer's operations in tx until the end.
-func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (err error) {
+func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) (err error) {
 	batches := make([]*checkBatch, len(checkTables))
 	runID := strconv.FormatInt(w.id, 10)
 	for i, t := range checkTables {
@@ -390,9 +285,9 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (e
 			return errAborted
 		case op.end != nil:
 			return w.finish(ctx, tx, run, op.end)
-		case op.fixes != nil:
-			rows, err := w.fixDuplicates(ctx, tx, op.fixes)
-			op.fixes.reply <- dupReply{rows, err}
+		case op.rewrite != nil:
+			err := w.rewriteMatches(ctx, tx, op.rewrite)
+			op.rewrite.reply <- err
 			if err != nil {
 				return err
 			}
@@ -405,7 +300,7 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run CheckRun) (e
 	return errAborted // closed without an end
 }
 
-func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run CheckRun, end *checkEnd) error {
+func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run, end *checkEnd) error {
 	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
@@ -422,73 +317,74 @@ func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run CheckRun, e
 	return err
 }
 
-// fixDuplicates is Duplicates in the writer's transaction.
-func (w *CheckRunWriter) fixDuplicates(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]CheckMatch, error) {
-	var out []CheckMatch
-	for _, ref := range fix.refs {
-		rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
-			call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
-			WHERE run_id = ? AND outcome NOT IN ('duplicateDebit', 'pending')
-			AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
-				OR call_id IS NULL AND outcome = 'statementOnly' AND external_ref = ?)`, w.id, ref, ref)
+// rewriteMatches is RewriteMatches in the writer's transaction: the rows
+// of recon_matches first, ref by ref, rewritten in place, then those of
+// recon_matched (moved to recon_matches when they are no plain match any
+// more).
+func (w *CheckRunWriter) rewriteMatches(ctx context.Context, tx *sql.Tx, op *rewriteOp) error {
+	for _, ref := range op.refs {
+		rows, err := w.storedMatches(ctx, tx, ref)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var found []CheckMatch
-		for rows.Next() {
-			var m CheckMatch
-			if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
-				&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			found = append(found, m)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		for _, m := range found {
-			fixed := m
-			fix.note(&fixed)
-			// A statementOnly row (stored early, see ledger.MaxOrphans) has
-			// no call: it is its record's.
-			q, key := `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
-				WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(m.CallID)
-			if m.CallID == 0 {
-				q, key = `UPDATE recon_matches SET outcome = ?, delta = ?, note = ?
-				WHERE run_id = ? AND call_id IS NULL AND svc_order_id = ? AND outcome = ?`, m.SvcOrderID
-			}
-			if _, err := tx.ExecContext(ctx, q, fixed.Outcome, fixed.Delta, fixed.Note, w.id, key, m.Outcome); err != nil {
-				return nil, err
+		for _, m := range rows {
+			if fixed, ok := op.rewrite(m); ok {
+				if err := w.replaceMatch(ctx, tx, m, fixed); err != nil {
+					return err
+				}
 			}
 		}
-		out = append(out, found...)
 	}
-	moved, err := w.fixMatched(ctx, tx, fix)
+	for refs := range slices.Chunk(op.refs, 500) {
+		if err := w.rewriteMatched(ctx, tx, op, refs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedMatches reads the run's recon_matches rows of ref: those of the
+// calls with externalRef ref, and those without a call of that externalRef.
+func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref string) ([]ledger.Match, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
+		call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
+		WHERE run_id = ? AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
+			OR call_id IS NULL AND external_ref = ?)`, w.id, ref, ref)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, moved...), nil
-}
-
-// fixMatched moves the run's recon_matched rows of the calls of the
-// externalRefs fix.refs to recon_matches, as fix.note makes them (a
-// duplicateDebit); it returns them as they were. The run's rows are read
-// once for up to 500 externalRefs.
-func (w *CheckRunWriter) fixMatched(ctx context.Context, tx *sql.Tx, fix *dupFix) ([]CheckMatch, error) {
-	var out []CheckMatch
-	for refs := range slices.Chunk(fix.refs, 500) {
-		moved, err := w.fixMatchedOf(ctx, tx, fix, refs)
-		if err != nil {
+	defer rows.Close()
+	var found []ledger.Match
+	for rows.Next() {
+		var m ledger.Match
+		if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
+			&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
 			return nil, err
 		}
-		out = append(out, moved...)
+		found = append(found, m)
 	}
-	return out, nil
+	return found, rows.Err()
 }
 
-func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupFix, refs []string) ([]CheckMatch, error) {
+// replaceMatch stores m in place of the recon_matches row old: the row of
+// its call, or (no call) of its record.
+func (w *CheckRunWriter) replaceMatch(ctx context.Context, tx *sql.Tx, old, m ledger.Match) error {
+	q, key := `UPDATE recon_matches SET outcome = ?, call_id = ?, svc_order_id = ?, external_ref = ?, operation = ?, ts = ?,
+		call_amount = ?, statement_amount = ?, delta = ?, note = ?, suggested_pair = ?
+		WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(old.CallID)
+	if old.CallID == 0 {
+		q, key = strings.Replace(q, "call_id = ? AND outcome", "call_id IS NULL AND svc_order_id = ? AND outcome", 1), old.SvcOrderID
+	}
+	_, err := tx.ExecContext(ctx, q, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS,
+		m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, w.id, key, old.Outcome)
+	return err
+}
+
+// rewriteMatched offers the run's recon_matched rows of the calls of the
+// externalRefs refs to op.rewrite; a row it rewrites is moved to
+// recon_matches (or, still a plain match, stored again in recon_matched).
+// The run's rows are read once for up to 500 externalRefs.
+func (w *CheckRunWriter) rewriteMatched(ctx context.Context, tx *sql.Tx, op *rewriteOp, refs []string) error {
 	args := []any{w.id}
 	for _, r := range refs {
 		args = append(args, r)
@@ -498,38 +394,48 @@ func (w *CheckRunWriter) fixMatchedOf(ctx context.Context, tx *sql.Tx, fix *dupF
 		WHERE d.run_id = ? AND d.call_id IN (SELECT id FROM calls WHERE external_ref IN (?`+strings.Repeat(", ?", len(refs)-1)+`))
 		ORDER BY d.seq`, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var found []CheckMatch
+	var found []ledger.Match
 	var seqs []int64
 	for rows.Next() {
-		m := CheckMatch{Outcome: recon.Matched, CallsOwn: true}
+		m := ledger.Match{Outcome: recon.Matched, CallsOwn: true}
 		var seq int64
 		if err := rows.Scan(&seq, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS, &m.CallAmount); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
 		m.StatementAmount = m.CallAmount
 		found, seqs = append(found, m), append(seqs, seq)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	for i, m := range found {
-		fixed := m
-		fix.note(&fixed)
-		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
-			return nil, err
+		fixed, ok := op.rewrite(m)
+		if !ok {
+			continue
 		}
-		t := checkTables[tMatches] // the row as Match would add it
-		if _, err := tx.ExecContext(ctx, t.prefix+strings.Replace(t.row, "RUN", "?", 1),
-			w.id, fixed.Outcome, fixed.CallID, fixed.SvcOrderID, fixed.ExternalRef, fixed.Operation, fixed.TS,
-			fixed.CallAmount, fixed.StatementAmount, fixed.Delta, fixed.Note, fixed.SuggestedPair); err != nil {
-			return nil, err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
+			return err
+		}
+		if err := w.insertMatch(ctx, tx, fixed); err != nil {
+			return err
 		}
 	}
-	return found, nil
+	return nil
+}
+
+// insertMatch inserts one row as Match would add it.
+func (w *CheckRunWriter) insertMatch(ctx context.Context, tx *sql.Tx, m ledger.Match) error {
+	t, vals := checkTables[tMatches], matchValues(&m)
+	if plainMatch(&m) {
+		w.seq++
+		t, vals = checkTables[tMatched], []any{w.seq, m.CallID, m.SvcOrderID, m.CallAmount}
+	}
+	_, err := tx.ExecContext(ctx, t.prefix+strings.Replace(t.row, "RUN", "?", 1), append([]any{w.id}, vals...)...)
+	return err
 }
 
 // checkNullID stores a zero id as NULL.

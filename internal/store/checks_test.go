@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -19,8 +21,8 @@ func TestCheckStatementFields(t *testing.T) {
 		if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: []recon.Record{r}}}); err != nil {
 			t.Fatal(err)
 		}
-		var got []CheckRecord
-		for rec, err := range db.CheckStatement(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+		var got []ledger.Record
+		for rec, err := range db.CheckStatement(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -30,7 +32,7 @@ func TestCheckStatementFields(t *testing.T) {
 			got[0].Amount != "1.50" {
 			t.Fatalf("CheckStatement = %+v, want S1 of R1, 1.50, productCode IDV", got)
 		}
-		f, err := db.CheckFinder(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"})
+		f, err := db.CheckFinder(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,17 +42,99 @@ func TestCheckStatementFields(t *testing.T) {
 		}
 
 		const pair = "call 7 verifyPanPlusV2 — rule: equal amount 1.50"
-		id, err := db.SaveCheckRun(ctx, CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
-			CheckResults{Summary: []byte(`{}`), Finished: time.Now,
-				Matches: func(yield func(CheckMatch) bool) {
-					yield(CheckMatch{Outcome: recon.StatementOnly, SvcOrderID: "S1", TS: "2026-11-21 10:00:00", SuggestedPair: pair})
-				}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := storeRun(t, db, testRun, func(w ledger.RunWriter) {
+			w.Match(ledger.Match{Outcome: recon.StatementOnly, SvcOrderID: "S1", TS: "2026-11-21 10:00:00", SuggestedPair: pair})
+		})
 		var stored string
 		if err := db.QueryRow(`SELECT suggested_pair FROM recon_matches WHERE run_id = ?`, id).Scan(&stored); err != nil || stored != pair {
 			t.Errorf("suggested_pair = %q, %v; want %q", stored, err, pair)
+		}
+	})
+}
+
+// testRun is a run of the day 2026-11-21.
+var testRun = ledger.Run{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()}
+
+// storeRun stores a run as a check does (BeginCheckRun, the rows add adds,
+// Commit with an empty summary) and returns its id.
+func storeRun(tb testing.TB, db *DB, run ledger.Run, add func(w ledger.RunWriter)) int64 {
+	tb.Helper()
+	w, err := db.BeginCheckRun(context.Background(), run)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	add(w)
+	if err := w.Commit([]byte(`{}`), func() time.Time { return run.Started }); err != nil {
+		tb.Fatal(err)
+	}
+	return w.ID()
+}
+
+// TestRewriteMatches: the rows of an externalRef (its calls' rows, and
+// the rows without a call that carry it) are offered, and only those the
+// caller rewrites are replaced, in place; other externalRefs' rows are not
+// offered.
+func TestRewriteMatches(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		calls := []recon.Call{
+			{Hash: "h1", Source: "a", Line: 1, TS: "2026-11-21 10:00:00", ExternalRef: "R", OrderID: "O1", Outcome: recon.CallSuccess},
+			{Hash: "h2", Source: "a", Line: 2, TS: "2026-11-21 10:00:01", ExternalRef: "R", Outcome: recon.CallPending},
+			{Hash: "h3", Source: "a", Line: 3, TS: "2026-11-21 10:00:02", ExternalRef: "Q", OrderID: "O3", Outcome: recon.CallSuccess},
+		}
+		if _, err := db.InsertCalls(ctx, time.Now(), calls, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]int64{}
+		for c, err := range db.CheckCalls(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[c.TS[len(c.TS)-2:]] = c.ID
+		}
+		rows := []ledger.Match{
+			{Outcome: recon.AmountMismatch, CallID: ids["00"], SvcOrderID: "S1", ExternalRef: "R", TS: "2026-11-21 10:00:00",
+				CallAmount: "1.00", StatementAmount: "2.00", Delta: "-1.00"},
+			{Outcome: recon.Pending, CallID: ids["01"], ExternalRef: "R", TS: "2026-11-21 10:00:01"},
+			{Outcome: recon.CallOnly, CallID: ids["02"], ExternalRef: "Q", TS: "2026-11-21 10:00:02", CallAmount: "3.00"},
+			{Outcome: recon.StatementOnly, SvcOrderID: "S4", ExternalRef: "R", TS: "2026-11-21 10:00:03", StatementAmount: "4.00"},
+		}
+		w, err := db.BeginCheckRun(ctx, testRun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rows {
+			w.Match(m)
+		}
+		var offered []string
+		err = w.RewriteMatches([]string{"R"}, func(m ledger.Match) (ledger.Match, bool) {
+			offered = append(offered, m.Outcome)
+			if m.Outcome == recon.Pending {
+				return m, false
+			}
+			m.Outcome, m.Note = recon.DuplicateDebit, "twice"
+			return m, true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit([]byte(`{}`), time.Now); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(offered)
+		if want := []string{recon.AmountMismatch, recon.Pending, recon.StatementOnly}; !slices.Equal(offered, want) {
+			t.Errorf("offered %q, want %q", offered, want)
+		}
+		var got []string
+		for m, err := range db.ReportMatches(ctx, w.ID()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, m.Outcome+" "+m.SvcOrderID+" "+m.Note+" "+m.Delta)
+		}
+		want := []string{"duplicateDebit S1 twice -1.00", "pending   ", "callOnly   ", "duplicateDebit S4 twice "}
+		if !slices.Equal(got, want) {
+			t.Errorf("rows after the rewrite %q, want %q", got, want)
 		}
 	})
 }

@@ -22,6 +22,9 @@ type dialect interface {
 	// tablesSQL counts the database's tables and, of them, those named
 	// schema_migrations (the catalog query of refuseForeign).
 	tablesSQL() string
+	// migrationColumnsSQL lists the column names of the table
+	// schema_migrations (the catalog query of checkMigrations).
+	migrationColumnsSQL() string
 
 	// Locking.
 
@@ -30,6 +33,10 @@ type dialect interface {
 	// one after the other. SQLite's write transactions are exclusive
 	// already (_txlock=immediate): nothing to take there.
 	lock(ctx context.Context, tx *sql.Tx, key int64) error
+	// unbounded lifts the time-outs of statements and lock waits for the
+	// rest of tx (PostgreSQL's defaults bound them), for the migrations:
+	// one may take long, and the others wait for it.
+	unbounded(ctx context.Context, tx *sql.Tx) error
 	// forUpdate is the clause that ends a SELECT of rows tx goes on to
 	// update, locking them until tx ends ("" where write transactions
 	// exclude each other already).
@@ -44,6 +51,14 @@ type dialect interface {
 	// retry runs fn, again while the database answers busy where it does
 	// not wait by itself.
 	retry(ctx context.Context, fn func() error) error
+	// failed reports whether err is a failure of the database itself
+	// (the connection, the server, the disk) rather than of the statement
+	// (failure.go).
+	failed(err error) bool
+	// now is the SQL expression of the database's clock, as TimeLayout
+	// text in UTC: the one clock of leases and heartbeats, whichever host
+	// writes or reads them.
+	now() string
 
 	// Writing.
 
@@ -71,8 +86,9 @@ type dialect interface {
 	// rowKeyIs (a condition on one parameter, the key).
 	rowKey(alias string) string
 	rowKeyIs(alias string) string
-	// analyze refreshes the planner's statistics of tables.
-	analyze(ctx context.Context, db *sql.DB, tables string) error
+	// analyze refreshes the planner's statistics of tables, and returns
+	// those this role may not refresh (stats.go).
+	analyze(ctx context.Context, db *sql.DB, tables []string) (denied []tableStats, err error)
 }
 
 // insertStmt is a multi-row INSERT: prepared (stmt), or its text q run in

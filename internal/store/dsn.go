@@ -3,9 +3,10 @@ package store
 import (
 	"errors"
 	"io/fs"
-	"net/url"
 	"os"
 	"strings"
+
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // IsPostgres reports whether dsn names a PostgreSQL database (a
@@ -16,21 +17,8 @@ func IsPostgres(dsn string) bool {
 
 // RedactDSN returns dsn as it may be shown: a SQLite path as it is; a
 // PostgreSQL URL without its password (and without its query, which may
-// carry one too).
-func RedactDSN(dsn string) string {
-	if !IsPostgres(dsn) {
-		return dsn
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "postgres://…"
-	}
-	u.RawQuery, u.Fragment = "", ""
-	if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	return u.String()
-}
+// carry one too). See redact.DSN.
+func RedactDSN(dsn string) string { return redact.DSN(dsn) }
 
 // Missing reports whether dsn names a SQLite file that does not exist,
 // which Open would create empty: a command that only reads says so

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -37,17 +38,17 @@ func TestPlainMatchesReadBackAsStored(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := map[int]int64{}
-		for c, err := range db.CheckCalls(ctx, CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+		for c, err := range db.CheckCalls(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
 			if err != nil {
 				t.Fatal(err)
 			}
 			id[map[string]int{"O1": 1, "O2": 2, "O3": 3, "O4": 4, "O5": 5}[c.OrderID]] = c.ID
 		}
-		plain := func(n int, ts, ref, op, svc string) CheckMatch {
-			return CheckMatch{Outcome: recon.Matched, CallID: id[n], SvcOrderID: svc, ExternalRef: ref, Operation: op, TS: ts,
+		plain := func(n int, ts, ref, op, svc string) ledger.Match {
+			return ledger.Match{Outcome: recon.Matched, CallID: id[n], SvcOrderID: svc, ExternalRef: ref, Operation: op, TS: ts,
 				CallAmount: "1.50", StatementAmount: "1.50", CallsOwn: true}
 		}
-		added := []CheckMatch{
+		added := []ledger.Match{
 			plain(1, "2026-11-21 10:00:02", "R1", "verifyPanPlusV2", "S"+unitSep+"1"), // read again by its key
 			plain(2, "2026-11-21 10:00:01", "R2", "mobilePanLookup", "S2"),
 			{Outcome: recon.Matched, CallID: id[3], SvcOrderID: "S3", ExternalRef: "C3", Operation: "verifyPanPlusV2",
@@ -58,21 +59,24 @@ func TestPlainMatchesReadBackAsStored(t *testing.T) {
 			{Outcome: recon.StatementOnly, SvcOrderID: "S6", ExternalRef: "R6", TS: "2026-11-21 08:00:00", StatementAmount: "3.00",
 				Note: "no call logged for this debit"},
 		}
-		w, err := db.BeginCheckRun(ctx, CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()})
+		w, err := db.BeginCheckRun(ctx, testRun)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range added {
 			w.Match(m)
 		}
-		old, err := w.Duplicates([]string{"R4"}, func(m *CheckMatch) {
+		var old []ledger.Match
+		err = w.RewriteMatches([]string{"R4"}, func(m ledger.Match) (ledger.Match, bool) {
+			old = append(old, m)
 			m.Outcome, m.Note = recon.DuplicateDebit, "externalRef debited more than once"
+			return m, true
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(old) != 1 || old[0] != added[3] {
-			t.Errorf("Duplicates(R4) = %+v, want the plain match as it was added: %+v", old, added[3])
+			t.Errorf("RewriteMatches(R4) offered %+v, want the plain match as it was added: %+v", old, added[3])
 		}
 		if err := w.Commit([]byte(`{}`), time.Now); err != nil {
 			t.Fatal(err)
@@ -81,7 +85,7 @@ func TestPlainMatchesReadBackAsStored(t *testing.T) {
 		if err := db.QueryRow(`SELECT count(*) FROM recon_matched WHERE run_id = ?`, w.ID()).Scan(&inMatched); err != nil || inMatched != 2 {
 			t.Errorf("recon_matched holds %d rows, %v; want the 2 plain matches not moved", inMatched, err)
 		}
-		text := func(m ReportMatch) string {
+		text := func(m ledger.Match) string {
 			return strings.Join([]string{m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode, m.SvcOrderID,
 				m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, fmt.Sprint(m.CallID)}, "|")
 		}

@@ -136,30 +136,30 @@ func TestRebind(t *testing.T) {
 	}
 }
 
-// TestPostgresGrants: the owner role (CREATE on the schema) migrates; an
-// application role with only SELECT, INSERT, UPDATE and DELETE on the
-// tables (and USAGE on the schema and its sequences) then opens the
-// database and works in it; a pending migration asks for the owner.
-func TestPostgresGrants(t *testing.T) {
+// roles makes, on a fresh database, a schema svcrecon owned by an owner
+// role (which migrates) and an application role with only SELECT,
+// INSERT, UPDATE and DELETE on its tables (and USAGE on the schema and its
+// sequences), as the README tells a DBA to. It returns the database's URL
+// as each role (search_path=svcrecon) and as the test server's superuser.
+func roles(t *testing.T) (owner, app, admin string) {
 	dsn := pgtest.NewDatabase(t)
-	ctx := context.Background()
-	admin, err := sql.Open("pgx", dsn)
+	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	defer db.Close()
 	suffix := strings.TrimPrefix(dsn[strings.LastIndex(dsn, "/")+1:], "svcrecon_test_")
 	suffix = suffix[:strings.IndexAny(suffix+"?", "?")]
-	owner, app := "svc_owner_"+suffix, "svc_app_"+suffix
+	ownerRole, appRole := "svc_owner_"+suffix, "svc_app_"+suffix
 	for _, q := range []string{
-		`CREATE ROLE ` + owner + ` LOGIN`, `CREATE ROLE ` + app + ` LOGIN`,
+		`CREATE ROLE ` + ownerRole + ` LOGIN`, `CREATE ROLE ` + appRole + ` LOGIN`,
 		`REVOKE CREATE ON SCHEMA public FROM PUBLIC`,
-		`CREATE SCHEMA svcrecon AUTHORIZATION ` + owner,
-		`GRANT USAGE ON SCHEMA svcrecon TO ` + app,
-		`ALTER DEFAULT PRIVILEGES FOR ROLE ` + owner + ` IN SCHEMA svcrecon GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ` + app,
-		`ALTER DEFAULT PRIVILEGES FOR ROLE ` + owner + ` IN SCHEMA svcrecon GRANT USAGE, SELECT ON SEQUENCES TO ` + app,
+		`CREATE SCHEMA svcrecon AUTHORIZATION ` + ownerRole,
+		`GRANT USAGE ON SCHEMA svcrecon TO ` + appRole,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE ` + ownerRole + ` IN SCHEMA svcrecon GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ` + appRole,
+		`ALTER DEFAULT PRIVILEGES FOR ROLE ` + ownerRole + ` IN SCHEMA svcrecon GRANT USAGE, SELECT ON SEQUENCES TO ` + appRole,
 	} {
-		if _, err := admin.Exec(q); err != nil {
+		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -167,7 +167,7 @@ func TestPostgresGrants(t *testing.T) {
 		// The roles own objects in the database and default privileges:
 		// those go first, one role at a time.
 		if db, err := sql.Open("pgx", dsn); err == nil {
-			for _, role := range []string{app, owner} {
+			for _, role := range []string{appRole, ownerRole} {
 				if _, err := db.Exec(`DROP OWNED BY ` + role); err != nil {
 					t.Log(err)
 				}
@@ -175,7 +175,7 @@ func TestPostgresGrants(t *testing.T) {
 			db.Close()
 		}
 		if db, err := sql.Open("pgx", pgtest.URL(t)); err == nil {
-			for _, role := range []string{app, owner} {
+			for _, role := range []string{appRole, ownerRole} {
 				if _, err := db.Exec(`DROP ROLE ` + role); err != nil {
 					t.Log(err)
 				}
@@ -188,21 +188,33 @@ func TestPostgresGrants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		u.User = url.User(role)
+		if role != "" {
+			u.User = url.User(role)
+		}
 		q := u.Query()
 		q.Set("search_path", "svcrecon")
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	if _, err := Open(ctx, as(app)); err == nil || !strings.Contains(err.Error(), "permission denied") {
+	return as(ownerRole), as(appRole), as("")
+}
+
+// TestPostgresGrants: the owner role (CREATE on the schema) migrates; an
+// application role with only SELECT, INSERT, UPDATE and DELETE on the
+// tables (and USAGE on the schema and its sequences) then opens the
+// database and works in it; a pending migration asks for the owner.
+func TestPostgresGrants(t *testing.T) {
+	ctx := context.Background()
+	owner, app, _ := roles(t)
+	if _, err := Open(ctx, app); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("Open(app role, not migrated) = %v, want permission denied (the owner migrates)", err)
 	}
-	db, err := Open(ctx, as(owner))
+	db, err := Open(ctx, owner)
 	if err != nil {
 		t.Fatalf("Open(owner) = %v", err)
 	}
 	db.Close()
-	db, err = Open(ctx, as(app))
+	db, err = Open(ctx, app)
 	if err != nil {
 		t.Fatalf("Open(app role, migrated) = %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -24,33 +25,27 @@ import (
 // Each reader returns its rows as an iterator over one ordered query, read
 // ahead; the consumer copies what it keeps of a row before the next.
 
-// ReportRun is a reconciliation run as the reports read it.
-type ReportRun struct {
-	ID         int64
-	From, To   string // the period, YYYY-MM-DD
-	AsOf       string // "" when the run recorded none
-	FinishedAt string // RFC 3339 UTC; "" when not recorded
-	Summary    recon.Summary
-}
-
 // ReportRun returns the current run of the period from..to: the newest one
 // that finished ok and is not superseded. found is false when there is
 // none. The run's summary JSON is decoded; a summary that does not decode
-// is an error.
-func (db *DB) ReportRun(ctx context.Context, from, to string) (run ReportRun, found bool, err error) {
-	run = ReportRun{From: from, To: to}
+// is an error. A start or finish time that was not recorded, or is no
+// time, is zero.
+func (db *DB) ReportRun(ctx context.Context, from, to string) (run ledger.Run, found bool, err error) {
+	run = ledger.Run{From: from, To: to}
+	var started string
 	var fin sql.NullString
 	var sum string
-	err = db.QueryRowContext(ctx, `SELECT id, as_of, finished_at, summary FROM recon_runs
+	err = db.QueryRowContext(ctx, `SELECT id, as_of, started_at, finished_at, summary FROM recon_runs
 		WHERE period_from = ? AND period_to = ? AND superseded_by IS NULL AND state = 'ok'
-		ORDER BY id DESC LIMIT 1`, from, to).Scan(&run.ID, &run.AsOf, &fin, &sum)
+		ORDER BY id DESC LIMIT 1`, from, to).Scan(&run.ID, &run.AsOf, &started, &fin, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return run, false, nil
 	}
 	if err != nil {
 		return run, false, fmt.Errorf("find reconciliation run %s..%s: %w", from, to, err)
 	}
-	run.FinishedAt = fin.String
+	run.Started, _ = time.Parse(time.RFC3339Nano, started)
+	run.Finished, _ = time.Parse(time.RFC3339Nano, fin.String)
 	if err := json.Unmarshal([]byte(sum), &run.Summary); err != nil {
 		return run, true, fmt.Errorf("run %d: decode run summary: %w", run.ID, err)
 	}
@@ -153,27 +148,34 @@ func reportRows[T any](ctx context.Context, db *DB, what, query string, args []a
 	}
 }
 
-// ReportBreak is one break of a run (recon_breaks) with its call's
-// operation and orderid.
-type ReportBreak struct {
-	Kind, PoolAccount, TS, Operation, ExternalRef, OrderID string
-	Expected, Actual, Delta                                string
-	ExplainedBy, Note                                      string
-	CallID, PrevCallID                                     int64 // 0: none
-}
-
 // ReportBreaks yields a run's breaks by pool account, the unexplained ones
-// before the explained gaps, each by time.
-func (db *DB) ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ReportBreak, error] {
+// before the explained gaps, each by time, with their call's operation and
+// orderid. An amount that is not a decimal is an error naming its break.
+func (db *DB) ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ledger.Break, error] {
+	var amounts [3]string
+	var explained string
 	return reportRows(ctx, db, "breaks", `SELECT b.kind, b.pool_account, b.ts, COALESCE(c.operation, ''),
 		b.external_ref, COALESCE(c.orderid, ''), b.expected, b.actual, b.delta, b.explained_by, b.note,
 		COALESCE(b.call_id, 0), COALESCE(b.prev_call_id, 0)
 		FROM recon_breaks b LEFT JOIN calls c ON c.id = b.call_id
 		WHERE b.run_id = ? ORDER BY b.pool_account, b.kind = ?, b.ts, b.call_id`,
 		[]any{runID, recon.BreakExplainedGap},
-		func(rows *sql.Rows, b *ReportBreak) error {
-			return rows.Scan(&b.Kind, &b.PoolAccount, &b.TS, &b.Operation, &b.ExternalRef, &b.OrderID,
-				&b.Expected, &b.Actual, &b.Delta, &b.ExplainedBy, &b.Note, &b.CallID, &b.PrevCallID)
+		func(rows *sql.Rows, b *ledger.Break) error {
+			if err := rows.Scan(&b.Kind, &b.PoolAccount, &b.TS, &b.Operation, &b.ExternalRef, &b.OrderID,
+				&amounts[0], &amounts[1], &amounts[2], &explained, &b.Note, &b.CallID, &b.PrevCallID); err != nil {
+				return err
+			}
+			if explained != "" {
+				b.ExplainedBy = strings.Split(explained, ",")
+			}
+			for i, dst := range []*decimal.Decimal{&b.Expected, &b.Actual, &b.Delta} {
+				d, err := decimal.NewFromString(orZeroText(amounts[i]))
+				if err != nil {
+					return fmt.Errorf("%s break at %s: amount %q: %w", b.Kind, b.TS, amounts[i], err)
+				}
+				*dst = d
+			}
+			return nil
 		})
 }
 
@@ -245,15 +247,6 @@ func orZeroText(s string) string {
 	return s
 }
 
-// ReportMatch is one matching outcome of a run (recon_matches) with its
-// call's orderid and statuscode.
-type ReportMatch struct {
-	Outcome, TS, Operation, ExternalRef, OrderID, StatusCode, SvcOrderID string
-	CallAmount, StatementAmount, Delta, Note                             string
-	CallID                                                               int64  // 0: none
-	SuggestedPair                                                        string // "" = none
-}
-
 // matchCols are a match row's text columns, in scanMatch's order (the
 // call id aside).
 var matchCols = []string{"m.outcome", "m.ts", "m.operation", "m.external_ref", "COALESCE(c.orderid, '')",
@@ -284,9 +277,9 @@ const matchedFrom = ` FROM recon_matched d JOIN calls c ON c.id = d.call_id`
 // text does not split (a value held the separator) is read again column by
 // column, by its key: a recon_matches row's rowid (ctid), or "d" and a
 // recon_matched row's seq.
-func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m *ReportMatch) error {
+func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m *ledger.Match) error {
 	f := make([]string, len(matchCols))
-	return func(rows *sql.Rows, m *ReportMatch) error {
+	return func(rows *sql.Rows, m *ledger.Match) error {
 		var key, text string
 		if err := rows.Scan(&key, &m.CallID, &text); err != nil {
 			return err
@@ -313,7 +306,7 @@ func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m
 // reversed rows, each part by time. The run's rows are in recon_matches,
 // and its plain matches in recon_matched (runs stored before that table
 // have them all in recon_matches).
-func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error] {
 	q := `SELECT k, cid, text FROM (
 		SELECT ` + db.matchKey() + ` AS k, COALESCE(m.call_id, 0) AS cid, ` + concatCols(matchCols...) + ` AS text,
 			CASE WHEN m.outcome IN (?, ?) THEN 1 ELSE 0 END AS late, m.ts AS ts, m.external_ref AS ref,
@@ -327,60 +320,44 @@ func (db *DB) ReportMatches(ctx context.Context, runID int64) iter.Seq2[*ReportM
 
 // ReportSuggestedPairs yields the callOnly rows of a run that carry a
 // suggested pair, by time.
-func (db *DB) ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+func (db *DB) ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error] {
 	return reportRows(ctx, db, "suggested pairs",
 		db.matchSelect()+` AND m.outcome = ? AND m.suggested_pair <> '' ORDER BY m.ts, m.external_ref, m.call_id`,
 		[]any{runID, recon.CallOnly}, db.scanMatch(ctx, runID))
 }
 
 // ReportDuplicates yields a run's duplicate debits grouped by externalRef.
-func (db *DB) ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+func (db *DB) ReportDuplicates(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error] {
 	return reportRows(ctx, db, "duplicates",
 		db.matchSelect()+` AND m.outcome = ? ORDER BY m.external_ref, m.ts, m.svc_order_id, m.call_id`,
 		[]any{runID, recon.DuplicateDebit}, db.scanMatch(ctx, runID))
 }
 
 // ReportPending yields a run's pending calls by time.
-func (db *DB) ReportPending(ctx context.Context, runID int64) iter.Seq2[*ReportMatch, error] {
+func (db *DB) ReportPending(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error] {
 	return reportRows(ctx, db, "pending",
 		db.matchSelect()+` AND m.outcome = ? ORDER BY m.ts, m.external_ref, m.call_id`,
 		[]any{runID, recon.Pending}, db.scanMatch(ctx, runID))
 }
 
-// ReportReversal is one reversed statement record of a run
-// (recon_reversals).
-type ReportReversal struct {
-	SvcOrderID, TxnDateTime, Amount, ReversalSvcOrderID string
-	ReversalFound                                       bool
-	ReversalTxnDateTime, ReversalAmount, Note           string
-}
-
 // ReportReversals yields a run's reversed records by time.
-func (db *DB) ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ReportReversal, error] {
+func (db *DB) ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledger.Reversal, error] {
 	return reportRows(ctx, db, "reversals", `SELECT svc_order_id, txn_date_time, amount,
 		reversal_svc_order_id, reversal_found, reversal_txn_date_time, reversal_amount, note
 		FROM recon_reversals WHERE run_id = ? ORDER BY txn_date_time, svc_order_id`, []any{runID},
-		func(rows *sql.Rows, r *ReportReversal) error {
+		func(rows *sql.Rows, r *ledger.Reversal) error {
 			return rows.Scan(&r.SvcOrderID, &r.TxnDateTime, &r.Amount, &r.ReversalSvcOrderID,
-				&r.ReversalFound, &r.ReversalTxnDateTime, &r.ReversalAmount, &r.Note)
+				&r.Found, &r.ReversalTxnDateTime, &r.ReversalAmount, &r.Note)
 		})
 }
 
-// ReportUnsettledOrder is one unsettled collect order of a run
-// (recon_unsettled).
-type ReportUnsettledOrder struct {
-	SvcOrderID, ClientOrderID, TxnDateTime, Amount string
-	AgeDays                                        int64
-	AgeBucket                                      string
-}
-
 // ReportUnsettled yields a run's unsettled orders, oldest first.
-func (db *DB) ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ReportUnsettledOrder, error] {
+func (db *DB) ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error] {
 	return reportRows(ctx, db, "unsettled orders", `SELECT svc_order_id, client_order_id, txn_date_time,
 		amount, age_days, age_bucket
 		FROM recon_unsettled WHERE run_id = ? ORDER BY age_days DESC, txn_date_time, svc_order_id`,
 		[]any{runID},
-		func(rows *sql.Rows, u *ReportUnsettledOrder) error {
+		func(rows *sql.Rows, u *ledger.Unsettled) error {
 			return rows.Scan(&u.SvcOrderID, &u.ClientOrderID, &u.TxnDateTime, &u.Amount, &u.AgeDays, &u.AgeBucket)
 		})
 }

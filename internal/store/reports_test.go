@@ -35,7 +35,7 @@ func TestReportRun(t *testing.T) {
 			t.Fatalf("ReportRun = %v, %v", found, err)
 		}
 		s := run.Summary
-		if run.ID != 2 || run.AsOf != "2026-11-04" || run.FinishedAt != "" || s.Calls != 9 || s.Debited != "12.50" ||
+		if run.ID != 2 || run.AsOf != "2026-11-04" || !run.Finished.IsZero() || s.Calls != 9 || s.Debited != "12.50" ||
 			s.Outcomes[recon.Matched].Amount != "12.50" || s.Unsettled[">30"].Count != 2 {
 			t.Errorf("ReportRun = %+v", run)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -32,7 +33,7 @@ func TestRowsReadAsOneTextKeepTheSeparator(t *testing.T) {
 		if len(got) != 2 || got[0] != "S1|"+odd+"|last narration" || got[1] != "S2||last narration" {
 			t.Errorf("ReportRecords = %q", got)
 		}
-		w := CheckWindow{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}
+		w := ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}
 		var clients []string
 		for rec, err := range db.CheckStatement(ctx, w) {
 			if err != nil {
@@ -52,14 +53,10 @@ func TestRowsReadAsOneTextKeepTheSeparator(t *testing.T) {
 				t.Errorf("CheckCalls = %+v, %v; want externalRef %q", c, err, odd)
 			}
 		}
-		id, err := db.SaveCheckRun(ctx, CheckRun{From: "2026-11-21", To: "2026-11-21", AsOf: "2026-11-21", Started: time.Now()},
-			CheckResults{Summary: []byte(`{}`), Finished: time.Now, Matches: func(yield func(CheckMatch) bool) {
-				yield(CheckMatch{Outcome: recon.Pending, CallID: 1, TS: "2026-11-21 10:00:00", Note: odd})
-				yield(CheckMatch{Outcome: recon.Matched, CallID: 1, TS: "2026-11-21 10:00:01", CallAmount: "1.00"})
-			}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := storeRun(t, db, testRun, func(w ledger.RunWriter) {
+			w.Match(ledger.Match{Outcome: recon.Pending, CallID: 1, TS: "2026-11-21 10:00:00", Note: odd})
+			w.Match(ledger.Match{Outcome: recon.Matched, CallID: 1, TS: "2026-11-21 10:00:01", CallAmount: "1.00"})
+		})
 		var notes []string
 		for m, err := range db.ReportMatches(ctx, id) {
 			if err != nil {

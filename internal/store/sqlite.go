@@ -127,13 +127,38 @@ func (sqliteDialect) tablesSQL() string {
 			FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
 }
 
+func (sqliteDialect) migrationColumnsSQL() string {
+	return `SELECT name FROM pragma_table_info('schema_migrations') ORDER BY cid`
+}
+
 func (sqliteDialect) lock(context.Context, *sql.Tx, int64) error { return nil }
+
+func (sqliteDialect) unbounded(context.Context, *sql.Tx) error { return nil }
+
+// failed reports whether err is the file's failure rather than the
+// statement's: an I/O error, a full disk, a corrupt or foreign file, one
+// that cannot be opened or written.
+func (sqliteDialect) failed(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return connectionLost(err)
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB,
+		sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY:
+		return true
+	}
+	return false
+}
 
 func (sqliteDialect) forUpdate() string  { return "" }
 func (sqliteDialect) skipLocked() string { return "" }
 func (sqliteDialect) sharesRuns() bool   { return false }
 
 func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return retryBusy(ctx, fn) }
+
+// now is SQLite's clock (the one host's), to the millisecond.
+func (sqliteDialect) now() string { return `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
 
 // insertIgnore uses OR IGNORE, which, unlike ON CONFLICT, needs no
 // statement journal (the values of NOT NULL columns are never NULL).
@@ -180,4 +205,6 @@ func (sqliteDialect) rowKeyIs(alias string) string { return alias + ".rowid = ?"
 
 // analyze does nothing: SQLite plans the store's queries well without
 // statistics.
-func (sqliteDialect) analyze(context.Context, *sql.DB, string) error { return nil }
+func (sqliteDialect) analyze(context.Context, *sql.DB, []string) ([]tableStats, error) {
+	return nil, nil
+}

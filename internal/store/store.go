@@ -26,6 +26,7 @@ import (
 type DB struct {
 	*sql.DB
 	Path    string
+	where   string     // what errors name: host:port/database, or Path for SQLite
 	mu      sync.Mutex // one writer in this process
 	dialect dialect    // what differs between SQLite and PostgreSQL
 
@@ -63,8 +64,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) { return OpenWith(ctx, d
 // and the reason, never the password.
 //
 // Either way, a database that holds tables but is not svcrecon's (no
-// schema_migrations table) is refused before anything is written to it
-// (ErrForeign).
+// schema_migrations table, or one of other columns or naming migrations
+// svcrecon never had) is refused before anything is written to it
+// (ErrForeign), and so is one a newer svcrecon migrated (ErrNewer).
 func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if IsPostgres(dsn) {
 		return openPG(ctx, dsn, o)
@@ -74,7 +76,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 
 // newDB returns the DB of an open database of dialect d.
 func newDB(sqldb *sql.DB, path string, d dialect) *DB {
-	db := &DB{DB: sqldb, Path: path, dialect: d}
+	db := &DB{DB: sqldb, Path: path, where: path, dialect: d}
 	db.journal = NewBatch(db, 0)
 	return db
 }
@@ -84,7 +86,9 @@ func newDB(sqldb *sql.DB, path string, d dialect) *DB {
 var ErrForeign = errors.New("the database holds tables but is not svcrecon's (no schema_migrations table); give another --db")
 
 // refuseForeign returns ErrForeign when the database has tables but none
-// of them is schema_migrations. It only reads.
+// of them is schema_migrations, or a schema_migrations that is not
+// svcrecon's, and ErrNewer when a newer svcrecon migrated it
+// (checkMigrations). It only reads.
 func (db *DB) refuseForeign(ctx context.Context) error {
 	var tables, ours int
 	q := db.dialect.tablesSQL()
@@ -95,14 +99,22 @@ func (db *DB) refuseForeign(ctx context.Context) error {
 	if tables > 0 && ours == 0 {
 		return ErrForeign
 	}
-	return nil
+	if ours == 0 {
+		return nil
+	}
+	return db.checkMigrations(ctx)
 }
 
 // Write runs fn in a transaction, serialized with every other Write of this
-// DB. fn's error rolls the transaction back.
+// DB. fn's error rolls the transaction back. A failure of the database
+// itself (the connection lost, the server gone or full) is a *DBError.
 func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	return db.failure(ctx, db.write(ctx, fn))
+}
+
+func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -56,8 +56,12 @@ type Config struct {
 	Scrubber *redact.Scrubber
 }
 
-// Validate checks the settings a client cannot work without. The error is a
-// *ConfigError naming the environment variable.
+// Validate checks the settings a client cannot work without, and refuses
+// the values it could not send as they are: a base URL with a bad port,
+// credentials, a query or a fragment; a control or non-ASCII character in
+// a header's value (client id, secret, outlet id); an endpoint IP that is
+// not an IP. The error is a *ConfigError naming the environment variable;
+// it never quotes the secret.
 func (c Config) Validate() error {
 	// Every missing setting at once, so that a new user fixes them in one go.
 	var missing []string
@@ -74,18 +78,8 @@ func (c Config) Validate() error {
 	if c.BaseURL == "" {
 		return &ConfigError{"SVC_BASE_URL", "not set (the service's base URL, e.g. https://api.example.com)"}
 	}
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || u.Host == "" {
-		return &ConfigError{"SVC_BASE_URL", fmt.Sprintf("%q is not a URL", c.BaseURL)}
-	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !isLoopback(u.Hostname()) {
-			return &ConfigError{"SVC_BASE_URL", "plain http is allowed only for loopback addresses; use https"}
-		}
-	default:
-		return &ConfigError{"SVC_BASE_URL", fmt.Sprintf("scheme %q: want https", u.Scheme)}
+	if err := checkBaseURL(c.BaseURL); err != nil {
+		return err
 	}
 	for _, s := range []struct{ v, name string }{
 		{c.ClientID, "SVC_CLIENT_ID"}, {c.ClientSecret, "SVC_CLIENT_SECRET"}, {c.EndpointIP, "SVC_ENDPOINT_IP"},
@@ -94,7 +88,7 @@ func (c Config) Validate() error {
 			return &ConfigError{s.name, "not set (issued with the service account)"}
 		}
 	}
-	return nil
+	return c.checkValues()
 }
 
 func isLoopback(host string) bool {

@@ -52,7 +52,7 @@ type billerSync struct {
 
 func (b *billerSync) Flags(fs *flag.FlagSet) {
 	b.c.BindExcept(fs, "account") // the biller list is no account's
-	fs.StringVar(&b.category, "category", "", "only billers of this categoryKey")
+	fs.StringVar(&b.category, "category", "", "only billers of this categoryKey, in any case (keys are upper-case codes: ELECTRICITY, C01)")
 	fs.BoolVar(&b.full, "full", false, "walk the whole list and mark billers no longer listed as removed")
 	fs.StringVar(&b.out, "out", "", "also export billers.xlsx and billers.csv into this directory")
 	fs.BoolVar(&b.raw, "csv-raw", false, "with --out: write CSV text cells as they are (no leading ' before =, +, -, @, TAB or CR)")
@@ -69,6 +69,9 @@ func (b *billerSync) Run(ctx context.Context, call *cli.Call) (summary string, e
 	if b.pageSize < 1 {
 		return "", cli.Usagef("billersync: --page-size %d: want 1 or more", b.pageSize)
 	}
+	// The service's category keys are upper-case codes (ELECTRICITY, C01)
+	// and it compares them exactly: --category electricity means ELECTRICITY.
+	b.category = strings.ToUpper(strings.TrimSpace(b.category))
 	log, err := b.c.Logger(ctx, call.Stderr)
 	if err != nil {
 		return "", err
@@ -88,7 +91,7 @@ func (b *billerSync) Run(ctx context.Context, call *cli.Call) (summary string, e
 		return "", errNoOutlet
 	}
 	sum, err := statement.SyncBillers(ctx, statement.BillerOptions{DB: env.DB, Client: env.Client,
-		Category: b.category, Full: b.full, PageSize: b.pageSize, Calls: calls, Log: log, Progress: call.Stderr})
+		Category: b.category, Full: b.full, PageSize: b.pageSize, Calls: calls, Log: log, Progress: b.c.Progress(ctx, call.Stderr)})
 	lines := []string{sum.Line()}
 	fmt.Fprintln(call.Stdout, sum.Line())
 	if err != nil {

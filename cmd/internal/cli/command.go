@@ -5,6 +5,8 @@ import (
 	"flag"
 	"io"
 	"slices"
+	"strings"
+	"time"
 )
 
 // Stdio is the standard streams a command reads and writes.
@@ -38,7 +40,9 @@ type Runner interface {
 // Help is the text of a command's -h, around its flags: Synopsis says how
 // to type it, Description (when set) follows it after a blank line,
 // Examples end it. For a group (Sub without New) the synopsis is the short
-// form a mistake suggests.
+// form a mistake suggests. Examples (and a Program's Footer) name dates by
+// placeholders, {yesterday} and the like (ExampleDates), so that they work
+// on the day they are read.
 type Help struct {
 	Synopsis, Description, Examples string
 }
@@ -67,16 +71,18 @@ type Command struct {
 }
 
 // Run runs the command with args (after its name): the one of its Sub that
-// args[0] names, else its own Runner. It returns the Runner's summary.
+// args[0] names, else its own Runner. It returns the Runner's summary. The
+// dates of its -h examples count from time.Now.
 func (c Command) Run(ctx context.Context, args []string, stdio Stdio) (string, error) {
-	return c.run(ctx, c.Name, args, stdio)
+	return c.run(ctx, c.Name, args, stdio, time.Now())
 }
 
-func (c Command) run(ctx context.Context, path string, args []string, stdio Stdio) (string, error) {
+// run runs the command at path; now dates the examples of its -h.
+func (c Command) run(ctx context.Context, path string, args []string, stdio Stdio, now time.Time) (string, error) {
 	if sub, ok := c.sub(args); ok {
-		return sub.run(ctx, path+" "+sub.Name, args[1:], stdio)
+		return sub.run(ctx, path+" "+sub.Name, args[1:], stdio, now)
 	}
-	r, call, err := c.parse(path, args, stdio)
+	r, call, err := c.parse(path, args, stdio, now)
 	if err != nil {
 		return "", err
 	}
@@ -97,16 +103,16 @@ func (c Command) check(path string, args []string) error {
 	if sub, ok := c.sub(args); ok {
 		return sub.check(path+" "+sub.Name, args[1:])
 	}
-	_, _, err := c.parse(path, args, Stdio{Stdout: io.Discard, Stderr: io.Discard})
+	_, _, err := c.parse(path, args, Stdio{Stdout: io.Discard, Stderr: io.Discard}, time.Now())
 	return err
 }
 
-// sub returns the subcommand args[0] names.
+// sub returns the subcommand args[0] names, in any case.
 func (c Command) sub(args []string) (Command, bool) {
 	if len(args) == 0 {
 		return Command{}, false
 	}
-	i := slices.IndexFunc(c.Sub, func(s Command) bool { return s.Name == args[0] })
+	i := slices.IndexFunc(c.Sub, func(s Command) bool { return strings.EqualFold(s.Name, args[0]) })
 	if i < 0 {
 		return Command{}, false
 	}
@@ -115,12 +121,12 @@ func (c Command) sub(args []string) (Command, bool) {
 
 // parse makes a fresh Runner, declares its flags on a flag set named path
 // and parses args into them. A group without a Runner prints its help
-// (-h) or says what to type.
-func (c Command) parse(path string, args []string, stdio Stdio) (Runner, *Call, error) {
+// (-h) or says what to type. now dates the examples of -h.
+func (c Command) parse(path string, args []string, stdio Stdio, now time.Time) (Runner, *Call, error) {
 	if c.New == nil {
-		return nil, nil, c.groupUsage(path, args, stdio)
+		return nil, nil, c.groupUsage(path, args, stdio, now)
 	}
-	fs := newFlagSet(path, c.Help.usage(), c.Help.Examples, helpOut(stdio))
+	fs := newFlagSet(path, c.Help.usage(), ExampleDates(c.Help.Examples, now), stdio.Stdout)
 	r := c.New()
 	r.Flags(fs)
 	var rest []string
@@ -145,17 +151,22 @@ type Program struct {
 	Name     string
 	Commands []Command
 	Footer   string
+	// Now is the clock the dates of the examples in -h count from
+	// (time.Now when nil).
+	Now func() time.Time
 }
 
-// Run runs the subcommand args[0] names. No arguments, -h or help print
-// the program's help (no arguments is a usage error too); --version prints
-// the version; an unknown name is a usage error that suggests the nearest.
+// Run runs the subcommand args[0] names. -h, --help or help print the
+// program's help on standard output; no arguments print it on standard
+// error, a usage error; --version prints the version; an unknown name is a
+// usage error that suggests the nearest.
 func (p Program) Run(ctx context.Context, args []string, stdio Stdio) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		p.printHelp(helpOut(stdio))
-		if len(args) == 0 {
-			return Usagef("name a subcommand (see %s -h)", p.Name)
-		}
+	if len(args) == 0 {
+		p.printHelp(stdio.Stderr)
+		return Usagef("name a subcommand (see %s -h)", p.Name)
+	}
+	if isHelp(args[0]) || args[0] == "help" {
+		p.printHelp(stdio.Stdout)
 		return nil
 	}
 	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
@@ -165,13 +176,21 @@ func (p Program) Run(ctx context.Context, args []string, stdio Stdio) error {
 	if !ok {
 		return Usagef("unknown subcommand %q%s (see %s -h)", args[0], didYouMean(args[0], p.names(), p.Name+" "), p.Name)
 	}
-	_, err := c.Run(ctx, args[1:], stdio)
+	_, err := c.run(ctx, c.Name, args[1:], stdio, p.now())
 	return err
 }
 
-// Lookup returns the subcommand of that name.
+// now is the time of p's clock.
+func (p Program) now() time.Time {
+	if p.Now == nil {
+		return time.Now()
+	}
+	return p.Now()
+}
+
+// Lookup returns the subcommand of that name, in any case.
 func (p Program) Lookup(name string) (Command, bool) {
-	i := slices.IndexFunc(p.Commands, func(c Command) bool { return c.Name == name })
+	i := slices.IndexFunc(p.Commands, func(c Command) bool { return strings.EqualFold(c.Name, name) })
 	if i < 0 {
 		return Command{}, false
 	}

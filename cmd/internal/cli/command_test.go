@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // demo is a subcommand for the tests: --n, and a file written when it runs.
@@ -89,7 +92,7 @@ func TestGroup(t *testing.T) {
 	show.Name, show.Help = "show", Help{Synopsis: "prog calls show REF...", Examples: "  prog calls show 17"}
 	group := Command{Name: "calls", Help: Help{Synopsis: "prog calls show REF"}, Sub: []Command{show}}
 	var help bytes.Buffer
-	if _, err := group.Run(context.Background(), []string{"-h"}, Stdio{Stderr: &help}); !errors.Is(err, flag.ErrHelp) ||
+	if _, err := group.Run(context.Background(), []string{"-h"}, Stdio{Stdout: &help, Stderr: failWriter{t}}); !errors.Is(err, flag.ErrHelp) ||
 		help.String() != "Usage: prog calls show REF...\n\nExamples:\n  prog calls show 17\n" {
 		t.Errorf("calls -h = %v, %q", err, help.String())
 	}
@@ -129,5 +132,88 @@ func TestDispatchSuggestsAndPrintsTheVersion(t *testing.T) {
 	fs = newFlagSet("check", "reconcile check", "", &out)
 	if err := parse(fs, []string{"--version"}); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(out.String(), "svcrecon ") {
 		t.Errorf("Parse(--version) = %v, %q", err, out.String())
+	}
+}
+
+// failWriter fails the test when anything is written to it.
+type failWriter struct{ tb testing.TB }
+
+func (w failWriter) Write(p []byte) (int, error) {
+	w.tb.Errorf("unexpected write %q", p)
+	return len(p), nil
+}
+
+// TestHelpGoesToStdout: -h, --help and help print the help on standard
+// output with exit status 0 (flag.ErrHelp or nil), --version too; only a
+// missing subcommand prints it on standard error, a usage error. The
+// examples' dates count from the program's clock.
+func TestHelpGoesToStdout(t *testing.T) {
+	now := time.Date(2026, 3, 1, 1, 0, 0, 0, recon.IST)
+	d := demoCommand(filepath.Join(t.TempDir(), "ran"))
+	d.Help.Examples = "  demo --n 1 --from {prev-month-start} --to {yesterday}"
+	p := Program{Name: "prog", Commands: []Command{d}, Footer: "Examples:\n  prog demo --date {yesterday}", Now: func() time.Time { return now }}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}, {"--version"}, {"demo", "-h"}, {"demo", "--help"}, {"demo", "-help"}, {"demo", "--version"}} {
+		var out bytes.Buffer
+		err := p.Run(context.Background(), args, Stdio{Stdout: &out, Stderr: failWriter{t}})
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("prog %q = %v, want exit 0", args, err)
+		}
+		if out.Len() == 0 {
+			t.Errorf("prog %q printed nothing on stdout", args)
+		}
+		if strings.Contains(out.String(), "{") {
+			t.Errorf("prog %q printed a placeholder: %q", args, out.String())
+		}
+	}
+	var out bytes.Buffer
+	p.Run(context.Background(), []string{"demo", "-h"}, Stdio{Stdout: &out, Stderr: failWriter{t}})
+	if !strings.Contains(out.String(), "demo --n 1 --from 2026-01-01 --to 2026-02-28") {
+		t.Errorf("demo -h = %q, want the examples dated from the clock", out.String())
+	}
+	out.Reset()
+	p.Run(context.Background(), []string{"-h"}, Stdio{Stdout: &out, Stderr: failWriter{t}})
+	if !strings.Contains(out.String(), "prog demo --date 2026-02-28") {
+		t.Errorf("prog -h = %q, want the footer dated from the clock", out.String())
+	}
+	var errOut bytes.Buffer
+	var ue *UsageError
+	if err := p.Run(context.Background(), nil, Stdio{Stdout: failWriter{t}, Stderr: &errOut}); !errors.As(err, &ue) || !strings.Contains(errOut.String(), "Usage: prog") {
+		t.Errorf("prog = %v, %q; want a usage error and the help on stderr", err, errOut.String())
+	}
+}
+
+func TestExampleDates(t *testing.T) {
+	for _, tc := range []struct {
+		now  time.Time
+		text string
+		want string
+	}{
+		{time.Date(2026, 12, 2, 10, 0, 0, 0, recon.IST), "{today} {yesterday} {month-start} {prev-month-start} {prev-month-end} {prev-month} {days-ago:61}",
+			"2026-12-02 2026-12-01 2026-12-01 2026-11-01 2026-11-30 2026-11 2026-10-02"},
+		// On the first of a month yesterday's month is the one before.
+		{time.Date(2026, 3, 1, 0, 30, 0, 0, recon.IST), "{month-start}..{yesterday}, {prev-month-start}..{prev-month-end}",
+			"2026-02-01..2026-02-28, 2026-01-01..2026-01-31"},
+		// IST, whatever the clock's zone: 20:00 UTC is 01:30 the next day.
+		{time.Date(2026, 1, 1, 20, 0, 0, 0, time.UTC), "{today}", "2026-01-02"},
+		{time.Date(2026, 1, 1, 20, 0, 0, 0, time.UTC), "{tomorrow} {days-ago} ${HOME}", "{tomorrow} {days-ago} ${HOME}"},
+	} {
+		if got := ExampleDates(tc.text, tc.now); got != tc.want {
+			t.Errorf("ExampleDates(%q, %v) = %q, want %q", tc.text, tc.now, got, tc.want)
+		}
+	}
+}
+
+// TestNamesInAnyCase: a subcommand, and a group's subcommand, are found in
+// any case.
+func TestNamesInAnyCase(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	show := demoCommand(marker)
+	show.Name = "show"
+	p := Program{Name: "prog", Commands: []Command{{Name: "calls", Sub: []Command{show}}}}
+	if err := p.Run(context.Background(), []string{"CALLS", "Show", "--n", "1"}, Stdio{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatalf("prog CALLS Show = %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("calls show did not run: %v", err)
 	}
 }

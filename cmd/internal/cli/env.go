@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 
 	"github.com/svcrecon/svcrecon/internal/calllog"
@@ -45,6 +46,11 @@ type Options struct {
 	// DefaultSandboxDB is the database path used with --sandbox when --db
 	// was not given on the command line ("" keeps --db).
 	DefaultSandboxDB string
+	// ExistingDB, when set, names the command that needs the database to
+	// exist already (it reads or continues what is there): a SQLite file
+	// that does not exist is refused (CheckDBExists), after the settings,
+	// and not created.
+	ExistingDB string
 }
 
 // Open resolves the common flags: starts the sandbox when asked, opens the
@@ -58,32 +64,47 @@ func (c *Common) Open(ctx context.Context, log *slog.Logger, o Options) (*Env, e
 			env.Close()
 		}
 	}()
-	if o.NeedClient || c.Sandbox {
-		if err := c.checkNetwork(); err != nil {
-			return nil, err
-		}
+	// Settings first, all of them whether this run uses them or not: a
+	// command that cannot run leaves nothing behind.
+	if err := c.checkNetwork(); err != nil {
+		return nil, err
 	}
 	cfg := svcapi.Config{BaseURL: c.BaseURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret,
 		OutletID: c.OutletID, EndpointIP: c.EndpointIP, Timeout: c.Timeout, Rate: c.Rate, MaxBody: c.MaxBody, Logger: log,
 		Scrubber: c.Scrubber()}
-	if c.Sandbox {
-		if err := c.startSandbox(env, &cfg, o); err != nil {
+	// The service's settings before the database file is created: a
+	// command that cannot run leaves nothing behind. With --sandbox the
+	// sandbox supplies them, checked once it has started.
+	validate := func() error {
+		if o.NeedClient {
+			return cfg.Validate()
+		}
+		return nil
+	}
+	if !c.Sandbox {
+		if err := validate(); err != nil {
 			return nil, err
 		}
-	}
-	if o.NeedClient {
-		// Before the database file is created: a command that cannot run
-		// leaves nothing behind.
-		if err := cfg.Validate(); err != nil {
-			return nil, err
-		}
-	}
-	if o.NeedAccount && env.Account == "" {
-		return nil, &svcapi.ConfigError{Setting: "SVC_ACCOUNT", Reason: "not set (the linked account number; or --account)"}
 	}
 	dbPath := c.DB
 	if c.Sandbox && o.DefaultSandboxDB != "" && !c.DBGiven() {
 		dbPath = o.DefaultSandboxDB
+	}
+	if o.ExistingDB != "" && store.Missing(dbPath) {
+		return nil, Usagef("%s: no database %s (give --db or SVC_DB)", o.ExistingDB, dbPath)
+	}
+	if c.Sandbox {
+		if err := c.startSandbox(env, &cfg, o); err != nil {
+			return nil, err
+		}
+		if err := validate(); err != nil {
+			return nil, err
+		}
+	}
+	if o.NeedAccount {
+		if err := checkAccount(env.Account); err != nil {
+			return nil, err
+		}
 	}
 	db, err := c.OpenDB(ctx, dbPath)
 	if err != nil {
@@ -165,10 +186,24 @@ func (c *Common) CheckDBExists(command string) error {
 	return nil
 }
 
-// checkNetwork refuses network settings that cannot work.
+// checkAccount refuses a missing linked account, or one holding a
+// character that does not print (an escape, a line break).
+func checkAccount(account string) error {
+	if account == "" {
+		return &svcapi.ConfigError{Setting: "SVC_ACCOUNT", Reason: "not set (the linked account number; or --account)"}
+	}
+	return svcapi.CheckText("SVC_ACCOUNT", account)
+}
+
+// checkNetwork refuses network settings that cannot work, when the
+// command takes them. (The values the client sends are
+// svcapi.Config.Validate's.)
 func (c *Common) checkNetwork() error {
+	if c.fs == nil || c.fs.Lookup("rate") == nil {
+		return nil // a command that never calls the service
+	}
 	switch {
-	case c.Rate < 0:
+	case math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || c.Rate < 0:
 		return Usagef("--rate %v: want 0 (no limit) or a positive number of calls per second", c.Rate)
 	case c.Timeout <= 0:
 		return Usagef("--timeout %v: want a positive duration such as 60s", c.Timeout)

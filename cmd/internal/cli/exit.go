@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
-	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -37,25 +37,30 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // Exit maps an error to an exit code and prints it as one line on stderr:
 // nil and flag.ErrHelp (-h, --version) are 0, an *ExitError its code, a
-// *UsageError or a *svcapi.ConfigError 2, anything else 1.
-func Exit(err error, stderr io.Writer) int {
-	if err == nil {
+// *UsageError or a *svcapi.ConfigError 2, anything else 1. args are the
+// command line after the program's name: with --log-format json among them
+// the line is a JSON log line (level ERROR, its exit status in "exit"),
+// else "error: " and the error; masked and escaped either way (Notice).
+func Exit(err error, stderr io.Writer, args ...string) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
-	// The error's sources removed the secrets they knew; masks and escapes
-	// make it one line that is safe to show.
-	fmt.Fprintln(stderr, "error:", redact.Text(err.Error()))
+	code := ExitFailure
 	var ue *UsageError
 	var ce *svcapi.ConfigError
 	var ee *ExitError
 	switch {
 	case errors.As(err, &ee):
-		return ee.Code
+		code = ee.Code
 	case errors.As(err, &ue), errors.As(err, &ce):
-		return ExitUsage
+		code = ExitUsage
 	}
-	return ExitFailure
+	// The error's sources removed the secrets they knew; masks and escapes
+	// make it one line that is safe to show (Notice's redact.Text).
+	if FormatOf(args) == FormatJSON {
+		Notice(stderr, args, slog.LevelError, err.Error(), "exit", code)
+	} else {
+		Notice(stderr, args, slog.LevelError, "error: "+err.Error())
+	}
+	return code
 }

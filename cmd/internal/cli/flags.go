@@ -108,7 +108,8 @@ func (c *Common) BindDB(fs *flag.FlagSet) {
 	if db == "" {
 		db = "svcrecon.db"
 	}
-	fs.StringVar(&c.DB, "db", db, "SQLite database file, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
+	c.DB = db
+	fs.Var(dsnValue{&c.DB}, "db", "SQLite database `file`, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
 	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (PostgreSQL)")
 	c.fs = fs
 }
@@ -118,6 +119,19 @@ func (c *Common) BindLog(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 }
+
+// dsnValue is the flag.Value of --db: its text (what -h shows as the
+// default, from SVC_DB) is the address without its password.
+type dsnValue struct{ p *string }
+
+func (v dsnValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return redact.DSN(*v.p)
+}
+
+func (v dsnValue) Set(s string) error { *v.p = s; return nil }
 
 // DBGiven reports whether the command line set --db (rather than SVC_DB or
 // the default): --sandbox then keeps it instead of a database of its own.

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -15,9 +16,10 @@ const ProfileEnv = "SVCRECON_CPUPROFILE"
 
 // StartProfile starts a CPU profile when ProfileEnv names a file, and
 // returns the function that ends it. Without the variable it does nothing.
-// A profile that cannot be started is reported on stderr and the command
-// runs on: a measurement aid never stops the job.
-func StartProfile(stderr io.Writer) (end func()) {
+// A profile that cannot be started is reported on stderr (in the
+// --log-format of args, the command line) and the command runs on: a
+// measurement aid never stops the job.
+func StartProfile(stderr io.Writer, args []string) (end func()) {
 	path := os.Getenv(ProfileEnv)
 	if path == "" {
 		return func() {}
@@ -30,13 +32,13 @@ func StartProfile(stderr io.Writer) (end func()) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v (no profile written)\n", ProfileEnv, err)
+		Notice(stderr, args, slog.LevelWarn, fmt.Sprintf("%s: %v (no profile written)", ProfileEnv, err))
 		return func() {}
 	}
 	return func() {
 		pprof.StopCPUProfile()
 		if err := f.Close(); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", ProfileEnv, err)
+			Notice(stderr, args, slog.LevelWarn, fmt.Sprintf("%s: %v", ProfileEnv, err))
 		}
 	}
 }

@@ -13,6 +13,7 @@ package clitest
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -334,4 +335,24 @@ func expand(rs []rune, getenv func(string) string, w *strings.Builder) (int, err
 	}
 	w.WriteString(getenv(m[1] + m[2]))
 	return len([]rune(m[0])), nil
+}
+
+// JSONLines decodes every line of out (what a command wrote on stderr with
+// --log-format json) as one JSON object, failing the test for a line that
+// is not one.
+func JSONLines(tb testing.TB, out string) []map[string]any {
+	tb.Helper()
+	var recs []map[string]any
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			tb.Errorf("line %q is not a JSON object: %v", l, err)
+			continue
+		}
+		recs = append(recs, m)
+	}
+	return recs
 }
