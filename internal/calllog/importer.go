@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
 	"os"
@@ -86,6 +89,9 @@ const chunkBytes = 1 << 20
 type Summary struct {
 	Files, Lines, Imported, Duplicates, Bad int
 	Errors                                  []LineError
+	// FirstTS and LastTS are the earliest and the latest call time (ts)
+	// of the lines read ("" when none was a call).
+	FirstTS, LastTS string
 }
 
 // Add adds the counts and errors of o to s.
@@ -96,11 +102,26 @@ func (s *Summary) Add(o Summary) {
 	s.Duplicates += o.Duplicates
 	s.Bad += o.Bad
 	s.addErrors(o.Errors)
+	s.span(o.FirstTS)
+	s.span(o.LastTS)
 }
 
 // addErrors keeps errs while Errors holds fewer than MaxErrors.
 func (s *Summary) addErrors(errs []LineError) {
 	s.Errors = append(s.Errors, errs[:min(len(errs), max(0, MaxErrors-len(s.Errors)))]...)
+}
+
+// span widens FirstTS..LastTS to hold ts.
+func (s *Summary) span(ts string) {
+	if ts == "" {
+		return
+	}
+	if s.FirstTS == "" || ts < s.FirstTS {
+		s.FirstTS = ts
+	}
+	if ts > s.LastTS {
+		s.LastTS = ts
+	}
 }
 
 // String is the one-line summary the import-calls command prints.
@@ -160,6 +181,10 @@ type Writer interface {
 	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
 	// CallSource returns the id of a call-log file, recording it when new.
 	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
+	// SealCallSource records what the import of a call-log file read of it
+	// (its SHA-256, size, lines and the times of its calls): the run
+	// manifests name the file by it.
+	SealCallSource(ctx context.Context, id int64, s store.CallSourceSeal) error
 }
 
 var _ Writer = (*store.DB)(nil)
@@ -250,7 +275,36 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 	if err != nil {
 		return Summary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
 	}
-	return importStream(ctx, db, path, f, o, src)
+	hr := &hashingReader{r: f, h: sha256.New()}
+	sum, err := importStream(ctx, db, path, hr, o, src)
+	if err != nil {
+		return sum, err
+	}
+	if _, err := io.Copy(io.Discard, hr); err != nil { // what the reading left (past a gzip stream's end)
+		return sum, fmt.Errorf("import %w", err)
+	}
+	seal := store.CallSourceSeal{Name: path, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Bytes: hr.n,
+		Lines: sum.Lines, FirstTS: sum.FirstTS, LastTS: sum.LastTS}
+	if err := db.SealCallSource(ctx, src, seal); err != nil {
+		return sum, fmt.Errorf("import %s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// hashingReader reads r, taking the SHA-256 of the bytes read and counting
+// them: a file's digest as sha256sum prints it, taken in the one reading
+// of the import.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	hr.n += int64(n)
+	return n, err
 }
 
 type countingReader struct {
@@ -300,6 +354,8 @@ func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Op
 		werr = err
 	}
 	rerr := <-readErr
+	sum.span(w.span.FirstTS)
+	sum.span(w.span.LastTS)
 	var be *budget.Error
 	switch {
 	case errors.As(werr, &be), werr == nil && errors.As(rerr, &be):
@@ -386,6 +442,7 @@ type importWriter struct {
 	bad   []store.ImportError
 	errs  []LineError
 	lines int
+	span  Summary // FirstTS and LastTS of the calls read
 
 	// The file's bad lines and lines read well so far, and the budgets
 	// of its lines and bad lines (Limits.Lines, Limits.Bad).
@@ -491,6 +548,7 @@ func (w *importWriter) add(c *chunk) error {
 		} else {
 			w.calls = append(w.calls, l.call)
 			w.good1++
+			w.span.span(l.call.TS)
 		}
 		w.lines++
 		if w.bad1 > w.maxBad && w.bad1 > w.good1 {
