@@ -19,19 +19,11 @@ import (
 	"strconv"
 )
 
-// The budgets of the readers of settings files (schedules.yaml, and the
-// rate card and exceptions workbook as they come).
+// The budgets of a settings file (schedules.yaml, and the rate card as it
+// comes): the whole file and a line.
 const (
-	// SettingsFile is the most a settings file may hold (schedules.yaml).
 	SettingsFile = 1 << 20
-	// SettingsLine is the longest line of a settings file.
 	SettingsLine = 64 << 10
-	// WorkbookFile is the most a workbook read back may hold (compressed),
-	// and WorkbookUnzipped the most its parts may hold once unzipped: an
-	// xlsx is a zip, and a small one can unzip to gigabytes. excelize takes
-	// the second as Options.UnzipSizeLimit.
-	WorkbookFile     = 64 << 20
-	WorkbookUnzipped = 512 << 20
 )
 
 // Error is an input refused for going beyond a budget.
