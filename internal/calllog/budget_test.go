@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/svcrecon/svcrecon/internal/budget"
@@ -269,5 +270,23 @@ func TestImportLinesBudget(t *testing.T) {
 	budgetError(t, err, "-", 501, "more than 500 lines: more than a call-log file may hold, split it")
 	if n := countRows(t, db, `SELECT count(*) FROM calls`); n != 500 || sum.Imported != 500 {
 		t.Errorf("%d calls stored, summary %+v; want the 500 lines before", n, sum)
+	}
+}
+
+// TestShowFileNowAFIFO: a call-log file replaced by a FIFO (whose open
+// would wait for a writer) no longer holds its lines: calls show says so
+// at once.
+func TestShowFileNowAFIFO(t *testing.T) {
+	db := openDB(t)
+	p := writeFile(t, "calls.jsonl", lines(goodLine("F1", "OF1", ts1)))
+	if _, err := ImportFiles(context.Background(), db, []string{p}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(p)
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Show(context.Background(), db, "F1", nil); !errors.Is(err, ErrLineChanged) {
+		t.Errorf("Show of a line whose file is now a FIFO = %v, want ErrLineChanged", err)
 	}
 }

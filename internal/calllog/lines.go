@@ -239,8 +239,13 @@ func blockLine(block []byte, offset, length int64) ([]byte, error) {
 	return line, nil
 }
 
-// fileLine reads a call's line back from its file and checks it.
+// fileLine reads a call's line back from its file and checks it. A file
+// that is no longer a regular file (a FIFO's open and reads may never
+// end) no longer holds the line.
 func fileLine(c store.StoredCall) ([]byte, error) {
+	if st, err := os.Stat(c.File); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", c.File, ErrLineChanged)
+	}
 	f, err := os.Open(c.File)
 	if err != nil {
 		return nil, fmt.Errorf("read the line from its file: %w", err)
