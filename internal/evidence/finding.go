@@ -20,13 +20,14 @@ const (
 	KindCallOnly         = recon.CallOnly
 	KindStatementOnly    = recon.StatementOnly
 	KindPending          = recon.Pending
+	KindTiming           = recon.Timing
 	KindReversalNotFound = "reversalNotFound"
 	KindUnsettled        = "unsettled"
 )
 
 // Kinds lists the kinds of exception, in the order finance reads them.
 var Kinds = []string{KindArithmetic, KindGap, KindAmountMismatch, KindDuplicateDebit, KindCallOnly,
-	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled}
+	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled, KindTiming}
 
 // Finding is one row of a run's findings as evidence reads it: the run's
 // breaks, matching exceptions, unlinked reversals and unsettled orders,
@@ -73,8 +74,14 @@ func (f *Finding) callRef() string {
 //	duplicateDebit                the externalRef debited twice (else svcOrderId): one exception for all its rows
 //	statementOnly                 svcOrderId of the record
 //	reversalNotFound, unsettled   svcOrderId of the record
+//	timing                        "call " and the call (as above), or "record " and svcOrderId
 func (f *Finding) Key() string {
 	switch f.Kind {
+	case KindTiming:
+		if f.SvcOrderID == "" {
+			return timingCall + f.callRef()
+		}
+		return timingRecord + f.SvcOrderID
 	case KindArithmetic, KindGap:
 		return f.PoolAccount + "/" + f.callRef()
 	case KindCallOnly, KindPending:

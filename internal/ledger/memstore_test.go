@@ -17,10 +17,11 @@ import (
 // stage's store and their look-ups (over the calls and records it holds),
 // and their writer (it keeps what they write).
 type memStore struct {
-	calls   []recon.Call // the window's calls
-	recs    []Record     // the period's statement records
-	outside []Record     // records outside the period
-	fail    error        // returned by every look-up when set
+	calls   []recon.Call  // the window's calls
+	recs    []Record      // the period's statement records
+	outside []Record      // records outside the period
+	fail    error         // returned by every look-up when set
+	timing  time.Duration // the timing window (0: none)
 
 	matches   []Match
 	breaks    []Break
@@ -60,7 +61,8 @@ func (m *memStore) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := runStages(ctx, &per, stageOptions{tol: Tolerances{PairWindow: DefaultPairWindow}}, m, m, slices2(m.calls), slices2(m.recs))
+	p, err := runStages(ctx, &per, stageOptions{tol: Tolerances{PairWindow: DefaultPairWindow, Timing: m.timing}}, m, m,
+		slices2(m.calls), slices2(m.recs))
 	if err != nil {
 		return nil, err
 	}
@@ -225,4 +227,15 @@ func (m *memStore) RewriteMatches(refs []string, rewrite func(Match) (Match, boo
 		}
 	}
 	return nil
+}
+
+func (m *memStore) CheckEdges(_ context.Context, w Window) (Edges, error) {
+	var e Edges
+	for _, r := range m.outside {
+		e.RecordsAfter = e.RecordsAfter || r.TxnDateTime > w.To
+	}
+	for _, c := range m.calls {
+		e.CallsBefore = e.CallsBefore || c.TS < w.From
+	}
+	return e, nil
 }

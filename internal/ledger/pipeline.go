@@ -71,7 +71,8 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 		revs: &reversals{ctx: ctx, find: find}, tally: newTally(out), out: out, second: -1}
 	p.match = newMatcher(ctx, per, find, next, p)
 	p.gaps = &gapLog{recAccts: per.recAccts, emit: p.tally.brk}
-	p.pairs = &suggester{max: o.maxOrphans, tol: o.tol, isDup: p.dups.isDup, emit: p.tally.match}
+	p.pairs = &suggester{max: o.maxOrphans, tol: o.tol, isDup: p.dups.isDup, emit: p.tally.match,
+		timing: newTimingRule(per.window, o.tol.Timing, per.edges)}
 	p.diffs = newDiffer(o.tol.PairWindow, p.tally.difference)
 	p.grps = &groups{max: o.maxOrphans, isDup: p.dups.isDup, emit: p.tally.match, compare: p.diffs.pair}
 	for c, err := range calls {

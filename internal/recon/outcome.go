@@ -26,7 +26,7 @@ const (
 )
 
 // Outcomes lists the matching outcomes in report order.
-var Outcomes = []string{Matched, AmountMismatch, CallOnly, StatementOnly, DuplicateDebit, Pending, Reversed}
+var Outcomes = []string{Matched, AmountMismatch, CallOnly, StatementOnly, DuplicateDebit, Pending, Reversed, Timing}
 
 // Break kinds (recon_breaks.kind).
 const (

@@ -180,6 +180,36 @@ func (db *DB) CheckRecordAccounts(ctx context.Context, w ledger.Window) ([]strin
 	return out, nil
 }
 
+// CheckEdges says what is stored beyond the window: a statement record
+// dated after it (of any account), a call (but Skip's) before it.
+func (db *DB) CheckEdges(ctx context.Context, w ledger.Window) (ledger.Edges, error) {
+	var e ledger.Edges
+	accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(recon.Statement))
+	if err != nil {
+		return e, err
+	}
+	for _, a := range accts {
+		if e.RecordsAfter, err = db.exists(ctx, `SELECT 1 FROM records WHERE kind = ? AND account = ?
+			AND txn_date_time > ? LIMIT 1`, string(recon.Statement), a, w.To); err != nil || e.RecordsAfter {
+			break
+		}
+	}
+	if err == nil {
+		e.CallsBefore, err = db.exists(ctx, `SELECT 1 FROM calls WHERE ts < ? AND `+notSkipped(w)+` LIMIT 1`, w.From)
+	}
+	return e, err
+}
+
+// exists reports whether query (SELECT 1 … LIMIT 1) finds a row.
+func (db *DB) exists(ctx context.Context, query string, args ...any) (bool, error) {
+	var one int
+	err := db.QueryRowContext(ctx, query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // CheckResentPending lists the window's pending calls whose externalRef was
 // debited by a later (or same-second) successful call: re-sent and executed.
 // (The redundant outcome <> 'success' lets SQLite read the pending calls
