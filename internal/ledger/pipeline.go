@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -185,6 +186,23 @@ func (p *pipeline) end() error {
 	}
 	p.pairs.end(p.match.products, p.per.recAccts)
 	return p.out.Err()
+}
+
+// runFees runs the fees stage (fees.go) over the period's debit records
+// with the rate card, its findings through the summary stage's tally.
+func runFees(card *rates.Card, debits iter.Seq2[Debit, error], t *tally) error {
+	s := newFeeStage(card, t.fee)
+	t.fees = &feeTally{card: card, stage: s, kinds: newCounts()}
+	for d, err := range debits {
+		if err != nil {
+			return fmt.Errorf("read debits: %w", err)
+		}
+		if err := s.debit(&d); err != nil {
+			return err
+		}
+	}
+	s.end()
+	return t.out.Err()
 }
 
 // floor is the earliest a gap the pool stage finds from now on may start.
