@@ -19,11 +19,13 @@ import (
 // either written or held by the suggested-pairs stage (suggest.go); the
 // records the matching stage finishes flow to the suggested-pairs,
 // reversals (reversals.go) and gap (gaps.go) stages; every finding flows
-// through the summary stage's tally (summary.go) to the run's writer. A
-// stage knows no other: it reads what earlier stages produced (values, the
-// stream handed on, or a question answered for it, such as the duplicates
-// stage's verdict on an externalRef), and what it finds goes where the
-// pipeline sends it. Only the pipeline knows them all.
+// through the summary stage's tally (summary.go) to the run's writer.
+// With a rate card, the fees stage (fees.go) then reads the period's
+// debit records as a stream of their own (runFees), its findings through
+// the tally too. A stage knows no other: it reads what earlier stages
+// produced (values, the stream handed on, or a question answered for it,
+// such as the duplicates stage's verdict on an externalRef), and what it
+// finds goes where the pipeline sends it. Only the pipeline knows them all.
 
 // stageOptions are the options of the stages.
 type stageOptions struct {
