@@ -32,7 +32,10 @@ var exceptionsImportHelp = cli.Help{
 		"this database (its Summary's Run id); columns are read by their names, so a workbook re-saved\n" +
 		"by any spreadsheet program works. A row whose exception changed since that run (an event\n" +
 		"after it) is refused, with its row number; a row asking for nothing new is passed over, so\n" +
-		"importing the same workbook twice adds nothing. Exit status 1 when a row was refused.",
+		"importing the same workbook twice adds nothing. Exit status 1 when a row was refused.\n" +
+		"Budgets: the workbook is a regular file of at most 512 MiB whose parts unzip to at most 4 GiB\n" +
+		"(parts other than sheets: 16 MiB each, 64 MiB together); a larger one, or a zip bomb, is\n" +
+		"refused before it is unzipped, exit 2.",
 	Examples: `  reconcile exceptions import reviewed.xlsx --by asha`,
 }
 

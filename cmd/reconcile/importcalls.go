@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
@@ -29,10 +31,15 @@ anything is imported. The client secret (SVC_CLIENT_SECRET, when set) is
 replaced by [REDACTED] wherever a line carries it.
 A line read from a file is kept as a reference into it (offset and SHA-256):
 keep the files, reconcile calls show reads the lines back from them. A line
-read from standard input is kept redacted in the database.
+read from standard input (or a FIFO) is kept redacted in the database.
 A day's check is complete only when a call logged after the day's end was
 imported; --complete-through D declares the logs complete through D instead
-(for a client that logs nothing past the day).`,
+(for a client that logs nothing past the day).
+Budgets: a line longer than 16 MiB is a bad line; 256 MiB without a line
+break or of blank lines only, more than 4 GiB (decompressed) or 4,000,000
+lines in one file, or more than 10,000 bad lines outnumbering the good ones
+end that file's import, exit status 1 (the lines before it are kept); a
+file larger than 4 GiB is refused, exit 2.`,
 }
 
 // maxShownErrors bounds the bad lines printed; all are in import_errors.
@@ -154,13 +161,17 @@ func importAll(ctx context.Context, db calllog.Writer, files []string, stdin io.
 func reportImport(stdout, lines io.Writer, sum calllog.Summary, ierr error) (string, error) {
 	for i, e := range sum.Errors {
 		if i == maxShownErrors {
-			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", len(sum.Errors)-i)
+			fmt.Fprintf(lines, "… and %d more bad lines (all are in the import_errors table)\n", sum.Bad-i)
 			break
 		}
 		fmt.Fprintln(lines, e.Error())
 	}
 	line := "imported " + sum.String()
 	fmt.Fprintln(stdout, line)
+	var refused *budget.Error
+	if errors.As(ierr, &refused) && refused.Line == 0 { // a file over budget, refused before anything was read
+		return line, &cli.ExitError{Code: cli.ExitUsage, Err: ierr}
+	}
 	if ierr != nil {
 		return line, ierr
 	}

@@ -2,12 +2,15 @@ package evidence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/svcrecon/svcrecon/internal/budget"
 )
 
 // What the workbook holds for the round trip: the Summary names the run
@@ -52,7 +55,10 @@ func ImportWorkbook(ctx context.Context, db Store, path, by string, at time.Time
 	if by == "" {
 		return nil, refused("who decided? (--by)")
 	}
-	f, err := excelize.OpenFile(path)
+	if err := budget.Workbook(path, "a reviewed workbook"); err != nil {
+		return nil, refused("%v", err)
+	}
+	f, err := excelize.OpenFile(path, excelize.Options{UnzipSizeLimit: budget.WorkbookUnzipped, UnzipXMLSizeLimit: budget.WorkbookPart})
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -148,23 +154,60 @@ func changedSince(ctx context.Context, db Store, id string, seq int64) (Event, b
 	return last, found, nil
 }
 
+// eachRow calls fn with each row of a sheet, numbered from 1, read one at
+// a time (a sheet of a month's workbook may be larger than the memory it
+// is given), until fn says it has seen enough or fails.
+func eachRow(f *excelize.File, sheet string, fn func(n int, cells []string) (more bool, err error)) error {
+	if i, err := f.GetSheetIndex(sheet); err != nil || i < 0 {
+		return errNoSheet
+	}
+	rows, err := f.Rows(sheet)
+	if err != nil {
+		return fmt.Errorf("the %s sheet: %w", sheet, err)
+	}
+	defer rows.Close()
+	for n := 1; rows.Next(); n++ {
+		cells, err := rows.Columns()
+		if err != nil {
+			return fmt.Errorf("the %s sheet, row %d: %w", sheet, n, err)
+		}
+		if more, err := fn(n, cells); err != nil || !more {
+			return err
+		}
+	}
+	return rows.Error()
+}
+
+// errNoSheet is a workbook without the sheet looked for.
+var errNoSheet = errors.New("no such sheet")
+
 // workbookRun reads the run id off the Summary sheet (the cell beside
 // LabelRunID).
 func workbookRun(f *excelize.File) (int64, error) {
-	rows, err := f.GetRows(SheetSummary)
-	if err != nil {
-		return 0, fmt.Errorf("no %s sheet: not a reconciliation workbook", SheetSummary)
-	}
-	for _, r := range rows {
-		if len(r) >= 2 && strings.TrimSpace(r[0]) == LabelRunID {
-			id, err := strconv.ParseInt(strings.TrimSpace(r[1]), 10, 64)
-			if err != nil || id <= 0 {
-				return 0, fmt.Errorf("the %s sheet's %s is %q, not a run id", SheetSummary, LabelRunID, r[1])
-			}
-			return id, nil
+	var id int64
+	var bad error
+	err := eachRow(f, SheetSummary, func(_ int, r []string) (bool, error) {
+		if len(r) < 2 || strings.TrimSpace(r[0]) != LabelRunID {
+			return true, nil
 		}
+		n, err := strconv.ParseInt(strings.TrimSpace(r[1]), 10, 64)
+		if err != nil || n <= 0 {
+			bad = fmt.Errorf("the %s sheet's %s is %q, not a run id", SheetSummary, LabelRunID, r[1])
+		}
+		id = n
+		return false, nil
+	})
+	switch {
+	case errors.Is(err, errNoSheet):
+		return 0, fmt.Errorf("no %s sheet: not a reconciliation workbook", SheetSummary)
+	case err != nil:
+		return 0, err
+	case bad != nil:
+		return 0, bad
+	case id == 0:
+		return 0, fmt.Errorf("the %s sheet names no run (no %q cell): a workbook exported before exceptions were kept?", SheetSummary, LabelRunID)
 	}
-	return 0, fmt.Errorf("the %s sheet names no run (no %q cell): a workbook exported before exceptions were kept?", SheetSummary, LabelRunID)
+	return id, nil
 }
 
 // reviewed is one row of the Exceptions sheet as the analyst left it.
@@ -173,29 +216,10 @@ type reviewed struct {
 	id, decision, assignee, note string
 }
 
-// reviewRows reads the Exceptions sheet by its column names.
+// reviewRows reads the Exceptions sheet by its column names, keeping only
+// the rows that name an exception.
 func reviewRows(f *excelize.File) ([]reviewed, error) {
-	rows, err := f.GetRows(SheetExceptions)
-	if err != nil {
-		return nil, fmt.Errorf("no %s sheet", SheetExceptions)
-	}
-	col := map[string]int{}
-	head := -1
-	for i, r := range rows {
-		for j, c := range r {
-			col[strings.TrimSpace(c)] = j
-		}
-		if _, ok := col[ColID]; ok {
-			head = i
-			break
-		}
-		clear(col)
-	}
-	for _, name := range []string{ColID, ColDecision, ColAssignee, ColNote} {
-		if _, ok := col[name]; !ok || head < 0 {
-			return nil, fmt.Errorf("the %s sheet has no %q column", SheetExceptions, name)
-		}
-	}
+	var col map[string]int
 	cell := func(r []string, name string) string {
 		if j := col[name]; j < len(r) {
 			return strings.TrimSpace(r[j])
@@ -203,10 +227,31 @@ func reviewRows(f *excelize.File) ([]reviewed, error) {
 		return ""
 	}
 	var out []reviewed
-	for i := head + 1; i < len(rows); i++ {
-		if id := cell(rows[i], ColID); id != "" {
-			out = append(out, reviewed{row: i + 1, id: id, decision: cell(rows[i], ColDecision),
-				assignee: cell(rows[i], ColAssignee), note: cell(rows[i], ColNote)})
+	err := eachRow(f, SheetExceptions, func(n int, r []string) (bool, error) {
+		if col == nil { // the header: the first row with an ID column
+			head := map[string]int{}
+			for j, c := range r {
+				head[strings.TrimSpace(c)] = j
+			}
+			if _, ok := head[ColID]; ok {
+				col = head
+			}
+			return true, nil
+		}
+		if id := cell(r, ColID); id != "" {
+			out = append(out, reviewed{row: n, id: id, decision: cell(r, ColDecision), assignee: cell(r, ColAssignee), note: cell(r, ColNote)})
+		}
+		return true, nil
+	})
+	if errors.Is(err, errNoSheet) {
+		return nil, fmt.Errorf("no %s sheet", SheetExceptions)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{ColID, ColDecision, ColAssignee, ColNote} {
+		if _, ok := col[name]; !ok {
+			return nil, fmt.Errorf("the %s sheet has no %q column", SheetExceptions, name)
 		}
 	}
 	return out, nil

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/svcrecon/svcrecon/internal/budget"
 )
 
 // VerifyLine is one line of a verification: what was checked and, when it
@@ -119,7 +121,7 @@ func checkStates(ctx context.Context, db Store, state map[string]*Exception, v *
 // exported files beside it. A call-log file is looked up at its name (a
 // relative one from the working directory), then at its absolute path.
 func VerifyManifest(ctx context.Context, db Store, path string, v *Verification) error {
-	b, err := os.ReadFile(path)
+	b, err := budget.ReadFile(path, maxManifest, "a manifest")
 	if err != nil {
 		return err
 	}
@@ -238,8 +240,16 @@ func verifyExport(m *Manifest, dir string, v *Verification) {
 	}
 }
 
-// fileSHA256 is the SHA-256 (hex) and size of a file.
+// maxManifest is the most a manifest.json may hold (a year of days and a
+// file per day take some hundred KiB).
+const maxManifest = 16 << 20
+
+// fileSHA256 is the SHA-256 (hex) and size of a file: a regular file (a
+// FIFO or a device would never end).
 func fileSHA256(path string) (string, int64, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err
