@@ -23,11 +23,26 @@ const (
 	KindTiming           = recon.Timing
 	KindReversalNotFound = "reversalNotFound"
 	KindUnsettled        = "unsettled"
+	// The fee findings of a check with a rate card (recon.FeeKinds).
+	KindOvercharged  = recon.Overcharged
+	KindUndercharged = recon.Undercharged
+	KindUnpriced     = recon.Unpriced
 )
 
 // Kinds lists the kinds of exception, in the order finance reads them.
 var Kinds = []string{KindArithmetic, KindGap, KindAmountMismatch, KindDuplicateDebit, KindCallOnly,
-	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled, KindTiming}
+	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled, KindOvercharged, KindUndercharged, KindUnpriced,
+	KindTiming}
+
+// isFee says whether kind is a fee finding's: only a run with a rate card
+// finds those (and can resolve them).
+func isFee(kind string) bool {
+	return kind == KindOvercharged || kind == KindUndercharged || kind == KindUnpriced
+}
+
+// feeField is the amount field most fee findings are about: its key is
+// the svcOrderId alone.
+const feeField = "txnChargedValue"
 
 // Finding is one row of a run's findings as evidence reads it: the run's
 // breaks, matching exceptions, unlinked reversals and unsettled orders,
@@ -41,6 +56,8 @@ type Finding struct {
 	ExternalRef string // the call's externalRef (or the record's clientOrderId)
 	OrderID     string // the call's orderid
 	SvcOrderID  string // the statement or order record's svcOrderId
+	Product     string // fee findings: the product (CODE or CODE/SUB)
+	Field       string // fee findings: the amount compared (txnChargedValue, txnSurcharge …)
 	Amount      decimal.Decimal
 	Text        string // the row's note, or what it is in a few words
 }
@@ -74,6 +91,8 @@ func (f *Finding) callRef() string {
 //	duplicateDebit                the externalRef debited twice (else svcOrderId): one exception for all its rows
 //	statementOnly                 svcOrderId of the record
 //	reversalNotFound, unsettled   svcOrderId of the record
+//	overcharged, undercharged     svcOrderId of the debit (and "/" the field, for another than txnChargedValue)
+//	unpriced                      the product (CODE or CODE/SUB)
 //	timing                        "call " and the call (as above), or "record " and svcOrderId
 func (f *Finding) Key() string {
 	switch f.Kind {
@@ -82,6 +101,12 @@ func (f *Finding) Key() string {
 			return timingCall + f.callRef()
 		}
 		return timingRecord + f.SvcOrderID
+	case KindOvercharged, KindUndercharged:
+		if f.Field != "" && f.Field != feeField {
+			return f.SvcOrderID + "/" + f.Field
+		}
+	case KindUnpriced:
+		return f.Product
 	case KindArithmetic, KindGap:
 		return f.PoolAccount + "/" + f.callRef()
 	case KindCallOnly, KindPending:

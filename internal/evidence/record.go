@@ -52,7 +52,7 @@ func Record(ctx context.Context, db Store, c Check) (*Result, error) {
 		return nil, fmt.Errorf("evidence of run %d: no such run", c.RunID)
 	}
 	at := c.Now().Truncate(time.Millisecond)
-	t, err := track(ctx, db, run, at)
+	t, err := track(ctx, db, run, at, c.Summary.Fees != nil)
 	if err != nil {
 		return nil, fmt.Errorf("evidence of run %d: %w", c.RunID, err)
 	}

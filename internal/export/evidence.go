@@ -176,6 +176,7 @@ var lifeSheets = map[string]findingOf{
 	"Unsettled": func(c []string) *evidence.Finding {
 		return &evidence.Finding{Kind: evidence.KindUnsettled, SvcOrderID: c[0]}
 	},
+	"Fees": feeFinding, // fees.go
 }
 
 // lifeTails are how many of the last columns of a sheet of lifeSheets

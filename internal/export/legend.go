@@ -17,6 +17,7 @@ const (
 	legendOutcome = "outcome (Matching)"
 	legendBreak   = "break kind (Breaks)"
 	legendBucket  = "age in days (Unsettled)"
+	legendFee     = "fee kind (Fees)"
 	legendColumn  = "column"
 	legendField   = "field (Differences)"
 	legendSetting = "setting of this run"
@@ -126,7 +127,7 @@ func settingsLegend(m *recon.MatchSettings) []legendEntry {
 // fixed entries, then the run's settings.
 func legendSheet(s *recon.Summary) sheet {
 	cols := []Column{{"term", Text, false}, {"kind", Text, false}, {"meaning", Prose, false}, {"whatToDo", Prose, false}}
-	entries := append(slices.Clone(legend), settingsLegend(s.Matching)...)
+	entries := slices.Concat(legend, feeLegend, settingsLegend(s.Matching))
 	rows := func(yield func(Row, error) bool) {
 		for _, e := range entries {
 			if !yield(Row{Cells: []string{e.Term, e.Kind, e.Meaning, e.Action}}, nil) {

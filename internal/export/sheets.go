@@ -216,7 +216,7 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 	}))
 	unsettled := unsettledSheet(ctx, db, r)
 	statement, orders := recordSheets(ctx, db, r)
-	return []sheet{breaks, matching, differences, duplicates, reversals, unsettled, pending, statement, orders}
+	return []sheet{breaks, matching, differences, duplicates, reversals, unsettled, pending, feesSheet(ctx, db, r), statement, orders}
 }
 
 // differencesSheet is the Differences sheet: a row per field on which a

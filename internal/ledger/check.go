@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -31,8 +32,11 @@ type CheckOptions struct {
 	// MaxOrphans bounds the unmatched rows held for the suggested pairs
 	// (0: MaxOrphans).
 	MaxOrphans int
-	Now        func() time.Time
-	Log        *slog.Logger
+	// Rates, when set, is the rate card the fees stage prices the
+	// period's debits by (fees.go); nil: the fees are not checked.
+	Rates *rates.Card
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Check reconciles a period (design: reconciliation; recon-contract.md):
@@ -69,7 +73,7 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	if err := tol.Validate(); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	c := &checkRun{db: db, log: o.Log, t0: time.Now(), opts: stageOptions{tol: tol.withDefaults(), maxOrphans: o.MaxOrphans},
+	c := &checkRun{db: db, log: o.Log, t0: time.Now(), rates: o.Rates, opts: stageOptions{tol: tol.withDefaults(), maxOrphans: o.MaxOrphans},
 		run: Run{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
@@ -117,6 +121,7 @@ type checkRun struct {
 	run    Run
 	window Window
 	opts   stageOptions
+	rates  *rates.Card
 	t0     time.Time
 }
 
@@ -140,6 +145,9 @@ func (c *checkRun) check(ctx context.Context) (*Report, error) {
 	c.log.Debug("check step done", "step", "calls and records", "seconds", time.Since(t).Seconds())
 	if err == nil {
 		err = c.unsettled(ctx, p.tally)
+	}
+	if err == nil && c.rates != nil {
+		err = runFees(c.rates, c.db.CheckDebits(ctx, c.window), p.tally)
 	}
 	var rep *Report
 	var summary []byte

@@ -30,6 +30,7 @@ type findingWriter interface {
 	Difference(Difference)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
+	Fee(Fee)
 	Err() error
 }
 
@@ -45,6 +46,7 @@ type tally struct {
 	groupRows           int
 	grouped             decimal.Decimal // the groups' wholes
 	lists               reportLists
+	fees                *feeTally // the fees stage's (fees.go); nil without a rate card
 }
 
 // counts are how many findings of each key, and their amounts' sum.
@@ -148,6 +150,7 @@ func (t *tally) fill(s *recon.Summary) {
 	for _, f := range recon.DiffFields {
 		s.Differences[f] = t.differences[f]
 	}
+	t.fees.fill(s)
 }
 
 // summarize builds the run's report: its summary from the stages' counts,
@@ -161,6 +164,7 @@ func summarize(run Run, pool *poolStage, m *matcher, pairs *suggester, t *tally)
 	s.Matching = pairs.tol.Settings()
 	rep := &Report{Summary: s, Records: records}
 	rep.Breaks, rep.Exceptions = t.lists.sorted()
+	rep.Fees = t.fees.fees()
 	return rep
 }
 

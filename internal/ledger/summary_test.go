@@ -14,9 +14,11 @@ type findings struct {
 	reversals []Reversal
 	unsettled []Unsettled
 	diffs     []Difference
+	fees      []Fee
 }
 
 func (f *findings) Difference(d Difference) { f.diffs = append(f.diffs, d) }
+func (f *findings) Fee(x Fee)               { f.fees = append(f.fees, x) }
 func (f *findings) Break(b Break)           { f.breaks = append(f.breaks, b) }
 func (f *findings) Match(m Match)           { f.matches = append(f.matches, m) }
 func (f *findings) Reversal(r Reversal)     { f.reversals = append(f.reversals, r) }

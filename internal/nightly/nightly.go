@@ -19,6 +19,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -82,6 +83,9 @@ type Config struct {
 	// Tolerances are the check's suggested pairs' window (0: the default)
 	// and amount tolerances, and its timing window (0: none).
 	Tolerances ledger.Tolerances
+	// Rates, when set, is the rate card the check prices the debits by
+	// (--rates); nil: the fees are not checked.
+	Rates *rates.Card
 	// Secrets (the client secret) are scrubbed by value from imported call logs.
 	Secrets []string
 	// CompleteThrough, when set, declares before the check that the call
@@ -203,13 +207,14 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	}
 	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
 		PairWindow: c.Tolerances.PairWindow, PairAmount: c.Tolerances.Amount, PairPercent: c.Tolerances.Percent,
-		TimingWindow: c.Tolerances.Timing})
+		TimingWindow: c.Tolerances.Timing, Rates: c.Rates})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepCheck, err)
 	}
 	sum.Report = rep
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
 	settings := Settings(c.Tolerances, c.OrdersLookback, c.RecheckDays)
+	settings.RateCard = RateCardSetting(c.Rates)
 	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepEvidence, err)
 	}
@@ -352,8 +357,8 @@ func writeCallLog(w CallLogWriter, path string) error {
 
 // Finding is one kind of finding of a check and how many there are.
 type Finding struct {
-	Name  string // a break kind or outcome (gap, callOnly, …), "reversal not found", "unsettled orders"
-	Key   string // the same as a JSON key: gap, callOnly, reversalNotFound, unsettled
+	Name  string // a break kind or outcome (gap, callOnly, …), "reversal not found", "unsettled orders", a fee kind, "unpriced products"
+	Key   string // the same as a JSON key: gap, callOnly, reversalNotFound, unsettled, overcharged, undercharged, unpriced
 	Count int
 }
 
@@ -380,6 +385,11 @@ func FindingCounts(rep *ledger.Report) []Finding {
 		unsettled += s.Unsettled[b].Count
 	}
 	add(unsettled, "unsettled orders", "unsettled")
+	if f := s.Fees; f != nil {
+		add(f.Kinds[recon.Overcharged].Count, recon.Overcharged, recon.Overcharged)
+		add(f.Kinds[recon.Undercharged].Count, recon.Undercharged, recon.Undercharged)
+		add(f.UnpricedProducts, "unpriced products", recon.Unpriced)
+	}
 	return out
 }
 

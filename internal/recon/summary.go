@@ -36,6 +36,9 @@ type Summary struct {
 	// Matching are the settings the matching ran with (nil in runs made
 	// before they were kept).
 	Matching *MatchSettings `json:"matching,omitempty"`
+	// Fees is what the fees stage found against the rate card; nil when
+	// the check was given none (the fees were not checked).
+	Fees *FeeSummary `json:"fees,omitempty"`
 }
 
 // GroupSum counts groups matched as one, the rows (parts) they hold, and

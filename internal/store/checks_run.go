@@ -71,6 +71,7 @@ const (
 	tReversals
 	tUnsettled
 	tDifferences
+	tFees // fees.go
 )
 
 // checkTables are the INSERTs of the check tables: the columns, then each
@@ -90,6 +91,7 @@ var checkTables = [...]struct {
 		age_bucket) VALUES `, `(RUN,?,?,?,?,?,?)`, 6},
 	{`INSERT INTO recon_differences (run_id, call_id, svc_order_id, external_ref, operation, ts, field, call_value,
 		statement_value, difference, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?)`, 10},
+	{feesInsert, `(RUN,?,?,?,?,?,?,?,?,?,?,?,?)`, 12},
 }
 
 // checkBatchRows is how many rows one INSERT statement of the writer
@@ -311,7 +313,7 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) 
 
 func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run, end *checkEnd) error {
 	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled",
-		"recon_differences"} {
+		"recon_differences", "recon_fees"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
 			return err
