@@ -103,6 +103,10 @@ func (r *Report) writeTable(b *strings.Builder) {
 	if s.PairingSkipped != "" {
 		fmt.Fprintf(b, "    none suggested: %s\n", s.PairingSkipped)
 	}
+	b.WriteString("\nfield differences (matched by key)\n")
+	for _, f := range recon.DiffFields {
+		row("  "+f, s.Differences[f], "")
+	}
 	b.WriteString("\nbreaks                            count        total delta\n")
 	for _, k := range recon.BreakKinds {
 		row("  "+k, s.Breaks[k].Count, s.Breaks[k].Delta)
