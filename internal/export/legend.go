@@ -50,7 +50,7 @@ var legend = []legendEntry{
 		"Nothing when the reversal is linked; see the Reversals sheet for unlinked ones."},
 	{recon.Timing, legendOutcome,
 		"A break across the period's edge: a call in its last minutes whose record the next day's statement, not synced yet, should bring (or a record in its first minutes whose call the day before's log, not imported yet, should); counted apart, not as a break.",
-		"Nothing: the next run whose period holds both days matches it and resolves it; if the other side never comes, that run shows it as callOnly or statementOnly."},
+		"Nothing: the next night's run resolves its exception when the other side arrives (the record synced, the call imported); a check of the same day again matches it, or shows it as callOnly or statementOnly if the other side never came."},
 	{recon.BreakArithmetic, legendBreak,
 		"A call's own pool figures do not add up: opening − amount ≠ closing (delta = expected − actual closing).",
 		"Report the call and its orderid to the service: the balance it returned is wrong."},
@@ -110,8 +110,8 @@ func settingsLegend(m *recon.MatchSettings) []legendEntry {
 	}
 	timing := "No break is timing (--timing-window 0)."
 	if m.TimingWindow != "0s" && m.TimingWindow != "" {
-		timing = "A call with no record in the last " + m.TimingWindow + " of the period, while the next day's statement is not synced, is timing; " +
-			"so is a record with no call in the first " + m.TimingWindow + " while no call of the day before is imported."
+		timing = "A call with no record in the last " + m.TimingWindow + " of the period, while no statement record after the period is stored, is timing; " +
+			"so is a record with no call in the first " + m.TimingWindow + " while no call before the period is stored."
 	}
 	return []legendEntry{
 		{"pair tolerance", legendSetting,
@@ -119,7 +119,7 @@ func settingsLegend(m *recon.MatchSettings) []legendEntry {
 				m.PairAmount + ", --pair-tolerance-percent " + m.PairPercent + "); a pair within the tolerance says by how much it differs.",
 			"Widen it to find pairs a rounding or a fee hides; every pair stays a suggestion, never a match."},
 		{"timing window", legendSetting, timing,
-			"Nothing: the next run whose period holds both days matches it, or shows it as the break it is."},
+			"Nothing: the next night's run resolves a timing exception when its other side arrives; --timing-window 0 turns timing off."},
 	}
 }
 
