@@ -162,9 +162,12 @@ func (w *world) placeDefects() error {
 			}
 		}
 		spaced := len(ps) // evenly spaced; the midnight call is the day's last
-		if d == last && spaced > 1 {
+		if d == last && !noMidnight(ps) {
 			spaced--
-			// The last day makes room for its defects (a small world's too).
+		}
+		if d == last && last > 0 {
+			// The last day makes room for its defects (a small world's
+			// too); a one-day world holds them all, or says it cannot.
 			w.nDR[d] = max(w.nDR[d], (spaced+1)*defectSpacing+1)
 		}
 		if w.nDR[d] < 2*defectSpacing {
@@ -181,6 +184,16 @@ func (w *world) placeDefects() error {
 		}
 	}
 	return nil
+}
+
+// noMidnight says whether a day's defects lack the midnight call.
+func noMidnight(ps []defectPlace) bool {
+	for _, df := range ps {
+		if df.kind == sMidnight {
+			return false
+		}
+	}
+	return true
 }
 
 // walkHistory generates every day once, the post day last, with balances
