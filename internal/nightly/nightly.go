@@ -385,6 +385,7 @@ func FindingCounts(rep *ledger.Report) []Finding {
 		unsettled += s.Unsettled[b].Count
 	}
 	add(unsettled, "unsettled orders", "unsettled")
+	add(s.Outcomes[recon.Timing].Count, "timing (apart)", recon.Timing)
 	if f := s.Fees; f != nil {
 		add(f.Kinds[recon.Overcharged].Count, recon.Overcharged, recon.Overcharged)
 		add(f.Kinds[recon.Undercharged].Count, recon.Undercharged, recon.Undercharged)
@@ -395,7 +396,8 @@ func FindingCounts(rep *ledger.Report) []Finding {
 
 // Findings is a one-line account of what a check found: "no findings",
 // "findings: 2 gap, 1 duplicateDebit, …", or "no breaks; to look at: …"
-// when only pending calls, unlinked reversals or unsettled orders are left.
+// when only pending calls, unlinked reversals, unsettled orders or timing
+// differences are left.
 func Findings(rep *ledger.Report) string {
 	var parts []string
 	for _, f := range FindingCounts(rep) {
