@@ -155,6 +155,11 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 		}
 		inserted = n
 		// A block whose lines were all imported before holds nothing new.
+		// When every call is new, every block has one (and the look-up,
+		// calls having no index on line_block, would scan the table).
+		if inserted == len(calls) {
+			return nil
+		}
 		for _, b := range stored {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
 				AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
