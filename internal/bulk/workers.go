@@ -73,7 +73,10 @@ func (ex *execution) work(ctx context.Context, byLine map[int]Row, conc int) {
 			for j := range jobs {
 				// A claimed row is 'sending': it is called whatever
 				// happens to ctx (the client's time-out bounds it).
-				ex.call(context.WithoutCancel(ctx), j.row, j.attempt)
+				jctx := context.WithoutCancel(ctx)
+				if c := ex.call(jctx, j.row, j.attempt); c != nil {
+					ex.journal(jctx, c, nil)
+				}
 				<-slots
 				select {
 				case ended <- struct{}{}:

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 var t0 = time.Date(2026, 11, 21, 4, 45, 0, 0, time.UTC)
@@ -274,6 +276,56 @@ func TestBulkLease(t *testing.T) {
 		}
 		if l, err := db.BulkRunLease(ctx, "LEASE"); l != nil || err != nil {
 			t.Errorf("after release: %+v, %v; want no lease", l, err)
+		}
+	})
+}
+
+// StepBulkRows journals a row's outcome, its call's records kept by
+// DeferCalls and the next row's claim in one transaction; a worker's step
+// records the outcome only while the row is its own, and stores the call
+// all the same.
+func TestStepBulkRows(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "STEP1", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: 3, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, n, err := db.StepBulkRows(ctx, "STEP1", BulkStep{Next: &BulkNext{Line: 2, Ref: "R2"}, At: t0}); n != 1 || err != nil {
+			t.Fatalf("claim of line 2 = %d, %v; want 1", n, err)
+		}
+		dctx, calls := DeferCalls(ctx)
+		if DeferredCallsOf(dctx) != calls || DeferredCallsOf(ctx) != nil {
+			t.Fatal("DeferredCallsOf does not find the deferred calls of its context alone")
+		}
+		calls.Add(t0, []recon.Call{{Hash: "h2", Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: "R2",
+			Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte("x")}}}, nil)
+		done := BulkRow{Line: 2, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+		recorded, n, err := db.StepBulkRows(ctx, "STEP1", BulkStep{Done: &done, Calls: calls, Next: &BulkNext{Line: 3, Ref: "R3"}, At: t0})
+		if !recorded || n != 1 || err != nil {
+			t.Fatalf("step = %v, %d, %v; want the outcome recorded and line 3 claimed", recorded, n, err)
+		}
+		states := map[int]string{}
+		if err := db.EachBulkRow(ctx, "STEP1", func(r BulkRow) error { states[r.Line] = r.State + r.PoolAmount; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var stored int
+		if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref = 'R2' AND line_block IS NOT NULL`).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if states[2] != BulkSuccess+"1.50" || states[3] != BulkSending || stored != 1 {
+			t.Errorf("after the step: rows %v, %d calls of R2 stored; want line 2 success 1.50, line 3 sending, its call stored", states, stored)
+		}
+		// A worker's step on a row that is not its own: not recorded.
+		dctx, calls = DeferCalls(ctx)
+		calls.Add(t0, []recon.Call{{Hash: "h3", Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
+			Outcome: recon.CallSuccess}}, nil)
+		done = BulkRow{Line: 3, State: BulkFailed}
+		if recorded, _, err := db.StepBulkRows(dctx, "STEP1", BulkStep{Done: &done, Worker: "W", Calls: calls, At: t0}); recorded || err != nil {
+			t.Fatalf("worker W's step on a row not its own = %v, %v; want not recorded", recorded, err)
+		}
+		if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref = 'R3'`).Scan(&stored); err != nil || stored != 1 {
+			t.Errorf("calls of R3 = %d, %v; want 1 (the call was made)", stored, err)
 		}
 	})
 }
