@@ -48,7 +48,7 @@ func (g *gate) before(string, map[string]any) {
 
 func (g *gate) open() { g.released.Do(func() { close(g.release) }) }
 
-// wait waits for the requests the gate wants, failing if done reports first.
+// wait waits for the want-th request, failing if done reports first.
 func (g *gate) wait(tb testing.TB, done <-chan result) {
 	tb.Helper()
 	select {
@@ -111,7 +111,9 @@ func snapshot(tb testing.TB, dbPath, id string) string {
 // holds it (host, pid, since) in one line and exits 2 without touching a
 // row; the first then finishes every row.
 func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
-	g := newGate(4) // every row in flight at concurrency 4: no claim is under way when the run is compared
+	// The four rows in flight at concurrency 4: once all four have
+	// arrived, the first process can change nothing until the gate opens.
+	g := newGate(4)
 	srv := bulktest.Start(bulktest.Options{Before: g.before})
 	defer srv.Close()
 	defer g.open()
@@ -123,7 +125,7 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 	args := []string{"run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
 		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error"}
 	first := runAsync(context.Background(), args...)
-	g.wait(t, first) // the first process holds the run, with its four rows in flight
+	g.wait(t, first) // the first process holds the run, with its rows in flight
 
 	id := runID(t, dbPath)
 	before := snapshot(t, dbPath, id)

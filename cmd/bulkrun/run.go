@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/bulk"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -117,7 +118,8 @@ type runCmd struct {
 func (r *runCmd) Flags(fs *flag.FlagSet) {
 	r.bind(fs)
 	fs.StringVar(&r.opName, "op", "", "operation to call for each row (see bulkrun ops; any case)")
-	fs.StringVar(&r.in, "in", "", "input CSV file; its header names the request fields")
+	fs.StringVar(&r.in, "in", "", fmt.Sprintf("input CSV file; its header names the request fields (a regular file of at most %s, %d rows, %s a line)",
+		budget.Size(bulk.MaxInputBytes), bulk.MaxInputRows, budget.Size(bulk.MaxInputLine)))
 	fs.Var(&r.sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
 	fs.BoolVar(&r.dryRun, "dry-run", false, "validate every row and show the first request bodies; send nothing")
 	fs.BoolVar(&r.again, "again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates); its results go to <input>.<RUN>.results.csv")
