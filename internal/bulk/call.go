@@ -18,7 +18,13 @@ import (
 // A sender journals the outcome of its last call in the transaction that
 // journals its next row 'sending' (store.DB.StepBulkRows), with the calls
 // table's records of that call (store.DeferCalls): one commit a row, shared
-// with the other senders', instead of three.
+// with the other senders', instead of three. It does so while it calls the
+// row it claimed before (ahead): the commit is off the calls' path, and a
+// sender has at most one row in flight and one claimed. A claimed row not
+// called yet when the execution's context ends, or the execution stops,
+// is unclaimed: Ctrl-C starts nothing new. A process killed meanwhile leaves it 'sending': pending,
+// looked up, sent again only once proven never executed, as any row whose
+// process died.
 
 // ended is a row's call that ended: its outcome, not journaled yet, and
 // the calls table's records of the call.
@@ -28,38 +34,94 @@ type ended struct {
 	calls *store.DeferredCalls
 }
 
+// claimed is a row journaled 'sending' for this execution, to call, and
+// its attempt number.
+type claimed struct {
+	row     Row
+	attempt int
+}
+
 // sender sends the rows handed to it on jobs, one at a time, until jobs is
-// closed. The outcome of each call is journaled with the claim of the next
-// row when that row is at hand, else at once, alone.
+// closed: it calls the row it claimed while it journals the outcome of its
+// last call with the claim of its next row (ahead).
 func (ex *execution) sender(ctx context.Context, jobs <-chan Row) {
 	jctx := context.WithoutCancel(ctx)
-	var last *ended
+	var last *ended   // called, its outcome not journaled
+	var next *claimed // claimed, to call
+	open := true      // jobs is not closed
+	type step struct {
+		next *claimed
+		open bool
+	}
+	steps := make(chan step, 1)
 	for {
-		var row Row
-		var ok bool
-		select {
-		case row, ok = <-jobs:
-		default:
-			if last != nil {
+		if next == nil {
+			if !open {
 				ex.journal(jctx, last, nil)
-				last = nil
-				continue
+				return
 			}
-			row, ok = <-jobs
+			next, open = ex.take(ctx, jobs, last, nil)
+			last = nil
+			continue
 		}
-		if !ok {
+		if ctx.Err() != nil || ex.stopped() != "" {
 			ex.journal(jctx, last, nil)
-			return
+			ex.drop(jctx, next.row)
+			last, next = nil, nil
+			continue
 		}
-		last = ex.send(ctx, row, last)
+		called := make(chan struct{})
+		go func(last *ended) {
+			n, open := ex.take(ctx, jobs, last, called)
+			steps <- step{n, open}
+		}(last)
+		c := ex.call(jctx, next.row, next.attempt)
+		close(called)
+		s := <-steps
+		last, next, open = c, s.next, open && s.open
 	}
 }
 
-// send journals last's outcome, journals row 'sending' and calls it, all
-// reserved for it (reserve); the reservation is released with the call's
-// outcome, or at once when the row is not called. It returns the row's
-// call, its outcome not journaled yet, or nil.
-func (ex *execution) send(ctx context.Context, row Row, last *ended) *ended {
+// take journals last's outcome with the claim (claim) of the next row on
+// jobs when one is at hand; else last's outcome alone, then it claims the
+// next row handed until until is closed (nil: however long it takes). It
+// returns the row claimed (nil: none) and false once jobs is closed.
+func (ex *execution) take(ctx context.Context, jobs <-chan Row, last *ended, until <-chan struct{}) (*claimed, bool) {
+	jctx := context.WithoutCancel(ctx)
+	select {
+	case row, ok := <-jobs:
+		if !ok {
+			ex.journal(jctx, last, nil)
+			return nil, false
+		}
+		return ex.claim(ctx, row, last), true
+	default:
+	}
+	ex.journal(jctx, last, nil)
+	select {
+	case row, ok := <-jobs:
+		if !ok {
+			return nil, false
+		}
+		return ex.claim(ctx, row, nil), true
+	case <-until:
+		return nil, true
+	}
+}
+
+// drop unclaims a row claimed but not called (the execution's context
+// ended first) and releases its reservation.
+func (ex *execution) drop(jctx context.Context, row Row) {
+	if err := ex.unclaim(jctx, row); err != nil {
+		ex.stop(StopError, fmt.Errorf("line %d: not sent, but the journal could not be corrected (it stays sending, pending for recheck): %w", row.Line, err))
+	}
+	ex.release(nil)
+}
+
+// claim journals last's outcome and row 'sending', reserved for it
+// (reserve), in one transaction; the reservation is released at once when
+// the row is not claimed. It returns the row claimed, or nil.
+func (ex *execution) claim(ctx context.Context, row Row, last *ended) *claimed {
 	// From the claim on the row is in flight: nothing cancels its journal
 	// writes or its call (the client's time-out bounds it).
 	jctx := context.WithoutCancel(ctx)
@@ -92,7 +154,7 @@ func (ex *execution) send(ctx context.Context, row Row, last *ended) *ended {
 		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
 		return nil
 	}
-	return ex.call(jctx, row, attempt)
+	return &claimed{row, attempt}
 }
 
 // call calls a row claimed for this execution (attempt: its attempt
