@@ -4,8 +4,8 @@
 # start to exit (validation, journal, calls table, results CSV included).
 #
 #   scripts/bulk-bench.sh [BIN_DIR]                     # SQLite: 10,000 rows at --concurrency 32, 3 runs
-#   scripts/pg-test.sh scripts/bulk-bench.sh --workers 1,2,4 [BIN_DIR]
-#                                                       # PostgreSQL: 1, 2, 4 bulkrun processes at --concurrency 8
+#   scripts/pg-test.sh scripts/bulk-bench.sh --workers 1,2,3,4 --rows 10000 [BIN_DIR]
+#                                                       # PostgreSQL: 1 to 4 bulkrun processes at --concurrency 8
 #
 # Options: --rows N (default 10000; 4000 with --workers), --concurrency N
 # (32; 8 with --workers), --runs N (3), --workers LIST (PostgreSQL, from
