@@ -21,10 +21,10 @@ import (
 // with the other senders', instead of three. It does so while it calls the
 // row it claimed before (ahead): the commit is off the calls' path, and a
 // sender has at most one row in flight and one claimed. A claimed row not
-// called yet when the execution's context ends, or the execution stops,
-// is unclaimed: Ctrl-C starts nothing new. A process killed meanwhile leaves it 'sending': pending,
-// looked up, sent again only once proven never executed, as any row whose
-// process died.
+// called yet when the execution's context ends, or the execution stops, is
+// unclaimed: Ctrl-C starts nothing new. A process killed meanwhile leaves
+// it 'sending': pending, looked up, sent again only once proven never
+// executed, as any row whose process died.
 
 // ended is a row's call that ended: its outcome, not journaled yet, and
 // the calls table's records of the call.
@@ -110,7 +110,7 @@ func (ex *execution) take(ctx context.Context, jobs <-chan Row, last *ended, unt
 }
 
 // drop unclaims a row claimed but not called (the execution's context
-// ended first) and releases its reservation.
+// ended, or the execution stopped, first) and releases its reservation.
 func (ex *execution) drop(jctx context.Context, row Row) {
 	if err := ex.unclaim(jctx, row); err != nil {
 		ex.stop(StopError, fmt.Errorf("line %d: not sent, but the journal could not be corrected (it stays sending, pending for recheck): %w", row.Line, err))
