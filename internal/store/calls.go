@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,31 +61,21 @@ func batchConsts(calls []recon.Call, stamp string) callConsts {
 	return k
 }
 
-// insertCallsSQL is the INSERT of rows calls with the shared values k. A
-// call stored before (by its time and line hash) is skipped.
-func (db *DB) insertCallsSQL(rows int, k callConsts) string {
-	var one strings.Builder
-	one.WriteByte('(')
-	for i, c := range callCols {
-		if i > 0 {
-			one.WriteByte(',')
-		}
-		switch {
-		case c == "imported_at":
-			one.WriteString("'" + sqlText(k.stamp) + "'")
-		case k.file && c == "source":
-			one.WriteString("'" + sqlText(k.source) + "'")
-		case k.file && c == "line_source":
-			one.WriteString(strconv.FormatInt(k.sourceID, 10))
-		case k.file && c == "line_block":
-			one.WriteString("NULL")
-		default:
-			one.WriteByte('?')
+// callsInsert is the insert of calls with the shared values k. A call
+// stored before (by its time and line hash) is skipped.
+func callsInsert(k callConsts) *rowInsert {
+	ins := &rowInsert{table: "calls", key: "ts, line_hash", per: callsPerInsert,
+		fixed: []fixedValue{{"imported_at", k.stamp}}}
+	if k.file {
+		ins.fixed = append(ins.fixed, fixedValue{"source", k.source}, fixedValue{"line_source", k.sourceID},
+			fixedValue{"line_block", nil})
+	}
+	for _, c := range callCols {
+		if !slices.ContainsFunc(ins.fixed, func(f fixedValue) bool { return f.col == c }) {
+			ins.cols = append(ins.cols, c)
 		}
 	}
-	one.WriteByte(')')
-	return db.dialect.insertIgnore("calls", strings.Join(callCols, ", "),
-		strings.Repeat(one.String()+",", rows-1)+one.String(), "ts, line_hash")
+	return ins
 }
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
@@ -172,36 +163,23 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 	return inserted, nil
 }
 
-// insertCallRows inserts calls callsPerInsert at a time and returns how
-// many were new.
+// insertCallRows inserts calls, a statement of callsPerInsert at a time
+// on SQLite, a COPY of many on PostgreSQL (dialect.batchRows), and
+// returns how many were new.
 func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
-		}
-	}()
-	args := make([]any, 0, callsPerInsert*len(callCols))
-	inserted := 0
 	k := batchConsts(calls, stamp)
+	ins := callsInsert(k)
+	defer ins.close()
+	per := db.dialect.batchRows(callsPerInsert)
+	args := make([]any, 0, min(per, len(calls))*ins.width())
+	inserted := 0
 	for len(calls) > 0 {
-		n := min(len(calls), callsPerInsert)
+		n := min(len(calls), per)
 		args = args[:0]
 		for i := range calls[:n] {
 			args = appendCallArgs(args, &calls[i], k)
 		}
-		st := insertStmt{stmt: full}
-		switch {
-		case n < callsPerInsert:
-			st = insertStmt{q: db.insertCallsSQL(n, k)}
-		case full == nil:
-			var err error
-			if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
-				return 0, err
-			}
-			st = insertStmt{stmt: full}
-		}
-		added, err := db.dialect.insertCount(ctx, tx, st, args)
+		added, err := db.dialect.insertRows(ctx, tx, ins, args)
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
 		}

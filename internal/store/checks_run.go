@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +30,7 @@ func (db *DB) FailCheckRun(ctx context.Context, run ledger.Run, finished time.Ti
 // (an error, a kill) leaves nothing behind. Its methods are for one
 // goroutine; after an error they do nothing and Err reports it.
 type CheckRunWriter struct {
+	dialect dialect
 	id      int64
 	seq     int64 // recon_matched rows added
 	ops     chan checkOp
@@ -39,7 +39,9 @@ type CheckRunWriter struct {
 	closed  bool
 	err     error
 
+	batch   int                     // rows of a batch handed over
 	pending [len(checkTables)][]any // row values not handed over yet, per table
+	inserts []*rowInsert            // the tables' inserts, in the goroutine
 }
 
 // checkOp is one unit of the writer goroutine's work.
@@ -72,32 +74,34 @@ const (
 	tUnsettled
 )
 
-// checkTables are the INSERTs of the check tables: the columns, then each
-// row's values, where RUN stands for the run's id and ? for a value.
+// checkTables are the check tables and the columns of their rows' values
+// (each row's run_id is the run's id).
 var checkTables = [...]struct {
-	prefix, row string
-	cols        int
+	table string
+	cols  []string
 }{
-	{`INSERT INTO recon_breaks (run_id, pool_account, kind, call_id, prev_call_id, ts, external_ref, expected,
-		actual, delta, explained_by, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
-	{`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts,
-		call_amount, statement_amount, delta, note, suggested_pair) VALUES `, `(RUN,?,?,?,?,?,?,?,?,?,?,?)`, 11},
-	{`INSERT INTO recon_matched (run_id, seq, call_id, svc_order_id, amount) VALUES `, `(RUN,?,?,?,?)`, 4},
-	{`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount,
-		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
-	{`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days,
-		age_bucket) VALUES `, `(RUN,?,?,?,?,?,?)`, 6},
+	{"recon_breaks", []string{"pool_account", "kind", "call_id", "prev_call_id", "ts", "external_ref", "expected",
+		"actual", "delta", "explained_by", "note"}},
+	{"recon_matches", []string{"outcome", "call_id", "svc_order_id", "external_ref", "operation", "ts",
+		"call_amount", "statement_amount", "delta", "note", "suggested_pair"}},
+	{"recon_matched", []string{"seq", "call_id", "svc_order_id", "amount"}},
+	{"recon_reversals", []string{"svc_order_id", "reversal_svc_order_id", "txn_date_time", "amount",
+		"reversal_found", "reversal_txn_date_time", "reversal_amount", "note"}},
+	{"recon_unsettled", []string{"svc_order_id", "client_order_id", "txn_date_time", "amount", "age_days",
+		"age_bucket"}},
 }
 
 // checkBatchRows is how many rows one INSERT statement of the writer
-// carries, and how many a batch handed to its goroutine holds.
+// carries (SQLite), and how many a batch handed to its goroutine holds
+// there (dialect.batchRows).
 const checkBatchRows = 256
 
 // BeginCheckRun starts storing run: it opens the transaction (holding the
 // database's writer for the run's length) and records the run as running.
 // The caller adds rows and must end with Commit or Abort.
 func (db *DB) BeginCheckRun(ctx context.Context, run ledger.Run) (ledger.RunWriter, error) {
-	w := &CheckRunWriter{ops: make(chan checkOp, 8), stopped: make(chan struct{}), done: make(chan error, 1)}
+	w := &CheckRunWriter{ops: make(chan checkOp, 8), stopped: make(chan struct{}), done: make(chan error, 1),
+		dialect: db.dialect, batch: db.dialect.batchRows(checkBatchRows)}
 	started := make(chan error, 1)
 	go func() {
 		w.done <- db.Write(ctx, func(tx *sql.Tx) error {
@@ -180,12 +184,12 @@ func (w *CheckRunWriter) add(t int, vals ...any) {
 // flush hands the pending rows of table t to the goroutine when a batch is
 // full, or when all.
 func (w *CheckRunWriter) flush(t int, all bool) {
-	n := len(w.pending[t]) / checkTables[t].cols
-	if n == 0 || (!all && n < checkBatchRows) {
+	n := len(w.pending[t]) / len(checkTables[t].cols)
+	if n == 0 || (!all && n < w.batch) {
 		return
 	}
 	w.send(checkOp{table: t, args: w.pending[t]})
-	w.pending[t] = make([]any, 0, checkBatchRows*checkTables[t].cols)
+	w.pending[t] = make([]any, 0, w.batch*len(checkTables[t].cols))
 }
 
 // send hands op to the goroutine; false when it has stopped (Err says why).
@@ -269,14 +273,13 @@ var errAborted = errors.New("check run aborted")
 
 // apply runs the writer's operations in tx until the end.
 func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) (err error) {
-	batches := make([]*checkBatch, len(checkTables))
-	runID := strconv.FormatInt(w.id, 10)
+	w.inserts = make([]*rowInsert, len(checkTables))
 	for i, t := range checkTables {
-		batches[i] = &checkBatch{tx: tx, prefix: t.prefix, row: strings.ReplaceAll(t.row, "RUN", runID), cols: t.cols}
+		w.inserts[i] = &rowInsert{table: t.table, cols: t.cols, fixed: []fixedValue{{"run_id", w.id}}, per: checkBatchRows}
 	}
 	defer func() {
-		for _, b := range batches {
-			err = errors.Join(err, b.release())
+		for _, ins := range w.inserts {
+			err = errors.Join(err, ins.close())
 		}
 	}()
 	for op := range w.ops {
@@ -292,8 +295,8 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) 
 				return err
 			}
 		default:
-			if err := batches[op.table].insert(ctx, op.args); err != nil {
-				return err
+			if _, err := w.dialect.insertRows(ctx, tx, w.inserts[op.table], op.args); err != nil {
+				return fmt.Errorf("store check results: %w", err)
 			}
 		}
 	}
@@ -429,12 +432,12 @@ func (w *CheckRunWriter) rewriteMatched(ctx context.Context, tx *sql.Tx, op *rew
 
 // insertMatch inserts one row as Match would add it.
 func (w *CheckRunWriter) insertMatch(ctx context.Context, tx *sql.Tx, m ledger.Match) error {
-	t, vals := checkTables[tMatches], matchValues(&m)
+	t, vals := tMatches, matchValues(&m)
 	if plainMatch(&m) {
 		w.seq++
-		t, vals = checkTables[tMatched], []any{w.seq, m.CallID, m.SvcOrderID, m.CallAmount}
+		t, vals = tMatched, []any{w.seq, m.CallID, m.SvcOrderID, m.CallAmount}
 	}
-	_, err := tx.ExecContext(ctx, t.prefix+strings.Replace(t.row, "RUN", "?", 1), append([]any{w.id}, vals...)...)
+	_, err := w.dialect.insertRows(ctx, tx, w.inserts[t], vals)
 	return err
 }
 
@@ -444,52 +447,4 @@ func checkNullID(id int64) any {
 		return nil
 	}
 	return id
-}
-
-// checkBatch inserts rows checkBatchRows at a time with one multi-row
-// INSERT (prepared once), which spares most of the per-statement cost.
-type checkBatch struct {
-	tx     *sql.Tx
-	prefix string // INSERT INTO t (cols) VALUES
-	row    string // one row's values: (1,?,?)
-	cols   int    // values a row takes
-	full   *sql.Stmt
-}
-
-func (b *checkBatch) query(rows int) string {
-	return b.prefix + strings.Repeat(b.row+",", rows-1) + b.row
-}
-
-// insert inserts the rows of args (whole rows of b.cols values).
-func (b *checkBatch) insert(ctx context.Context, args []any) error {
-	per := checkBatchRows * b.cols
-	for len(args) >= per {
-		if b.full == nil {
-			st, err := b.tx.PrepareContext(ctx, b.query(checkBatchRows))
-			if err != nil {
-				return err
-			}
-			b.full = st
-		}
-		if _, err := b.full.ExecContext(ctx, args[:per]...); err != nil {
-			return fmt.Errorf("store check results: %w", err)
-		}
-		args = args[per:]
-	}
-	if n := len(args) / b.cols; n > 0 {
-		if _, err := b.tx.ExecContext(ctx, b.query(n), args...); err != nil {
-			return fmt.Errorf("store check results: %w", err)
-		}
-	}
-	return nil
-}
-
-// release closes the prepared statement.
-func (b *checkBatch) release() error {
-	if b.full == nil {
-		return nil
-	}
-	err := b.full.Close()
-	b.full = nil
-	return err
 }

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -157,44 +159,112 @@ func (sqliteDialect) sharesRuns() bool   { return false }
 
 func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return retryBusy(ctx, fn) }
 
-// insertIgnore uses OR IGNORE, which, unlike ON CONFLICT, needs no
-// statement journal (the values of NOT NULL columns are never NULL).
-func (sqliteDialect) insertIgnore(table, cols, values, _ string) string {
-	return `INSERT OR IGNORE INTO ` + table + ` (` + cols + `) VALUES ` + values
+// batchRows is a statement's rows: each insertRows runs one statement.
+func (sqliteDialect) batchRows(statementRows int) int { return statementRows }
+
+// insertRows runs the rows through multi-row INSERT statements.
+func (sqliteDialect) insertRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (int64, error) {
+	var n int64
+	err := sqliteStatements(ctx, tx, ins, args, func(res sql.Result) error {
+		k, err := res.RowsAffected()
+		n += k
+		return err
+	})
+	return n, err
 }
 
-func (sqliteDialect) insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error) {
-	return st.execCount(ctx, tx, args)
-}
-
-func (d sqliteDialect) insertNew(table, cols, values, key string) string {
-	return d.insertIgnore(table, cols, values, key)
-}
-
-// insertNewKeys counts the rows inserted, which is all of them in what a
+// insertNewRows counts the rows inserted, which is all of them in what a
 // first sync meets. When some were not new, the new ones are read back by
-// their rowids (table's id): the rows one statement inserts take
-// consecutive rowids ending at the last one inserted (no row is deleted
-// meanwhile, and the table has no AUTOINCREMENT).
-func (sqliteDialect) insertNewKeys(ctx context.Context, tx *sql.Tx, st insertStmt, n int, args []any, table, key string,
+// their rowids (the table's id): the rows inserted take consecutive rowids
+// ending at the last one inserted (no row is deleted meanwhile, and the
+// table has no AUTOINCREMENT).
+func (sqliteDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any,
 	seen func(*sql.Rows) error) (bool, error) {
-	res, err := st.exec(ctx, tx, args)
-	if err != nil {
+	var inserted, last int64
+	err := sqliteStatements(ctx, tx, ins, args, func(res sql.Result) error {
+		k, err := res.RowsAffected()
+		if err != nil || k == 0 {
+			return err
+		}
+		inserted += k
+		last, err = res.LastInsertId()
+		return err
+	})
+	if err != nil || inserted == 0 {
 		return false, err
 	}
-	k, err := res.RowsAffected()
-	if err != nil || k == int64(n) || k == 0 {
-		return err == nil && k == int64(n), err
+	if inserted == int64(len(args)/ins.width()) {
+		return true, nil
 	}
-	last, err := res.LastInsertId()
-	if err != nil {
-		return false, err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+key+` FROM `+table+` WHERE id > ?`, last-k)
+	rows, err := tx.QueryContext(ctx, `SELECT `+ins.key+` FROM `+ins.table+` WHERE id > ?`, last-inserted)
 	if err != nil {
 		return false, err
 	}
 	return false, seen(rows)
+}
+
+// sqliteStatements inserts the rows of args ins.per at a time, with a
+// statement prepared once (kept in ins), the rows left with one more. A
+// row whose key is stored
+// already is skipped (OR IGNORE, which, unlike ON CONFLICT, needs no
+// statement journal; the values of NOT NULL columns are never NULL). The
+// fixed values are written in the statement as literals; done is given
+// each statement's result.
+func sqliteStatements(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any, done func(sql.Result) error) error {
+	w := ins.width()
+	for len(args) >= w {
+		n := min(len(args)/w, ins.per)
+		var res sql.Result
+		var err error
+		switch {
+		case n < ins.per:
+			res, err = tx.ExecContext(ctx, sqliteInsertSQL(ins, n), args[:n*w]...)
+		case ins.stmt == nil:
+			if ins.stmt, err = tx.PrepareContext(ctx, sqliteInsertSQL(ins, n)); err != nil {
+				return err
+			}
+			fallthrough
+		default:
+			res, err = ins.stmt.ExecContext(ctx, args[:n*w]...)
+		}
+		if err == nil {
+			err = done(res)
+		}
+		if err != nil {
+			return err
+		}
+		args = args[n*w:]
+	}
+	return nil
+}
+
+// sqliteInsertSQL is the INSERT of rows rows of ins.
+func sqliteInsertSQL(ins *rowInsert, rows int) string {
+	var one strings.Builder
+	one.WriteString("(" + strings.Repeat("?,", ins.width()))
+	for _, f := range ins.fixed {
+		one.WriteString(sqlLiteral(f.val) + ",")
+	}
+	row := strings.TrimSuffix(one.String(), ",") + ")"
+	verb := `INSERT INTO `
+	if ins.key != "" {
+		verb = `INSERT OR IGNORE INTO `
+	}
+	return verb + ins.table + ` (` + strings.Join(ins.columns(), ", ") + `) VALUES ` +
+		strings.Repeat(row+",", rows-1) + row
+}
+
+// sqlLiteral writes v (a string, an int64 or nil) as an SQL literal.
+func sqlLiteral(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		return "'" + sqlText(v) + "'"
+	}
+	panic(fmt.Sprintf("store: no literal of %T", v))
 }
 
 func (sqliteDialect) rowKey(alias string) string   { return "CAST(" + alias + ".rowid AS TEXT)" }
