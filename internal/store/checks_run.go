@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -386,41 +388,55 @@ func (w *CheckRunWriter) replaceMatch(ctx context.Context, tx *sql.Tx, old, m le
 // rewriteMatched offers the run's recon_matched rows of the calls of the
 // externalRefs refs to op.rewrite; a row it rewrites is moved to
 // recon_matches (or, still a plain match, stored again in recon_matched).
-// The run's rows are read once for up to 500 externalRefs.
+// The calls of refs are looked up first, then the run's rows of those
+// calls are read in one pass over the run's rows for up to 500 calls: one
+// query joining the two let PostgreSQL, whose statistics know nothing of
+// the rows this transaction added, look up the call of every matched row
+// (5 s for a 1,000,000-call month instead of 0.4).
 func (w *CheckRunWriter) rewriteMatched(ctx context.Context, tx *sql.Tx, op *rewriteOp, refs []string) error {
-	args := []any{w.id}
-	for _, r := range refs {
-		args = append(args, r)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT d.seq, d.call_id, d.svc_order_id, c.external_ref, c.operation, c.ts, d.amount
-		FROM recon_matched d JOIN calls c ON c.id = d.call_id
-		WHERE d.run_id = ? AND d.call_id IN (SELECT id FROM calls WHERE external_ref IN (?`+strings.Repeat(", ?", len(refs)-1)+`))
-		ORDER BY d.seq`, args...)
-	if err != nil {
+	calls, err := w.callsOfRefs(ctx, tx, refs)
+	if err != nil || len(calls) == 0 {
 		return err
 	}
-	var found []ledger.Match
-	var seqs []int64
-	for rows.Next() {
-		m := ledger.Match{Outcome: recon.Matched, CallsOwn: true}
-		var seq int64
-		if err := rows.Scan(&seq, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS, &m.CallAmount); err != nil {
-			rows.Close()
+	type row struct {
+		seq int64
+		m   ledger.Match
+	}
+	var found []row
+	for ids := range slices.Chunk(slices.Sorted(maps.Keys(calls)), 500) {
+		args := []any{w.id}
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT seq, call_id, svc_order_id, amount FROM recon_matched
+			WHERE run_id = ? AND call_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, args...)
+		if err != nil {
 			return err
 		}
-		m.StatementAmount = m.CallAmount
-		found, seqs = append(found, m), append(seqs, seq)
+		for rows.Next() {
+			var r row
+			m := &r.m
+			if err := rows.Scan(&r.seq, &m.CallID, &m.SvcOrderID, &m.CallAmount); err != nil {
+				rows.Close()
+				return err
+			}
+			c := calls[m.CallID]
+			m.Outcome, m.CallsOwn, m.StatementAmount = recon.Matched, true, m.CallAmount
+			m.ExternalRef, m.Operation, m.TS = c.ExternalRef, c.Operation, c.TS
+			found = append(found, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for i, m := range found {
-		fixed, ok := op.rewrite(m)
+	slices.SortFunc(found, func(a, b row) int { return cmp.Compare(a.seq, b.seq) })
+	for _, r := range found {
+		fixed, ok := op.rewrite(r.m)
 		if !ok {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, seqs[i]); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM recon_matched WHERE run_id = ? AND seq = ?`, w.id, r.seq); err != nil {
 			return err
 		}
 		if err := w.insertMatch(ctx, tx, fixed); err != nil {
@@ -428,6 +444,30 @@ func (w *CheckRunWriter) rewriteMatched(ctx context.Context, tx *sql.Tx, op *rew
 		}
 	}
 	return nil
+}
+
+// callsOfRefs returns the calls whose externalRef is one of refs, by id:
+// their externalRef, operation and time.
+func (w *CheckRunWriter) callsOfRefs(ctx context.Context, tx *sql.Tx, refs []string) (map[int64]ledger.Match, error) {
+	args := make([]any, len(refs))
+	for i, r := range refs {
+		args[i] = r
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, external_ref, operation, ts FROM calls
+		WHERE external_ref IN (?`+strings.Repeat(", ?", len(refs)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	calls := map[int64]ledger.Match{}
+	for rows.Next() {
+		var c ledger.Match
+		if err := rows.Scan(&c.CallID, &c.ExternalRef, &c.Operation, &c.TS); err != nil {
+			return nil, err
+		}
+		calls[c.CallID] = c
+	}
+	return calls, rows.Err()
 }
 
 // insertMatch inserts one row as Match would add it.
