@@ -145,14 +145,7 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 			return err
 		}
 		inserted = n
-		// A block whose lines were all imported before holds nothing new.
-		for _, b := range stored {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
-				AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
-				return err
-			}
-		}
-		return nil
+		return dropEmptyBlocks(ctx, tx, calls, stored, inserted)
 	})
 	if err != nil {
 		for _, b := range stored {
@@ -161,6 +154,41 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 		return 0, err
 	}
 	return inserted, nil
+}
+
+// dropEmptyBlocks deletes the blocks stored in this transaction (stored)
+// none of whose lines was inserted, all of them imported before: there are
+// none when every call was inserted, and all are when none was; otherwise
+// each block's calls are looked up by their key. (calls has no index on
+// line_block: a look-up by it read the whole table, for each call
+// svcrecon records.)
+func dropEmptyBlocks(ctx context.Context, tx *sql.Tx, calls []recon.Call, stored []*recon.LineBlock, inserted int) error {
+	if inserted == len(calls) {
+		return nil
+	}
+	for _, b := range stored {
+		keep := false
+		for i := 0; i < len(calls) && inserted > 0 && !keep; i++ {
+			c := &calls[i]
+			if c.Block != b {
+				continue
+			}
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE ts = ? AND line_hash = ? AND line_block = ?`,
+				c.TS, c.Hash, b.ID).Scan(&one)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			keep = err == nil
+		}
+		if keep {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?`, b.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertCallRows inserts calls, a statement of callsPerInsert at a time
