@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 )
 
 // dialect is everything in which SQLite and PostgreSQL differ for the
@@ -116,6 +119,31 @@ func (ins *rowInsert) columns() []string {
 		all = append(all, f.col)
 	}
 	return all
+}
+
+// valuesSQL is "table (columns) VALUES (…), …" of rows rows: the values
+// of cols bound (?), the fixed ones written as literals.
+func (ins *rowInsert) valuesSQL(rows int) string {
+	var one strings.Builder
+	one.WriteString("(" + strings.Repeat("?,", ins.width()))
+	for _, f := range ins.fixed {
+		one.WriteString(sqlLiteral(f.val) + ",")
+	}
+	row := strings.TrimSuffix(one.String(), ",") + ")"
+	return ins.table + ` (` + strings.Join(ins.columns(), ", ") + `) VALUES ` + strings.Repeat(row+",", rows-1) + row
+}
+
+// sqlLiteral writes v (a string, an int64 or nil) as an SQL literal.
+func sqlLiteral(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		return "'" + sqlText(v) + "'"
+	}
+	panic(fmt.Sprintf("store: no literal of %T", v))
 }
 
 // close releases the prepared statement, if any.

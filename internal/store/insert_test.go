@@ -80,10 +80,11 @@ func TestInsertCallsInOrder(t *testing.T) {
 	})
 }
 
-// TestWriteRecordsPagesOfStored: many pages written at once (a checkpoint
-// after each, as a sync writes them), each holding a record stored before
-// and changed and a new one: each page's new record is inserted and the
-// other updated, past the savepoints one PostgreSQL transaction takes.
+// TestWriteRecordsPagesOfStored: many pages written at once (each the
+// last of its day, counted after its records are stored), each holding a
+// record stored before and changed and new ones: each page's new records
+// are inserted and the other updated, past the savepoints one PostgreSQL
+// transaction takes.
 func TestWriteRecordsPagesOfStored(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
@@ -99,13 +100,15 @@ func TestWriteRecordsPagesOfStored(t *testing.T) {
 		var ps []RecordPage
 		for i := range pages {
 			w := &SyncWindow{Kind: recon.Statement, Account: "A1", Day: "2026-11-21", State: "walking", NextPage: i + 1}
-			ps = append(ps, RecordPage{Window: w, Records: []recon.Record{
-				testRecord(fmt.Sprintf("A%02d", i), "2026-11-21 10:00:00", "2.00"),
-				testRecord(fmt.Sprintf("B%02d", i), "2026-11-21 11:00:00", "3.00")}})
+			recs := []recon.Record{testRecord(fmt.Sprintf("A%02d", i), "2026-11-21 10:00:00", "2.00")}
+			for j := range pgCopyMin {
+				recs = append(recs, testRecord(fmt.Sprintf("B%02d-%02d", i, j), "2026-11-21 11:00:00", "3.00"))
+			}
+			ps = append(ps, RecordPage{Window: w, Finish: func(int64, *SyncWindow) {}, Records: recs})
 		}
 		newN, updN, err := db.WriteRecords(ctx, at.Add(time.Hour), ps)
-		if err != nil || newN != pages || updN != pages {
-			t.Fatalf("WriteRecords = %d new, %d updated, %v; want %d, %d", newN, updN, err, pages, pages)
+		if err != nil || newN != pages*pgCopyMin || updN != pages {
+			t.Fatalf("WriteRecords = %d new, %d updated, %v; want %d, %d", newN, updN, err, pages*pgCopyMin, pages)
 		}
 		var got []string
 		var id, amount string
@@ -118,7 +121,9 @@ func TestWriteRecordsPagesOfStored(t *testing.T) {
 			want = append(want, fmt.Sprintf("A%02d 2.00", i))
 		}
 		for i := range pages {
-			want = append(want, fmt.Sprintf("B%02d 3.00", i))
+			for j := range pgCopyMin {
+				want = append(want, fmt.Sprintf("B%02d-%02d 3.00", i, j))
+			}
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("records in the order stored:\n%q\nwant\n%q", got, want)

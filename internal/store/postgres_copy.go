@@ -21,10 +21,15 @@ import (
 // is stored already (a unique violation), that copy is rolled back and the
 // rows are copied into a temporary table of the session and inserted from
 // there with INSERT … SELECT … ON CONFLICT DO NOTHING, as one statement,
-// in the order given.
+// in the order given. A few rows are inserted with one INSERT statement.
 
 // pgCopyRows is how many rows a writer gathers for one COPY.
 const pgCopyRows = 10000
+
+// pgCopyMin is the fewest rows copied: fewer are inserted with one INSERT
+// statement (one round trip, where a COPY under a savepoint takes four),
+// as svcrecon's record of each call it makes is.
+const pgCopyMin = 16
 
 // maxCopySavepoints bounds the savepoints one rowInsert (one transaction)
 // takes; the rows of its later inserts go through the temporary table.
@@ -35,6 +40,13 @@ const maxCopySavepoints = 32
 func (postgresDialect) batchRows(int) int { return pgCopyRows }
 
 func (postgresDialect) insertRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (int64, error) {
+	if len(args) < pgCopyMin*ins.width() {
+		res, err := tx.ExecContext(ctx, pgInsertSQL(ins, len(args)/ins.width()), args...)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
 	if ins.key == "" {
 		return pgCopyIn(ctx, tx, ins.table, ins, args)
 	}
@@ -59,6 +71,13 @@ func (postgresDialect) insertRows(ctx context.Context, tx *sql.Tx, ins *rowInser
 
 func (postgresDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any,
 	seen func(*sql.Rows) error) (bool, error) {
+	if len(args) < pgCopyMin*ins.width() {
+		rows, err := tx.QueryContext(ctx, pgInsertSQL(ins, len(args)/ins.width())+` RETURNING `+ins.key, args...)
+		if err != nil {
+			return false, err
+		}
+		return false, seen(rows)
+	}
 	if _, ok, err := pgCopyNew(ctx, tx, ins, args); ok || err != nil {
 		return ok, err
 	}
@@ -75,6 +94,14 @@ func (postgresDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowIn
 	}
 	_, err = tx.ExecContext(ctx, q.empty)
 	return false, err
+}
+
+// pgInsertSQL is the INSERT of rows rows of ins, for fewer than pgCopyMin.
+func pgInsertSQL(ins *rowInsert, rows int) string {
+	if ins.key == "" {
+		return `INSERT INTO ` + ins.valuesSQL(rows)
+	}
+	return `INSERT INTO ` + ins.valuesSQL(rows) + ` ON CONFLICT (` + ins.key + `) DO NOTHING`
 }
 
 // pgCopyNew copies the rows straight into ins.table under a savepoint: ok

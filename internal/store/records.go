@@ -171,11 +171,13 @@ func (w *recordTx) page(p *RecordPage) error {
 	if p.Window == nil {
 		return nil
 	}
-	// The checkpoint (and the day's count) comes after the page's records.
-	if err := w.flush(); err != nil {
-		return err
-	}
+	// The day's count comes after the page's records; the checkpoint needs
+	// them in the same transaction only, so that pages are inserted
+	// together (a COPY of many on PostgreSQL).
 	if p.Finish != nil {
+		if err := w.flush(); err != nil {
+			return err
+		}
 		n, err := w.stored(p.Window)
 		if err != nil {
 			return err

@@ -10,8 +10,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"modernc.org/sqlite" // registers the "sqlite" driver
@@ -240,31 +238,10 @@ func sqliteStatements(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []an
 
 // sqliteInsertSQL is the INSERT of rows rows of ins.
 func sqliteInsertSQL(ins *rowInsert, rows int) string {
-	var one strings.Builder
-	one.WriteString("(" + strings.Repeat("?,", ins.width()))
-	for _, f := range ins.fixed {
-		one.WriteString(sqlLiteral(f.val) + ",")
+	if ins.key == "" {
+		return `INSERT INTO ` + ins.valuesSQL(rows)
 	}
-	row := strings.TrimSuffix(one.String(), ",") + ")"
-	verb := `INSERT INTO `
-	if ins.key != "" {
-		verb = `INSERT OR IGNORE INTO `
-	}
-	return verb + ins.table + ` (` + strings.Join(ins.columns(), ", ") + `) VALUES ` +
-		strings.Repeat(row+",", rows-1) + row
-}
-
-// sqlLiteral writes v (a string, an int64 or nil) as an SQL literal.
-func sqlLiteral(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case string:
-		return "'" + sqlText(v) + "'"
-	}
-	panic(fmt.Sprintf("store: no literal of %T", v))
+	return `INSERT OR IGNORE INTO ` + ins.valuesSQL(rows)
 }
 
 func (sqliteDialect) rowKey(alias string) string   { return "CAST(" + alias + ".rowid AS TEXT)" }
