@@ -40,59 +40,61 @@ const maxCopySavepoints = 32
 func (postgresDialect) batchRows(int) int { return pgCopyRows }
 
 func (postgresDialect) insertRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (int64, error) {
-	if len(args) < pgCopyMin*ins.width() {
-		res, err := tx.ExecContext(ctx, pgInsertSQL(ins, len(args)/ins.width()), args...)
-		if err != nil {
-			return 0, err
-		}
-		return res.RowsAffected()
-	}
-	if ins.key == "" {
+	rows := int64(len(args) / ins.width())
+	switch {
+	case rows == 0:
+		return 0, nil
+	case ins.key == "" && rows < pgCopyMin:
+		_, err := tx.ExecContext(ctx, pgInsertSQL(ins, int(rows)), args...)
+		return rows, err
+	case ins.key == "":
 		return pgCopyIn(ctx, tx, ins.table, ins, args)
 	}
-	if n, ok, err := pgCopyNew(ctx, tx, ins, args); ok || err != nil {
-		return n, err
+	var n int64
+	all, err := pgInsert(ctx, tx, ins, args, func(keys *sql.Rows) error {
+		defer keys.Close()
+		for keys.Next() {
+			n++
+		}
+		return keys.Err()
+	})
+	if all {
+		n = rows
 	}
-	q, err := pgStage(ctx, tx, ins, args)
-	if err != nil {
-		return 0, err
-	}
-	res, err := tx.ExecContext(ctx, q.insert)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
-	}
-	_, err = tx.ExecContext(ctx, q.empty)
 	return n, err
 }
 
 func (postgresDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any,
 	seen func(*sql.Rows) error) (bool, error) {
-	if len(args) < pgCopyMin*ins.width() {
-		rows, err := tx.QueryContext(ctx, pgInsertSQL(ins, len(args)/ins.width())+` RETURNING `+ins.key, args...)
+	return pgInsert(ctx, tx, ins, args, seen)
+}
+
+// pgInsert is insertNewRows: a few rows with one INSERT, more copied
+// straight in (pgCopyNew) or, when one is stored already, staged.
+func pgInsert(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any, seen func(*sql.Rows) error) (bool, error) {
+	query := func(q string, args ...any) error {
+		keys, err := tx.QueryContext(ctx, q+` RETURNING `+ins.key, args...)
 		if err != nil {
-			return false, err
+			return err
 		}
-		return false, seen(rows)
+		return seen(keys)
 	}
-	if _, ok, err := pgCopyNew(ctx, tx, ins, args); ok || err != nil {
+	switch rows := len(args) / ins.width(); {
+	case rows == 0:
+		return true, nil
+	case rows < pgCopyMin:
+		return false, query(pgInsertSQL(ins, rows), args...)
+	}
+	if ok, err := pgCopyNew(ctx, tx, ins, args); ok || err != nil {
 		return ok, err
 	}
 	q, err := pgStage(ctx, tx, ins, args)
-	if err != nil {
-		return false, err
+	if err == nil {
+		err = query(q.insert)
 	}
-	rows, err := tx.QueryContext(ctx, q.insert+` RETURNING `+ins.key)
-	if err != nil {
-		return false, err
+	if err == nil {
+		_, err = tx.ExecContext(ctx, q.empty)
 	}
-	if err := seen(rows); err != nil {
-		return false, err
-	}
-	_, err = tx.ExecContext(ctx, q.empty)
 	return false, err
 }
 
@@ -107,29 +109,28 @@ func pgInsertSQL(ins *rowInsert, rows int) string {
 // pgCopyNew copies the rows straight into ins.table under a savepoint: ok
 // when none of them was stored already. When one was (or came twice), the
 // copy is rolled back and ok is false: the rows are to be staged.
-func pgCopyNew(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (n int64, ok bool, err error) {
+func pgCopyNew(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (ok bool, err error) {
 	if ins.staged >= maxCopySavepoints {
-		return 0, false, nil
+		return false, nil
 	}
 	ins.staged++
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT svcrecon_copy`); err != nil {
-		return 0, false, err
+		return false, err
 	}
-	n, err = pgCopyIn(ctx, tx, ins.table, ins, args)
-	if err == nil {
+	if _, err = pgCopyIn(ctx, tx, ins.table, ins, args); err == nil {
 		_, err = tx.ExecContext(ctx, `RELEASE SAVEPOINT svcrecon_copy`)
-		return n, err == nil, err
+		return err == nil, err
 	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "23505" { // unique_violation
-		return 0, false, err
+		return false, err
 	}
 	for _, q := range []string{`ROLLBACK TO SAVEPOINT svcrecon_copy`, `RELEASE SAVEPOINT svcrecon_copy`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return 0, false, err
+			return false, err
 		}
 	}
-	return 0, false, nil
+	return false, nil
 }
 
 // stagedInsert is the statements of rows staged in a temporary table:

@@ -188,11 +188,13 @@ func (sqliteDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInse
 		last, err = res.LastInsertId()
 		return err
 	})
-	if err != nil || inserted == 0 {
+	switch {
+	case err != nil:
 		return false, err
-	}
-	if inserted == int64(len(args)/ins.width()) {
+	case inserted == int64(len(args)/ins.width()):
 		return true, nil
+	case inserted == 0:
+		return false, nil
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+ins.key+` FROM `+ins.table+` WHERE id > ?`, last-inserted)
 	if err != nil {
@@ -202,12 +204,11 @@ func (sqliteDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInse
 }
 
 // sqliteStatements inserts the rows of args ins.per at a time, with a
-// statement prepared once (kept in ins), the rows left with one more. A
-// row whose key is stored
-// already is skipped (OR IGNORE, which, unlike ON CONFLICT, needs no
-// statement journal; the values of NOT NULL columns are never NULL). The
-// fixed values are written in the statement as literals; done is given
-// each statement's result.
+// statement prepared once (kept in ins), the rows left with one more; done
+// is given each statement's result. A row whose key is stored already is
+// skipped (OR IGNORE, which, unlike ON CONFLICT, needs no statement
+// journal; the values of NOT NULL columns are never NULL). The fixed
+// values are written in the statement as literals.
 func sqliteStatements(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any, done func(sql.Result) error) error {
 	w := ins.width()
 	for len(args) >= w {
