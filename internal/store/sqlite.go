@@ -157,6 +157,9 @@ func (sqliteDialect) sharesRuns() bool   { return false }
 
 func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return retryBusy(ctx, fn) }
 
+// now is SQLite's clock (the one host's), to the millisecond.
+func (sqliteDialect) now() string { return `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
+
 // batchRows is a statement's rows: each insertRows runs one statement.
 func (sqliteDialect) batchRows(statementRows int) int { return statementRows }
 
