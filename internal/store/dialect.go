@@ -65,6 +65,11 @@ type dialect interface {
 
 	// Writing.
 
+	// insertIgnore is the INSERT of the rows values (one or more
+	// parenthesized tuples) into table's columns cols that skips a row
+	// whose key (the columns of a unique index) is stored already: for a
+	// few rows (bulk inserts go through insertRows).
+	insertIgnore(table, cols, values, key string) string
 	// insertRows inserts the rows of args (whole rows of ins.cols' values,
 	// in order), skipping a row whose key (ins.key) is stored already, and
 	// returns how many it inserted. A table without a key takes every row.

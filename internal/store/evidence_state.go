@@ -26,6 +26,15 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		if err := db.dialect.lock(ctx, tx, evidenceLock); err != nil {
 			return err
 		}
+		if c.Guard {
+			head, err := evidenceHead(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if head != c.Base {
+				return evidence.ErrMoved
+			}
+		}
 		for i := range c.New {
 			e := &c.New[i]
 			if _, err := tx.ExecContext(ctx, `INSERT INTO exceptions (`+exceptionCols+`)
@@ -45,8 +54,8 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 			}
 		}
 		for _, s := range c.Sightings {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO exception_sightings (run_id, exception_id)
-				VALUES (?, ?) ON CONFLICT (run_id, exception_id) DO NOTHING`, s.RunID, s.ExceptionID); err != nil {
+			if _, err := tx.ExecContext(ctx, db.dialect.insertIgnore("exception_sightings", "run_id, exception_id",
+				"(?, ?)", "run_id, exception_id"), s.RunID, s.ExceptionID); err != nil {
 				return fmt.Errorf("sighting of %s: %w", s.ExceptionID, err)
 			}
 		}
@@ -59,6 +68,24 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		}
 		return saveManifest(ctx, tx, c.Manifest, seq, hash)
 	})
+}
+
+// EvidenceHead is the sequence number of the chain's last event, 0 when
+// there is none.
+func (db *DB) EvidenceHead(ctx context.Context) (int64, error) {
+	return evidenceHead(ctx, db)
+}
+
+// evidenceHead reads the chain's head through q (the database or a
+// transaction).
+func evidenceHead(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int64, error) {
+	var seq int64
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM evidence_events`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("the chain's head: %w", err)
+	}
+	return seq, nil
 }
 
 // appendEvents appends evs after the chain's last event; it returns the

@@ -316,6 +316,10 @@ func (postgresDialect) now() string {
 	return `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 }
 
+func (postgresDialect) insertIgnore(table, cols, values, key string) string {
+	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT (` + key + `) DO NOTHING`
+}
+
 func (postgresDialect) rowKey(alias string) string   { return alias + ".ctid::text" }
 func (postgresDialect) rowKeyIs(alias string) string { return alias + ".ctid = ?::tid" }
 

@@ -160,6 +160,12 @@ func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return 
 // now is SQLite's clock (the one host's), to the millisecond.
 func (sqliteDialect) now() string { return `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
 
+// insertIgnore uses OR IGNORE, which, unlike ON CONFLICT, needs no
+// statement journal (the values of NOT NULL columns are never NULL).
+func (sqliteDialect) insertIgnore(table, cols, values, _ string) string {
+	return `INSERT OR IGNORE INTO ` + table + ` (` + cols + `) VALUES ` + values
+}
+
 // batchRows is a statement's rows: each insertRows runs one statement.
 func (sqliteDialect) batchRows(statementRows int) int { return statementRows }
 
