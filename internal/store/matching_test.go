@@ -12,8 +12,8 @@ import (
 // TestMatchingQueries: on each backend, what the timing stage and the
 // timing exceptions ask (a record after the window, a call before it, a
 // record or a call arriving by key, read-only calls and credits aside),
-// the status the differences stage reads, and the differences a run
-// stores, read back for the reports in order.
+// the status the differences stage reads, and the differences and a
+// group's row a run stores, read back.
 func TestMatchingQueries(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
@@ -73,7 +73,13 @@ func TestMatchingQueries(t *testing.T) {
 				TS: "2026-11-21 09:00:00", Field: recon.DiffStatus, CallValue: "TXN", StatementValue: "FAILED", Note: "n"})
 			rw.Difference(ledger.Difference{CallID: 2, SvcOrderID: "S1", ExternalRef: "R1", Operation: "litigation",
 				TS: "2026-11-21 09:00:00", Field: recon.DiffAmount, CallValue: "1.60", StatementValue: "1.50", Difference: "0.10"})
+			rw.Match(ledger.Match{Outcome: recon.Matched, SvcOrderID: "S2", ExternalRef: "R1", TS: "2026-11-21 09:00:01",
+				StatementAmount: "0.10", Group: "G-R1", Note: "group G-R1: part"})
 		})
+		var group string
+		if err := db.QueryRowContext(ctx, `SELECT group_id FROM recon_matches WHERE run_id = ? AND svc_order_id = 'S2'`, id).Scan(&group); err != nil || group != "G-R1" {
+			t.Errorf("group_id = %q, %v; want G-R1", group, err)
+		}
 		var got []string
 		for d, err := range db.ReportDifferences(ctx, id) {
 			if err != nil {
