@@ -63,7 +63,11 @@ type Writer struct {
 	styles map[styleKey]int
 	cells  [Prose + 1][MarkGood + 1]int // cell styles by kind and mark (0: not made yet); the rows' goroutine's
 	outs   []*output                    // CSV files written, committed by Finish
-	done   bool
+	// rows are the rows of the streamed sheets, by the sheet's part
+	// (zipWriter); allRows every temporary file of rows made.
+	rows    map[string]*sheetRows
+	allRows []*sheetRows
+	done    bool
 }
 
 type styleKey struct {
@@ -92,7 +96,7 @@ func NewWriter(o Options, book string) (*Writer, error) {
 	if err := os.MkdirAll(o.Dir, 0o777); err != nil { // less the umask
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	w := &Writer{o: o, book: book, styles: map[styleKey]int{}}
+	w := &Writer{o: o, book: book, styles: map[styleKey]int{}, rows: map[string]*sheetRows{}}
 	if o.Format.xlsx() {
 		w.f = excelize.NewFile()
 		if err := w.docProps(); err != nil {
@@ -393,10 +397,16 @@ func (w *Writer) Finish() (Files, error) {
 		// sheet over 4 GB uncompressed: far beyond Excel's row limit
 		// times our row width.) The zip writer deflates the large parts
 		// on every CPU (zipWriter).
-		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return newZipWriter(out.f) })
+		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return newZipWriter(out.f, w.rows) })
 		if err := w.f.Write(io.Discard); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}
+		for name, r := range w.rows {
+			if !r.placed {
+				return files, fmt.Errorf("write %s: the rows of %s found no sheet", out.final, name)
+			}
+		}
+		w.removeRows()
 	}
 	if testHookBeforeCommit != nil {
 		testHookBeforeCommit()
@@ -426,10 +436,19 @@ func (w *Writer) Abort() {
 	if w.done {
 		return
 	}
+	w.removeRows()
 	for _, out := range w.outs {
 		out.discard()
 	}
 	if w.f != nil {
 		w.f.Close()
 	}
+}
+
+// removeRows removes the temporary files of the sheets' rows.
+func (w *Writer) removeRows() {
+	for _, r := range w.allRows {
+		r.remove()
+	}
+	w.allRows = nil
 }

@@ -2,7 +2,6 @@ package export
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -20,8 +19,11 @@ type xlsxSheet struct {
 	kinds  []CellKind
 	part   int
 	name   string
-	sw     *excelize.StreamWriter
-	row    int // rows written to the current part, header included
+	sw     *excelize.StreamWriter // the part's header and all but its rows
+	rows   *sheetRows             // the part's rows
+	enc    *rowXML
+	line   []byte // a row's XML
+	row    int    // rows written to the current part, header included
 }
 
 // open starts a part: a new sheet, its print setup, widths, frozen header
@@ -71,7 +73,12 @@ func (x *xlsxSheet) open() error {
 	if err := sw.SetRow("A1", header); err != nil {
 		return err
 	}
-	skipColumnScan(sw) // the widths are written
+	rows, err := newSheetRows()
+	if err != nil {
+		return err
+	}
+	x.rows = rows
+	w.allRows = append(w.allRows, rows)
 	return nil
 }
 
@@ -94,7 +101,7 @@ func (x *xlsxSheet) header() []any {
 // newXLSXSheet starts a table's sheet with its column widths and which of
 // its columns wrap (widths).
 func newXLSXSheet(w *Writer, t *Table, widths []float64, wrap []bool) *xlsxSheet {
-	x := &xlsxSheet{w: w, t: t, widths: widths, part: 1, kinds: make([]CellKind, len(t.Columns))}
+	x := &xlsxSheet{w: w, t: t, widths: widths, part: 1, kinds: make([]CellKind, len(t.Columns)), enc: newRowXML(len(t.Columns))}
 	for i, c := range t.Columns {
 		x.kinds[i] = c.Kind
 		if wrap[i] {
@@ -168,10 +175,12 @@ func (x *xlsxSheet) add(vals []any, height float64) error {
 		}
 	}
 	x.row++
-	if height > 0 {
-		return x.sw.SetRow("A"+strconv.Itoa(x.row), vals, excelize.RowOpts{Height: height})
+	var err error
+	if x.line, err = x.enc.appendRow(x.line[:0], x.row, vals, height); err != nil {
+		return err
 	}
-	return x.sw.SetRow("A"+strconv.Itoa(x.row), vals)
+	x.rows.write(x.line)
+	return nil
 }
 
 // cellStyle is style(k, m, roleCell), kept in an array: a lookup per
@@ -188,7 +197,8 @@ func (w *Writer) cellStyle(k CellKind, m Mark) int {
 	return w.style(k, m, roleCell)
 }
 
-// close adds the table (filter buttons on the header) and flushes the part.
+// close adds the table (filter buttons on the header), flushes the part
+// and hands its rows to the workbook's zip writer.
 // A header that cannot head an Excel table (an empty or repeated name) gets
 // no table, only the frozen row.
 func (x *xlsxSheet) close() error {
@@ -213,7 +223,11 @@ func (x *xlsxSheet) close() error {
 	if err := x.sw.Flush(); err != nil {
 		return err
 	}
-	releaseStream(x.sw) // its rows are in its file
+	if err := x.rows.close(); err != nil {
+		return err
+	}
+	// The part of a sheet made by NewSheet (or the first, Sheet1).
+	x.w.rows[fmt.Sprintf("xl/worksheets/sheet%d.xml", x.sw.SheetID)] = x.rows
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -17,7 +18,7 @@ func TestZipWriterParts(t *testing.T) {
 	sizes := []int{0, 10, zipBlock - 1, zipBlock, zipBlock + 1, 2 * zipBlock, 3*zipBlock + 12345}
 	parts := map[string][]byte{}
 	var buf bytes.Buffer
-	z := newZipWriter(&buf)
+	z := newZipWriter(&buf, nil)
 	for i, n := range sizes {
 		// XML-like text with some randomness, so that it compresses as a sheet does.
 		var b bytes.Buffer
@@ -70,6 +71,25 @@ func TestZipWriterParts(t *testing.T) {
 		}
 		if n := len(parts[f.Name]); n > 1000 && f.CompressedSize64 >= uint64(n) {
 			t.Errorf("%s: %d bytes deflated to %d", f.Name, n, f.CompressedSize64)
+		}
+	}
+}
+
+// TestCRC32Combine checks crc32Combine against the CRC-32 of the
+// concatenation.
+func TestCRC32Combine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range [][2]int{{0, 0}, {0, 7}, {7, 0}, {1, 1}, {1000, 1}, {3, 4096}, {70000, 123457}} {
+		a, b := make([]byte, n[0]), make([]byte, n[1])
+		for i := range a {
+			a[i] = byte(rng.Uint32())
+		}
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		want := crc32.ChecksumIEEE(append(append([]byte(nil), a...), b...))
+		if got := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), uint64(len(b))); got != want {
+			t.Errorf("%d + %d bytes: %08x, want %08x", n[0], n[1], got, want)
 		}
 	}
 }
