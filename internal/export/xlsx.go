@@ -73,7 +73,7 @@ func (x *xlsxSheet) open() error {
 	if err := sw.SetRow("A1", header); err != nil {
 		return err
 	}
-	rows, err := newSheetRows()
+	rows, err := newSheetRows(w.o.Dir, w.book, w.o.Log)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math"
-	"os"
 	"runtime"
 	"sync"
 )
@@ -383,9 +383,13 @@ func gf2Square(square, mat *[32]uint32) {
 // workbook will hold, not the XML (six times as much), and the deflating
 // is done while the rows are made. excelize writes the sheet itself
 // (its header row, column widths, panes, table, print setup) with its
-// StreamWriter; the zip writer puts the rows in (zipEntry.splice).
+// StreamWriter; the zip writer puts the rows in (zipEntry.splice). The
+// file is a temporary file of the workbook's (.BOOK.<digits>.partial in
+// its directory: see create), removed when the workbook is written or
+// abandoned, or by the next export of the same workbook if the process
+// was killed.
 type sheetRows struct {
-	f      *os.File
+	out    *output
 	p      *parallelDeflate
 	buf    []byte // the block being filled
 	crc    uint32 // of the rows' XML, once closed
@@ -395,12 +399,13 @@ type sheetRows struct {
 	placed bool // put in its part
 }
 
-func newSheetRows() (*sheetRows, error) {
-	f, err := os.CreateTemp("", "svcrecon-rows-")
+// newSheetRows starts the rows of a sheet of the workbook book in dir.
+func newSheetRows(dir, book string, log *slog.Logger) (*sheetRows, error) {
+	out, err := create(dir, book, log)
 	if err != nil {
-		return nil, fmt.Errorf("rows' temporary file: %w", err)
+		return nil, err
 	}
-	return &sheetRows{f: f, p: newParallelDeflate(f)}, nil
+	return &sheetRows{out: out, p: newParallelDeflate(out.f)}, nil
 }
 
 // write adds rows' XML.
@@ -435,7 +440,7 @@ func (s *sheetRows) close() error {
 
 // copyTo copies the deflated rows to w.
 func (s *sheetRows) copyTo(w io.Writer) error {
-	n, err := io.Copy(w, io.NewSectionReader(s.f, 0, int64(s.zsize)))
+	n, err := io.Copy(w, io.NewSectionReader(s.out.f, 0, int64(s.zsize)))
 	if err == nil && uint64(n) != s.zsize {
 		err = fmt.Errorf("rows' temporary file: %d bytes of %d", n, s.zsize)
 	}
@@ -447,6 +452,5 @@ func (s *sheetRows) remove() {
 	if !s.closed {
 		s.close()
 	}
-	s.f.Close()
-	os.Remove(s.f.Name())
+	s.out.discard()
 }
