@@ -54,6 +54,9 @@ func (x *xlsxSheet) open() error {
 			return err
 		}
 	}
+	if err := w.dropDowns(x.name, x.t.Choices); err != nil { // before the stream writer too
+		return err
+	}
 	sw, err := w.f.NewStreamWriter(x.name)
 	if err != nil {
 		return err
