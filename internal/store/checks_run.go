@@ -70,6 +70,7 @@ const (
 	tMatched
 	tReversals
 	tUnsettled
+	tFees // fees.go
 )
 
 // checkTables are the INSERTs of the check tables: the columns, then each
@@ -87,6 +88,7 @@ var checkTables = [...]struct {
 		reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES `, `(RUN,?,?,?,?,?,?,?,?)`, 8},
 	{`INSERT INTO recon_unsettled (run_id, svc_order_id, client_order_id, txn_date_time, amount, age_days,
 		age_bucket) VALUES `, `(RUN,?,?,?,?,?,?)`, 6},
+	{feesInsert, `(RUN,?,?,?,?,?,?,?,?,?,?,?,?)`, 12},
 }
 
 // checkBatchRows is how many rows one INSERT statement of the writer
@@ -301,7 +303,7 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) 
 }
 
 func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run, end *checkEnd) error {
-	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled"} {
+	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled", "recon_fees"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
 			return err
