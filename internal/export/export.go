@@ -299,7 +299,7 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, &r))...) {
+	for _, s := range reconTables(ctx, db, &r, ev) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}
@@ -316,6 +316,13 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	files, err := w.Finish()
 	files.RunID = r.ID
 	return files, err
+}
+
+// reconTables are the tables of a reconciliation run's export after the
+// Summary: Exceptions, Legend, then the run's sheets (reconSheets) with
+// their exceptions' lives (withLives).
+func reconTables(ctx context.Context, db Reports, r *ledger.Run, ev *evidence.View) []sheet {
+	return append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, r))...)
 }
 
 // Billers exports the biller list: billers.xlsx with the sheets Billers and

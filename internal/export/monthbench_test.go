@@ -17,13 +17,15 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// BenchmarkMonth exports a whole month, every sheet (Summary, Legend,
-// Breaks, Matching, …, Statement, Orders), as `reconcile export` does,
+// BenchmarkMonth exports a whole month, every sheet (Summary, Exceptions,
+// Legend, Breaks, Matching, …, Fees, Statement, Orders) with the run's
+// evidence, as `reconcile export` does,
 // beside its floor: excelize's StreamWriter writing the same sheets (the
 // same rows, continued past Options.MaxRows on "Name (2)" …, with the same
 // cell values and the same styles and number formats, empty cells of
@@ -62,7 +64,10 @@ func BenchmarkMonth(b *testing.B) {
 			for b.Loop() {
 				out := b.TempDir()
 				peak(b, func() {
-					if _, err := Reconciliation(context.Background(), db, Options{From: from, To: to, Dir: out, Format: f}); err != nil {
+					o := Options{From: from, To: to, Dir: out, Format: f, Evidence: func(ctx context.Context, id int64) (*evidence.View, error) {
+						return evidence.Workbook(ctx, db, id)
+					}}
+					if _, err := Reconciliation(context.Background(), db, o); err != nil {
 						b.Fatal(err)
 					}
 				})
@@ -112,7 +117,7 @@ type floorSheet struct {
 // are made in a workbook of their own: styles lists them in the order
 // made, for the floor's workbook to make them in the same order (and so
 // with the same numbers).
-func floorSheets(b *testing.B, db Reports, from, to time.Time) (sheets []floorSheet, styles []styleKey) {
+func floorSheets(b *testing.B, db *store.DB, from, to time.Time) (sheets []floorSheet, styles []styleKey) {
 	ctx := context.Background()
 	r, found, err := db.ReportRun(ctx, from.Format(recon.DateLayout), to.Format(recon.DateLayout))
 	if err != nil || !found {
@@ -123,7 +128,11 @@ func floorSheets(b *testing.B, db Reports, from, to time.Time) (sheets []floorSh
 	}
 	w := &Writer{f: excelize.NewFile(), styles: map[styleKey]int{}}
 	defer w.f.Close()
-	for _, s := range append([]sheet{legendSheet()}, reconSheets(ctx, db, &r)...) {
+	ev, err := evidence.Workbook(ctx, db, r.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range reconTables(ctx, db, &r, ev) {
 		fs := floorSheet{name: s.Sheet, header: make([]any, len(s.Columns))}
 		for i, c := range s.Columns {
 			fs.header[i] = c.Name
