@@ -122,46 +122,12 @@ func appendCallArgs(a []any, c *recon.Call, k callConsts) []any {
 // none of whose calls is new is not kept. It returns how many calls were
 // new.
 func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
-	stamp := FormatTime(at)
 	var inserted int
 	var stored []*recon.LineBlock // blocks given an id in this transaction
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		inserted = 0
-		if len(bad) > 0 {
-			st, err := tx.PrepareContext(ctx, insertImportErrorSQL)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			for _, b := range bad {
-				if _, err := st.ExecContext(ctx, b.Source, b.Line, b.Reason, stamp); err != nil {
-					return fmt.Errorf("record bad line %d: %w", b.Line, err)
-				}
-			}
-		}
-		for i := range calls {
-			b := calls[i].Block
-			if b == nil || b.ID != 0 {
-				continue
-			}
-			if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
-				return fmt.Errorf("store lines: %w", err)
-			}
-			stored = append(stored, b)
-		}
-		n, err := db.insertCallRows(ctx, tx, calls, stamp)
-		if err != nil {
-			return err
-		}
-		inserted = n
-		// A block whose lines were all imported before holds nothing new.
-		for _, b := range stored {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
-				AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
-				return err
-			}
-		}
-		return nil
+		var err error
+		inserted, stored, err = db.insertCalls(ctx, tx, FormatTime(at), calls, bad)
+		return err
 	})
 	if err != nil {
 		for _, b := range stored {
@@ -170,6 +136,51 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 		return 0, err
 	}
 	return inserted, nil
+}
+
+// insertCalls is InsertCalls in transaction tx, stamped imported at stamp.
+// stored are the blocks it gave an id (also on error: they are rolled
+// back with tx).
+func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls []recon.Call, bad []ImportError) (inserted int, stored []*recon.LineBlock, err error) {
+	if len(bad) > 0 {
+		st, err := tx.PrepareContext(ctx, insertImportErrorSQL)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer st.Close()
+		for _, b := range bad {
+			if _, err := st.ExecContext(ctx, b.Source, b.Line, b.Reason, stamp); err != nil {
+				return 0, nil, fmt.Errorf("record bad line %d: %w", b.Line, err)
+			}
+		}
+	}
+	for i := range calls {
+		b := calls[i].Block
+		if b == nil || b.ID != 0 {
+			continue
+		}
+		if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
+			return 0, stored, fmt.Errorf("store lines: %w", err)
+		}
+		stored = append(stored, b)
+	}
+	inserted, err = db.insertCallRows(ctx, tx, calls, stamp)
+	if err != nil {
+		return 0, stored, err
+	}
+	// A block whose lines were all imported before holds nothing new.
+	// When every call is new, every block has one (and the look-up,
+	// calls having no index on line_block, would scan the table).
+	if inserted == len(calls) {
+		return inserted, stored, nil
+	}
+	for _, b := range stored {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
+			AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
+			return 0, stored, err
+		}
+	}
+	return inserted, stored, nil
 }
 
 // insertCallRows inserts calls callsPerInsert at a time and returns how
