@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,31 +61,21 @@ func batchConsts(calls []recon.Call, stamp string) callConsts {
 	return k
 }
 
-// insertCallsSQL is the INSERT of rows calls with the shared values k. A
-// call stored before (by its time and line hash) is skipped.
-func (db *DB) insertCallsSQL(rows int, k callConsts) string {
-	var one strings.Builder
-	one.WriteByte('(')
-	for i, c := range callCols {
-		if i > 0 {
-			one.WriteByte(',')
-		}
-		switch {
-		case c == "imported_at":
-			one.WriteString("'" + sqlText(k.stamp) + "'")
-		case k.file && c == "source":
-			one.WriteString("'" + sqlText(k.source) + "'")
-		case k.file && c == "line_source":
-			one.WriteString(strconv.FormatInt(k.sourceID, 10))
-		case k.file && c == "line_block":
-			one.WriteString("NULL")
-		default:
-			one.WriteByte('?')
+// callsInsert is the insert of calls with the shared values k. A call
+// stored before (by its time and line hash) is skipped.
+func callsInsert(k callConsts) *rowInsert {
+	ins := &rowInsert{table: "calls", key: "ts, line_hash", per: callsPerInsert,
+		fixed: []fixedValue{{"imported_at", k.stamp}}}
+	if k.file {
+		ins.fixed = append(ins.fixed, fixedValue{"source", k.source}, fixedValue{"line_source", k.sourceID},
+			fixedValue{"line_block", nil})
+	}
+	for _, c := range callCols {
+		if !slices.ContainsFunc(ins.fixed, func(f fixedValue) bool { return f.col == c }) {
+			ins.cols = append(ins.cols, c)
 		}
 	}
-	one.WriteByte(')')
-	return db.dialect.insertIgnore("calls", strings.Join(callCols, ", "),
-		strings.Repeat(one.String()+",", rows-1)+one.String(), "ts, line_hash")
+	return ins
 }
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
@@ -115,12 +106,12 @@ func appendCallArgs(a []any, c *recon.Call, k callConsts) []any {
 }
 
 // InsertCalls stores a batch of calls and bad lines in one transaction,
-// stamped imported at at, through a prepared multi-row INSERT. A call whose
-// line (Hash) was stored before is skipped; a bad line already recorded
-// with the same reason is not recorded again. The line blocks the calls
-// point into (Call.Block) are stored first, those not stored yet; a block
-// none of whose calls is new is not kept. It returns how many calls were
-// new.
+// stamped imported at at (insertCallRows: many a statement on SQLite, a
+// COPY on PostgreSQL). A call whose line (Hash) was stored before is
+// skipped; a bad line already recorded with the same reason is not
+// recorded again. The line blocks the calls point into (Call.Block) are
+// stored first, those not stored yet; a block none of whose calls is new
+// is not kept. It returns how many calls were new.
 func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
 	var inserted int
 	var stored []*recon.LineBlock // blocks given an id in this transaction
@@ -168,51 +159,61 @@ func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls [
 	if err != nil {
 		return 0, stored, err
 	}
-	// A block whose lines were all imported before holds nothing new.
-	// When every call is new, every block has one (and the look-up,
-	// calls having no index on line_block, would scan the table).
-	if inserted == len(calls) {
-		return inserted, stored, nil
-	}
-	for _, b := range stored {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
-			AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
-			return 0, stored, err
-		}
-	}
-	return inserted, stored, nil
+	return inserted, stored, dropEmptyBlocks(ctx, tx, calls, stored, inserted)
 }
 
-// insertCallRows inserts calls callsPerInsert at a time and returns how
-// many were new.
-func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
+// dropEmptyBlocks deletes the blocks stored in this transaction (stored)
+// none of whose lines was inserted, all of them imported before: there are
+// none when every call was inserted, and all are when none was; otherwise
+// each block's calls are looked up by their key. (calls has no index on
+// line_block: a look-up by it read the whole table, for each call
+// svcrecon records.)
+func dropEmptyBlocks(ctx context.Context, tx *sql.Tx, calls []recon.Call, stored []*recon.LineBlock, inserted int) error {
+	if inserted == len(calls) {
+		return nil
+	}
+	for _, b := range stored {
+		keep := false
+		for i := 0; i < len(calls) && inserted > 0 && !keep; i++ {
+			c := &calls[i]
+			if c.Block != b {
+				continue
+			}
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE ts = ? AND line_hash = ? AND line_block = ?`,
+				c.TS, c.Hash, b.ID).Scan(&one)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			keep = err == nil
 		}
-	}()
-	args := make([]any, 0, callsPerInsert*len(callCols))
-	inserted := 0
+		if keep {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?`, b.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertCallRows inserts calls, a statement of callsPerInsert at a time
+// on SQLite, a COPY of many on PostgreSQL (dialect.batchRows), and
+// returns how many were new.
+func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
 	k := batchConsts(calls, stamp)
+	ins := callsInsert(k)
+	defer ins.close()
+	per := db.dialect.batchRows(callsPerInsert)
+	args := make([]any, 0, min(per, len(calls))*ins.width())
+	inserted := 0
 	for len(calls) > 0 {
-		n := min(len(calls), callsPerInsert)
+		n := min(len(calls), per)
 		args = args[:0]
 		for i := range calls[:n] {
 			args = appendCallArgs(args, &calls[i], k)
 		}
-		st := insertStmt{stmt: full}
-		switch {
-		case n < callsPerInsert:
-			st = insertStmt{q: db.insertCallsSQL(n, k)}
-		case full == nil:
-			var err error
-			if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
-				return 0, err
-			}
-			st = insertStmt{stmt: full}
-		}
-		added, err := db.dialect.insertCount(ctx, tx, st, args)
+		added, err := db.dialect.insertRows(ctx, tx, ins, args)
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
 		}

@@ -15,9 +15,9 @@ import (
 // of the check tables of checks_run.go) and read back for the exports
 // and the exceptions.
 
-// feesInsert is the INSERT of recon_fees (checkTables).
-const feesInsert = `INSERT INTO recon_fees (run_id, kind, svc_order_id, txn_date_time, product_code, sub_product_code,
-	field, expected, charged, difference, rule, debits, reversed) VALUES `
+// feesCols are the columns of recon_fees' rows' values (checkTables).
+var feesCols = []string{"kind", "svc_order_id", "txn_date_time", "product_code", "sub_product_code",
+	"field", "expected", "charged", "difference", "rule", "debits", "reversed"}
 
 // Fee adds a fee finding.
 func (w *CheckRunWriter) Fee(f ledger.Fee) {
