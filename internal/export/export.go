@@ -237,6 +237,7 @@ type Reports interface {
 	ReportPending(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
 	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledger.Reversal, error]
 	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error]
+	ReportDifferences(ctx context.Context, runID int64) iter.Seq2[*ledger.Difference, error]
 	ReportFees(ctx context.Context, runID int64) iter.Seq2[*ledger.Fee, error]
 	ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*store.ReportRecord, error]
 	CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error)
@@ -322,7 +323,7 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 // Summary: Exceptions, Legend, then the run's sheets (reconSheets) with
 // their exceptions' lives (withLives).
 func reconTables(ctx context.Context, db Reports, r *ledger.Run, ev *evidence.View) []sheet {
-	return append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, r))...)
+	return append([]sheet{exceptionsSheet(ev), legendSheet(&r.Summary)}, withLives(ev, reconSheets(ctx, db, r))...)
 }
 
 // Billers exports the biller list: billers.xlsx with the sheets Billers and

@@ -52,6 +52,7 @@ type Record struct {
 	Account, SvcOrderID, ClientOrderID string
 	TxnDateTime, TxnMode, Amount       string // Amount: txnChargedValue
 	ReversalSvcOrderID, ProductCode    string
+	Status                             string // the record's status (SUCCESS)
 }
 
 // Lookup is a successful look-up call (the transaction-status operation)
@@ -104,6 +105,7 @@ type Finder interface {
 type RunWriter interface {
 	Break(Break)
 	Match(Match)
+	Difference(Difference)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
 	Fee(Fee)
