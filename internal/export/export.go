@@ -8,6 +8,19 @@
 // store to the workbook and the CSV files in one pass per sheet; no table is
 // held in memory. Writer, the one table writer, also writes bulk results.
 //
+// How a table is written (for speed, memory and disk, at any length): its
+// rows are read from the store in a goroutine of their own (the store
+// reads ahead), made into cell values and CSV records by Writer.Write's
+// goroutine, and written by two more at once, the sheet and the CSV file
+// (pipe: a few batches of rows in flight, whatever the table's length).
+// excelize's StreamWriter writes each sheet's header row, column widths,
+// panes, table and print setup; the rows themselves are written as the
+// XML its SetRow would write (rowXML, byte for byte) and deflated, in
+// blocks on every CPU, into a temporary file beside the workbook while
+// they are made; when excelize writes the workbook, its zip writer
+// (zipWriter) puts them in their sheet. So the workbook is deflated while
+// it is written, and the disk holds the deflated rows, not their XML.
+//
 // Workbook conventions: the header row is frozen and is the header of an
 // Excel table (filter buttons); column widths are computed from the header
 // and the first rows; amounts are numbers with a 2-decimal format (negative
@@ -287,7 +300,7 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet(&r.Summary)}, withLives(ev, reconSheets(ctx, db, &r))...) {
+	for _, s := range reconTables(ctx, db, &r, ev) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}
@@ -304,6 +317,13 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	files, err := w.Finish()
 	files.RunID = r.ID
 	return files, err
+}
+
+// reconTables are the tables of a reconciliation run's export after the
+// Summary: Exceptions, Legend, then the run's sheets (reconSheets) with
+// their exceptions' lives (withLives).
+func reconTables(ctx context.Context, db Reports, r *ledger.Run, ev *evidence.View) []sheet {
+	return append([]sheet{exceptionsSheet(ev), legendSheet(&r.Summary)}, withLives(ev, reconSheets(ctx, db, r))...)
 }
 
 // Billers exports the biller list: billers.xlsx with the sheets Billers and

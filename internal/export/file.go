@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -173,10 +174,15 @@ func (o *output) discard() {
 // Text cells are formula-safe unless Options.CSVRaw (see csvText).
 type csvFile struct {
 	name string
+	bw   *bufio.Writer // on the file: writes of csvBuffer bytes
 	cw   *csv.Writer
 	rec  []string
 	raw  bool
 }
+
+// csvBuffer is how much of a CSV file is written at a time: encoding/csv
+// alone writes 4 KiB, 75,000 system calls for a million statement rows.
+const csvBuffer = 256 << 10
 
 // openCSV creates a CSV file of the writer and writes its header.
 func (w *Writer) openCSV(name string, header []string) (*csvFile, error) {
@@ -190,7 +196,8 @@ func (w *Writer) openCSV(name string, header []string) (*csvFile, error) {
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}
 	}
-	cf := &csvFile{name: name, cw: csv.NewWriter(out.f), raw: w.o.CSVRaw}
+	bw := bufio.NewWriterSize(out.f, csvBuffer)
+	cf := &csvFile{name: name, bw: bw, cw: csv.NewWriter(bw), raw: w.o.CSVRaw}
 	cf.cw.UseCRLF = !w.o.LF
 	h := make([]string, len(header))
 	for i, s := range header {
@@ -207,18 +214,33 @@ func (cf *csvFile) add(cols []Column, cells []string) error {
 	if cf.rec == nil {
 		cf.rec = make([]string, len(cols))
 	}
+	cf.record(cols, cells, cf.rec)
+	return cf.cw.Write(cf.rec)
+}
+
+// record makes a row's CSV record in rec (len(cols) long).
+func (cf *csvFile) record(cols []Column, cells []string, rec []string) {
 	for i, c := range cols {
-		cf.rec[i] = ""
+		rec[i] = ""
 		if i < len(cells) {
-			cf.rec[i] = csvText(c.Kind, cells[i], cf.raw)
+			rec[i] = csvText(c.Kind, cells[i], cf.raw)
 		}
 	}
-	return cf.cw.Write(cf.rec)
+}
+
+// write writes a batch's records (the file's writer; see pipe).
+func (cf *csvFile) write(b *rowBatch) error {
+	for _, rec := range b.recs[:b.n] {
+		if err := cf.cw.Write(rec); err != nil {
+			return fmt.Errorf("write %s: %w", cf.name, err)
+		}
+	}
+	return nil
 }
 
 func (cf *csvFile) close() error {
 	cf.cw.Flush()
-	if err := cf.cw.Error(); err != nil {
+	if err := errors.Join(cf.cw.Error(), cf.bw.Flush()); err != nil {
 		return fmt.Errorf("write %s: %w", cf.name, err)
 	}
 	return nil

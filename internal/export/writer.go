@@ -1,12 +1,11 @@
 package export
 
 import (
-	"archive/zip"
-	"compress/flate"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/xuri/excelize/v2"
@@ -54,16 +53,24 @@ const (
 // removes them. The reconciliation and biller exports and bulk results
 // write through it.
 type Writer struct {
-	o      Options
+	o Options
+	// mu is held by a change to the workbook (f) while a sheet's rows are
+	// written by a goroutine of their own (see pipe): a new style, a new
+	// sheet.
+	mu     sync.Mutex
 	f      *excelize.File // nil: no workbook
 	book   string         // workbook file name
 	sheets int            // sheets created so far
 	styles map[styleKey]int
-	cells  [Prose + 1][MarkGood + 1]int // cell styles by kind and mark (0: not made yet)
+	cells  [Prose + 1][MarkGood + 1]int // cell styles by kind and mark (0: not made yet); the rows' goroutine's
 	outs   []*output                    // CSV files written, committed by Finish
-	done   bool
-	tables []TableRows    // the tables written, with their rows
-	ev     *evidence.View // the run's evidence (the reconciliation workbook)
+	// rows are the rows of the streamed sheets, by the sheet's part
+	// (zipWriter); allRows every temporary file of rows made.
+	rows    map[string]*sheetRows
+	allRows []*sheetRows
+	done    bool
+	tables  []TableRows    // the tables written, with their rows
+	ev      *evidence.View // the run's evidence (the reconciliation workbook)
 }
 
 type styleKey struct {
@@ -92,7 +99,7 @@ func NewWriter(o Options, book string) (*Writer, error) {
 	if err := os.MkdirAll(o.Dir, 0o777); err != nil { // less the umask
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	w := &Writer{o: o, book: book, styles: map[styleKey]int{}}
+	w := &Writer{o: o, book: book, styles: map[styleKey]int{}, rows: map[string]*sheetRows{}}
 	if o.Format.xlsx() {
 		w.f = excelize.NewFile()
 		if err := w.docProps(); err != nil {
@@ -113,8 +120,11 @@ func (w *Writer) newSheet(name string) error {
 	return err
 }
 
-// style returns the style ID for a cell of kind k with mark m.
+// style returns the style ID for a cell of kind k with mark m. It may be
+// called while sheets are written (it holds Writer.mu).
 func (w *Writer) style(k CellKind, m Mark, role int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	key := styleKey{k, m, role}
 	if id, ok := w.styles[key]; ok {
 		return id
@@ -193,15 +203,18 @@ func (w *Writer) style(k CellKind, m Mark, role int) int {
 
 // Write streams one table's rows to its sheet (continued on "Sheet (2)" …
 // past Options.MaxRows) and its CSV file (none when t.File is ""), in one
-// pass over rows. Columns marked Mask have card and Aadhaar numbers
-// masked. The first error of rows, of the context (checked every 4096
-// rows) or of a write is returned, wrapped with the table's name.
+// pass over rows: the sheet and the file are written at once, each by a
+// goroutine of its own (see pipe). Columns marked Mask have card and
+// Aadhaar numbers masked. The first error of rows, of the context
+// (checked every 4096 rows) or of a write is returned, wrapped with the
+// table's name.
 func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 	if w.f == nil && (t.File == "" || !w.o.Format.csv()) {
 		return nil // neither a sheet nor a file to write (the Legend of a CSV export)
 	}
 	start := time.Now()
 	tw := &tableWrite{w: w, ctx: ctx, t: &t}
+	defer tw.stop()
 	if w.o.Progress != nil && t.Count != nil {
 		n, err := t.Count()
 		if err != nil {
@@ -228,7 +241,8 @@ func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 
 // tableWrite is one Write under way: the first rows are held as a sample
 // until the column widths are known (the StreamWriter needs them before
-// the first row), then every row goes to the sheet and the CSV file.
+// the first row), then every row goes to the sheet and the CSV file
+// through a pipe.
 type tableWrite struct {
 	w      *Writer
 	ctx    context.Context
@@ -238,6 +252,7 @@ type tableWrite struct {
 	opened bool
 	xs     *xlsxSheet
 	cf     *csvFile
+	pipe   *pipe
 	n      int64 // rows written
 }
 
@@ -257,21 +272,21 @@ func (tw *tableWrite) row(r Row) error {
 			return err
 		}
 	}
-	if err := tw.put(r); err != nil {
-		return fmt.Errorf("export %s: row %d: %w", tw.t.Sheet, tw.n, err)
-	}
-	return nil
+	return tw.put(r)
 }
 
-// open opens the sheet (its widths from the sample) and the CSV file.
+// open opens the sheet (its widths from the sample) and the CSV file, and
+// the pipe to them.
 func (tw *tableWrite) open() error {
 	t, w := tw.t, tw.w
+	var writers []func(*rowBatch) error
 	if w.f != nil {
 		wd, wrap := widths(t.Columns, tw.sample)
 		tw.xs = newXLSXSheet(w, t, wd, wrap)
 		if err := tw.xs.open(); err != nil {
 			return fmt.Errorf("export %s: %w", t.Sheet, err)
 		}
+		writers = append(writers, tw.xs.write)
 	}
 	if w.o.Format.csv() && t.File != "" {
 		header := make([]string, len(t.Columns))
@@ -282,25 +297,27 @@ func (tw *tableWrite) open() error {
 		if tw.cf, err = w.openCSV(t.File, header); err != nil {
 			return err
 		}
+		writers = append(writers, tw.cf.write)
 	}
+	tw.pipe = newPipe(len(t.Columns), tw.xs != nil, tw.cf != nil, writers...)
 	return nil
 }
 
-// put writes one row; every 4096 rows it moves the progress bar and
-// checks the context.
+// put makes one row's cells and record and hands them to the pipe; every
+// 4096 rows it moves the progress bar and checks the context.
 func (tw *tableWrite) put(r Row) error {
-	tw.n++
+	b, ok := tw.pipe.next()
+	if !ok {
+		return tw.stop() // a writer failed: its error
+	}
 	if tw.xs != nil {
-		if err := tw.xs.add(r); err != nil {
-			return err
-		}
+		b.height[b.n] = tw.xs.values(r, b.cells[b.n], b.vals[b.n])
 	}
 	if tw.cf != nil {
-		if err := tw.cf.add(tw.t.Columns, r.Cells); err != nil {
-			return err
-		}
+		tw.cf.record(tw.t.Columns, r.Cells, b.recs[b.n])
 	}
-	if tw.n%4096 == 0 {
+	tw.pipe.filled()
+	if tw.n++; tw.n%4096 == 0 {
 		tw.bar.Add(4096)
 		return tw.ctx.Err()
 	}
@@ -316,14 +333,29 @@ func (tw *tableWrite) flush() error {
 	tw.opened = true
 	for _, s := range tw.sample {
 		if err := tw.put(s); err != nil {
-			return fmt.Errorf("export %s: row %d: %w", tw.t.Sheet, tw.n, err)
+			return err
 		}
 	}
 	tw.sample = nil
 	return nil
 }
 
-// close writes what is left of the sample and closes the sheet and file.
+// stop ends the pipe, if any (waiting for its writers), and returns the
+// first error of a writer, wrapped. It may be called more than once.
+func (tw *tableWrite) stop() error {
+	if tw.pipe == nil {
+		return nil
+	}
+	err := tw.pipe.close()
+	tw.pipe = nil
+	if err != nil {
+		return fmt.Errorf("export %s: row %d: %w", tw.t.Sheet, tw.n, err)
+	}
+	return nil
+}
+
+// close writes what is left of the sample, waits for the pipe and closes
+// the sheet and file.
 func (tw *tableWrite) close() error {
 	if !tw.opened {
 		if err := tw.flush(); err != nil {
@@ -331,6 +363,9 @@ func (tw *tableWrite) close() error {
 		}
 	}
 	tw.bar.Add(tw.n % 4096)
+	if err := tw.stop(); err != nil {
+		return err
+	}
 	if tw.xs != nil {
 		if err := tw.xs.close(); err != nil {
 			return fmt.Errorf("export %s: %w", tw.t.Sheet, err)
@@ -364,20 +399,18 @@ func (w *Writer) Finish() (Files, error) {
 		// itself streams it instead; the buffer Write fills stays empty.
 		// (excelize then skips its ZIP64 header fix-up, needed only for a
 		// sheet over 4 GB uncompressed: far beyond Excel's row limit
-		// times our row width.)
-		// Deflated at BestSpeed: about 3 times faster than the default
-		// level, for a file about a fifth larger (the XML of a million rows
-		// compresses well either way).
-		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter {
-			zw := zip.NewWriter(out.f)
-			zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-				return flate.NewWriter(out, flate.BestSpeed)
-			})
-			return zw
-		})
+		// times our row width.) The zip writer deflates the large parts
+		// on every CPU (zipWriter).
+		w.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return newZipWriter(out.f, w.rows) })
 		if err := w.f.Write(io.Discard); err != nil {
 			return files, fmt.Errorf("write %s: %w", out.final, err)
 		}
+		for name, r := range w.rows {
+			if !r.placed {
+				return files, fmt.Errorf("write %s: the rows of %s found no sheet", out.final, name)
+			}
+		}
+		w.removeRows()
 	}
 	if testHookBeforeCommit != nil {
 		testHookBeforeCommit()
@@ -408,10 +441,19 @@ func (w *Writer) Abort() {
 	if w.done {
 		return
 	}
+	w.removeRows()
 	for _, out := range w.outs {
 		out.discard()
 	}
 	if w.f != nil {
 		w.f.Close()
 	}
+}
+
+// removeRows removes the temporary files of the sheets' rows.
+func (w *Writer) removeRows() {
+	for _, r := range w.allRows {
+		r.remove()
+	}
+	w.allRows = nil
 }

@@ -2,13 +2,15 @@ package export
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
 )
 
-// xlsxSheet streams rows to a sheet and its continuation sheets.
+// xlsxSheet streams rows to a sheet and its continuation sheets. Its
+// values method runs in the goroutine that reads the rows, the others
+// (but the last close) in the sheet's writer (see pipe); values reads
+// only what newXLSXSheet set.
 type xlsxSheet struct {
 	w      *Writer
 	t      *Table
@@ -17,23 +19,29 @@ type xlsxSheet struct {
 	kinds  []CellKind
 	part   int
 	name   string
-	sw     *excelize.StreamWriter
-	row    int // rows written to the current part, header included
-	cells  []excelize.Cell
-	ptrs   []any // &cells[i]
-	vals   []any // a row's values: ptrs[i], or nil for an empty unmarked cell
+	sw     *excelize.StreamWriter // the part's header and all but its rows
+	rows   *sheetRows             // the part's rows
+	enc    *rowXML
+	line   []byte // a row's XML
+	row    int    // rows written to the current part, header included
 }
 
+// open starts a part: a new sheet, its print setup, widths, frozen header
+// row and the header.
 func (x *xlsxSheet) open() error {
+	header := x.header()
+	w := x.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	x.name = x.t.Sheet
 	if x.part > 1 {
 		x.name = fmt.Sprintf("%s (%d)", x.t.Sheet, x.part)
 	}
-	if err := x.w.newSheet(x.name); err != nil {
+	if err := w.newSheet(x.name); err != nil {
 		return err
 	}
 	// Before the stream writer: it writes the sheet properties first.
-	if err := x.w.printSetup(x.name, page{portrait: x.t.Portrait, widths: x.widths, header: true, keys: x.t.Keys}); err != nil {
+	if err := w.printSetup(x.name, page{portrait: x.t.Portrait, widths: x.widths, header: true, keys: x.t.Keys}); err != nil {
 		return err
 	}
 	if x.t.Note != "" {
@@ -41,15 +49,15 @@ func (x *xlsxSheet) open() error {
 		if err != nil {
 			return err
 		}
-		if err := x.w.f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area",
+		if err := w.f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area",
 			RefersTo: fmt.Sprintf("%s!$A:$%s", quoteSheet(x.name), last), Scope: x.name}); err != nil {
 			return err
 		}
 	}
-	if err := x.w.dropDowns(x.name, x.t.Choices); err != nil { // before the stream writer too
+	if err := w.dropDowns(x.name, x.t.Choices); err != nil { // before the stream writer too
 		return err
 	}
-	sw, err := x.w.f.NewStreamWriter(x.name)
+	sw, err := w.f.NewStreamWriter(x.name)
 	if err != nil {
 		return err
 	}
@@ -64,33 +72,39 @@ func (x *xlsxSheet) open() error {
 	if err != nil {
 		return err
 	}
-	if x.cells == nil {
-		x.cells = make([]excelize.Cell, len(x.t.Columns))
-		x.ptrs = make([]any, len(x.t.Columns))
-		for i := range x.cells {
-			x.ptrs[i] = &x.cells[i]
-		}
+	x.row = 1
+	if err := sw.SetRow("A1", header); err != nil {
+		return err
 	}
+	rows, err := newSheetRows(w.o.Dir, w.book, w.o.Log)
+	if err != nil {
+		return err
+	}
+	x.rows = rows
+	w.allRows = append(w.allRows, rows)
+	return nil
+}
+
+// header is the header row's cells, and the note beside it.
+func (x *xlsxSheet) header() []any {
+	header := make([]any, len(x.t.Columns), len(x.t.Columns)+2)
 	for i, c := range x.t.Columns {
 		k := Text
 		if c.Kind == Amount || c.Kind == Delta || c.Kind == Int {
 			k = Amount // right-aligned over numbers
 		}
-		x.cells[i] = excelize.Cell{StyleID: x.w.style(k, MarkNone, roleHeader), Value: c.Name}
+		header[i] = excelize.Cell{StyleID: x.w.style(k, MarkNone, roleHeader), Value: c.Name}
 	}
-	x.row = 1
-	header := x.ptrs
 	if x.t.Note != "" { // one empty column, then the note
-		header = append(append(header[:len(header):len(header)], nil),
-			excelize.Cell{StyleID: x.w.style(Text, MarkMuted, roleNote), Value: x.t.Note})
+		header = append(header, nil, excelize.Cell{StyleID: x.w.style(Text, MarkMuted, roleNote), Value: x.t.Note})
 	}
-	return sw.SetRow("A1", header)
+	return header
 }
 
 // newXLSXSheet starts a table's sheet with its column widths and which of
 // its columns wrap (widths).
 func newXLSXSheet(w *Writer, t *Table, widths []float64, wrap []bool) *xlsxSheet {
-	x := &xlsxSheet{w: w, t: t, widths: widths, part: 1, kinds: make([]CellKind, len(t.Columns))}
+	x := &xlsxSheet{w: w, t: t, widths: widths, part: 1, kinds: make([]CellKind, len(t.Columns)), enc: newRowXML(len(t.Columns))}
 	for i, c := range t.Columns {
 		x.kinds[i] = c.Kind
 		if wrap[i] {
@@ -116,7 +130,44 @@ func (x *xlsxSheet) height(cells []string) float64 {
 	return float64(n * lineHeight)
 }
 
-func (x *xlsxSheet) add(r Row) error {
+// values makes a row's cells: vals[i] is &cells[i], or nil for an empty
+// cell of an unmarked row (no cell at all: StreamWriter skips nil). It
+// returns the row's height (height).
+func (x *xlsxSheet) values(r Row, cells []excelize.Cell, vals []any) float64 {
+	for i := range x.kinds {
+		cell := &cells[i]
+		vals[i] = cell
+		if i >= len(r.Cells) || r.Cells[i] == "" {
+			*cell = excelize.Cell{}
+			if r.Mark != MarkNone { // an empty cell of a marked row keeps the row's fill
+				cell.StyleID = x.w.cellStyle(Text, r.Mark)
+			} else {
+				vals[i] = nil
+			}
+			continue
+		}
+		k := x.kinds[i]
+		val := cellValue(k, r.Cells[i])
+		if _, ok := val.(string); ok && k != Prose {
+			k = Text // did not parse: keep the text as it is
+		}
+		*cell = excelize.Cell{StyleID: x.w.cellStyle(k, r.Mark), Value: val}
+	}
+	return x.height(r.Cells)
+}
+
+// write writes a batch's rows (the sheet's writer).
+func (x *xlsxSheet) write(b *rowBatch) error {
+	for i := range b.n {
+		if err := x.add(b.vals[i], b.height[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add writes one row, starting the next part when this one is full.
+func (x *xlsxSheet) add(vals []any, height float64) error {
 	if x.row >= x.w.o.MaxRows {
 		if err := x.close(); err != nil {
 			return err
@@ -127,38 +178,17 @@ func (x *xlsxSheet) add(r Row) error {
 		}
 	}
 	x.row++
-	if x.vals == nil {
-		x.vals = make([]any, len(x.t.Columns))
+	var err error
+	if x.line, err = x.enc.appendRow(x.line[:0], x.row, vals, height); err != nil {
+		return err
 	}
-	for i := range x.t.Columns {
-		cell := &x.cells[i]
-		x.vals[i] = x.ptrs[i]
-		if i >= len(r.Cells) || r.Cells[i] == "" {
-			cell.Value = nil
-			cell.StyleID = 0
-			if r.Mark != MarkNone { // an empty cell of a marked row keeps the row's fill
-				cell.StyleID = x.w.cellStyle(Text, r.Mark)
-			} else {
-				x.vals[i] = nil // no cell at all: StreamWriter skips nil
-			}
-			continue
-		}
-		k := x.kinds[i]
-		val := cellValue(k, r.Cells[i])
-		if _, ok := val.(string); ok && k != Prose {
-			k = Text // did not parse: keep the text as it is
-		}
-		cell.Value = val
-		cell.StyleID = x.w.cellStyle(k, r.Mark)
-	}
-	if h := x.height(r.Cells); h > 0 {
-		return x.sw.SetRow("A"+strconv.Itoa(x.row), x.vals, excelize.RowOpts{Height: h})
-	}
-	return x.sw.SetRow("A"+strconv.Itoa(x.row), x.vals)
+	x.rows.write(x.line)
+	return nil
 }
 
 // cellStyle is style(k, m, roleCell), kept in an array: a lookup per
-// cell of a million rows.
+// cell of a million rows. Only the goroutine that makes the rows calls
+// it.
 func (w *Writer) cellStyle(k CellKind, m Mark) int {
 	if int(k) < len(w.cells) && int(m) < len(w.cells[k]) {
 		if id := w.cells[k][m]; id != 0 {
@@ -170,10 +200,13 @@ func (w *Writer) cellStyle(k CellKind, m Mark) int {
 	return w.style(k, m, roleCell)
 }
 
-// close adds the table (filter buttons on the header) and flushes the part.
+// close adds the table (filter buttons on the header), flushes the part
+// and hands its rows to the workbook's zip writer.
 // A header that cannot head an Excel table (an empty or repeated name) gets
 // no table, only the frozen row.
 func (x *xlsxSheet) close() error {
+	x.w.mu.Lock()
+	defer x.w.mu.Unlock()
 	if tableHeader(x.t.Columns) {
 		last, err := excelize.ColumnNumberToName(len(x.t.Columns))
 		if err != nil {
@@ -190,7 +223,15 @@ func (x *xlsxSheet) close() error {
 			return fmt.Errorf("add table: %w", err)
 		}
 	}
-	return x.sw.Flush()
+	if err := x.sw.Flush(); err != nil {
+		return err
+	}
+	if err := x.rows.close(); err != nil {
+		return err
+	}
+	// The part of a sheet made by NewSheet (or the first, Sheet1).
+	x.w.rows[fmt.Sprintf("xl/worksheets/sheet%d.xml", x.sw.SheetID)] = x.rows
+	return nil
 }
 
 // tableHeader reports whether the column names can head an Excel table:
