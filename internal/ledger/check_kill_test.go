@@ -16,11 +16,13 @@ import (
 
 // interrupting is the store with its stream of calls cut after n calls:
 // the run's context is cancelled there, as a SIGINT would, while rows of
-// the run are being written.
+// the run are being written. after counts the calls the check took after
+// that.
 type interrupting struct {
 	*store.DB
 	n      int
 	cancel context.CancelFunc
+	after  int
 }
 
 func (s *interrupting) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq2[recon.Call, error] {
@@ -29,6 +31,8 @@ func (s *interrupting) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq
 		for c, err := range s.DB.CheckCalls(ctx, w) {
 			if i++; i == s.n {
 				s.cancel()
+			} else if i > s.n {
+				s.after++
 			}
 			if !yield(c, err) {
 				return
@@ -85,8 +89,13 @@ func TestCheckInterruptedAndRunAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := srv.Counts().Calls
-	if _, err := ledger.Check(ctx, &interrupting{DB: db, n: calls / 2, cancel: cancel}, ledger.CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
+	cut := &interrupting{DB: db, n: calls / 2, cancel: cancel}
+	if _, err := ledger.Check(ctx, cut, ledger.CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted check = %v, want context.Canceled", err)
+	}
+	// The stream had read ahead; the stages stop within a few hundred calls.
+	if cut.after > 300 {
+		t.Errorf("the check took %d calls after it was cancelled, want at most 300", cut.after)
 	}
 	if got := dumpResults(t, db); len(got) != 0 {
 		t.Fatalf("after the interrupted check %d result rows are stored, want none", len(got))
