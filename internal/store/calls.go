@@ -125,6 +125,7 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 	stamp := FormatTime(at)
 	var inserted int
 	var stored []*recon.LineBlock // blocks given an id in this transaction
+	var noted []callAcct          // call_accounts rows added in this transaction
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		inserted = 0
 		if len(bad) > 0 {
@@ -149,15 +150,29 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 			}
 			stored = append(stored, b)
 		}
+		var before int64 // the last call id before this batch
+		if len(stored) > 0 {
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM calls`).Scan(&before); err != nil {
+				return err
+			}
+		}
 		n, err := db.insertCallRows(ctx, tx, calls, stamp)
 		if err != nil {
 			return err
 		}
 		inserted = n
+		if noted, err = db.noteCallAccounts(ctx, tx, calls); err != nil {
+			return err
+		}
 		// A block whose lines were all imported before holds nothing new.
+		// When every call is new, every block is used; else only the calls
+		// added by this batch (ids after before) are looked at.
 		for _, b := range stored {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?1
-				AND NOT EXISTS (SELECT 1 FROM calls WHERE line_block = ?1)`, b.ID); err != nil {
+			if inserted == len(calls) {
+				break
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?
+				AND NOT EXISTS (SELECT 1 FROM calls WHERE id > ? AND line_block = ?)`, b.ID, before, b.ID); err != nil {
 				return err
 			}
 		}
@@ -169,7 +184,48 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 		}
 		return 0, err
 	}
+	for _, a := range noted {
+		db.callAccts.Store(a, true)
+	}
 	return inserted, nil
+}
+
+// callAcct is a row of call_accounts: a pool account that calls with a
+// pool entry name on a day (YYYY-MM-DD of their ts). The check reads the
+// pool accounts of a period there (CheckPoolAccounts), not from the calls.
+type callAcct struct{ account, day string }
+
+// noteCallAccounts adds the pool accounts the calls name, by day, to
+// call_accounts (those this process has not stored before), and returns
+// the rows it added: the caller remembers them once committed.
+func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) ([]callAcct, error) {
+	var add []callAcct
+	seen := map[callAcct]bool{}
+	for i := range calls {
+		c := &calls[i]
+		if c.Pool.Account == "" || c.Pool.Shape == "" || len(c.TS) < len(time.DateOnly) {
+			continue
+		}
+		a := callAcct{c.Pool.Account, c.TS[:len(time.DateOnly)]}
+		if _, done := db.callAccts.Load(a); done || seen[a] {
+			continue
+		}
+		seen[a] = true
+		add = append(add, a)
+	}
+	if len(add) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, 2*len(add))
+	for _, a := range add {
+		args = append(args, a.account, a.day)
+	}
+	q := db.dialect.insertIgnore("call_accounts", "account, day", strings.Repeat("(?, ?), ", len(add)-1)+"(?, ?)",
+		"account, day")
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return nil, fmt.Errorf("note pool accounts: %w", err)
+	}
+	return add, nil
 }
 
 // insertCallRows inserts calls callsPerInsert at a time and returns how
