@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -25,9 +26,12 @@ import (
 // It is never a flag: a flag would show in ps.
 const keyEnv = "SVC_ENCRYPTION_KEY"
 
-// maxCallbackLine is the longest value callback decode reads (an eKYC
-// payload with a photo is tens of kilobytes).
-const maxCallbackLine = 16 << 20
+// The budgets of callback decode's input: the longest value it reads (an
+// eKYC payload with a photo is tens of kilobytes), and the most input.
+const (
+	maxCallbackLine  = 16 << 20
+	maxCallbackInput = 1 << 30
+)
 
 var callbackHelp = cli.Help{Synopsis: "bulkrun callback decode [--mask] [FILE|-]", Examples: `  # try it with the sandbox's values and key (no account needed)
   eval "$(go run ./cmd/svcsandbox callback --out values.txt)"
@@ -44,6 +48,8 @@ The key comes from SVC_ENCRYPTION_KEY only: 64 hex digits, base64 of 32 bytes
 Output: one JSON object per value, {"line":N,"payload":{...}}; a payload that
 is not JSON is {"line":N,"payload":"<base64>","binary":true}. The payload is
 identity data: it goes to stdout only, never to a log.
+Budgets: a line longer than 16 MiB, or more than 1 GiB of input, stops the
+decoding there (exit 1); a file larger than 1 GiB is refused (exit 2).
 Exit status: 0 every value decoded; 1 some lines failed (each named on stderr,
 the others decoded); 2 bad flags, key or input file, nothing read.`}
 
@@ -78,14 +84,28 @@ func (c *callbackCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	}
 	name, in := "stdin", call.Stdin
 	if len(pos) == 2 && pos[1] != "-" {
-		f, err := os.Open(pos[1])
+		f, err := openCallbacks(ctx, pos[1])
 		if err != nil {
 			return "", &cli.ExitError{Code: cli.ExitUsage, Err: err}
 		}
 		defer f.Close()
 		name, in = pos[1], f
 	}
+	// A read of standard input or a FIFO blocks in the kernel: it ends
+	// with ctx (SIGTERM) all the same.
+	in = budget.Reader(ctx, in)
 	return "", decodeCallbacks(ctx, log, in, name, key, c.mask, call.Stdout, c.common.Lines(ctx, call.Stderr, log, slog.LevelWarn))
+}
+
+// openCallbacks opens callback decode's input file: a regular file larger
+// than its budget is refused before it is read; a FIFO is opened when its
+// writer comes, or not at all when ctx ends first.
+func openCallbacks(ctx context.Context, path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxCallbackInput {
+		return nil, &budget.Error{Input: path, Reason: fmt.Sprintf("%s: more than the %s callback decode reads: split it",
+			budget.Size(st.Size()), budget.Size(maxCallbackInput))}
+	}
+	return budget.Open(ctx, path)
 }
 
 // encryptionKey reads the 32-byte key from the variable's value, told apart
@@ -125,10 +145,15 @@ func decodeCallbacks(ctx context.Context, log *slog.Logger, in io.Reader, name s
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), maxCallbackLine)
 	n, values, failed := 0, 0, 0
+	var read int64
 	for sc.Scan() {
 		n++
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if read += int64(len(sc.Bytes())) + 1; read > maxCallbackInput {
+			return fmt.Errorf("%s: line %d: more than %s read: more than callback decode reads (the values before were decoded)",
+				name, n, budget.Size(maxCallbackInput))
 		}
 		line := sc.Text()
 		if strings.TrimSpace(line) == "" {
@@ -152,7 +177,7 @@ func decodeCallbacks(ctx context.Context, log *slog.Logger, in io.Reader, name s
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line %d: longer than %d MiB", n+1, maxCallbackLine>>20)
+			err = fmt.Errorf("line %d: longer than %s", n+1, budget.Size(maxCallbackLine))
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -461,31 +461,34 @@ func TestValidationSendsNothing(t *testing.T) {
 }
 
 func TestMaxDebitStopsAndResumeContinues(t *testing.T) {
-	srv := bulktest.Start(bulktest.Options{Latency: time.Millisecond})
+	srv := bulktest.Start(bulktest.Options{Latency: time.Millisecond, Price: decimal.RequireFromString("2.50"), DropEvery: 3})
 	defer srv.Close()
 	dir := t.TempDir()
 	in := writeInput(t, dir, 60)
 	dbPath := filepath.Join(dir, "bulk.db")
 	code, stdout, stderr := runCLI(t, srv, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
 		"--set", "longitude=1", "--set", "consent=Y", "--max-debit", "15", "--log-level", "error")
-	if code != cli.ExitFailure || !strings.Contains(stderr, "reached --max-debit 15") {
+	if code != cli.ExitFailure || !strings.Contains(stderr, "pool debits 10.00 confirmed + 5.00 pending (2 rows at 2.50) reach --max-debit 15") {
 		t.Fatalf("exit %d, want %d with a max-debit message:\n%s%s", code, cli.ExitFailure, stdout, stderr)
 	}
-	max := decimal.RequireFromString("15").Add(decimal.RequireFromString("2.99").Mul(decimal.New(4, 0)))
-	if d := srv.Debited(); d.LessThan(decimal.New(15, 0)) || d.GreaterThan(max) {
-		t.Errorf("debited %s, want between 15 and %s", d, max)
+	if d := srv.Debited(); !d.Equal(decimal.New(15, 0)) {
+		t.Errorf("debited %s, want 15 (six calls of 2.50, two answers lost)", d)
+	}
+	code, stdout, _ = runCLI(t, srv, "status", runID(t, dbPath), "--db", dbPath)
+	if code != 0 || !regexpLine(stdout, ` *pool debits +10\.00 +confirmed`) || !regexpLine(stdout, ` +5\.00 +pending \(2 rows at the expected 2\.50.*`) {
+		t.Errorf("status: exit %d; want the confirmed and the pending debits\n%s", code, stdout)
 	}
 	first := srv.Requests()
 	id := runID(t, dbPath)
 	code, stdout, stderr = runCLI(t, srv, "resume", id, "--db", dbPath, "--max-debit", "", "--xlsx", "--log-level", "error")
-	if code != cli.ExitOK {
-		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+	if code != cli.ExitFindings || !strings.Contains(stdout, "pool debits 100.00 confirmed + 50.00 pending (20 rows at 2.50)") {
+		t.Fatalf("resume: exit %d, want %d (every third answer lost: pending)\n%s%s", code, cli.ExitFindings, stdout, stderr)
 	}
 	if srv.Requests() != 60 {
 		t.Errorf("service saw %d requests (%d before resume), want 60", srv.Requests(), first)
 	}
 	rows := results(t, in+".results.csv")
-	if len(rows) != 60 || rows[5]["latitude"] != "012.5" || rows[5]["outcome"] != "success" {
+	if len(rows) != 60 || rows[5]["latitude"] != "012.5" || rows[5]["outcome"] != "success" && rows[5]["outcome"] != "pending" {
 		t.Errorf("results: %d rows, row 5 = %v", len(rows), rows[5])
 	}
 	if _, err := os.Stat(strings.TrimSuffix(in+".results.csv", ".csv") + ".xlsx"); err != nil {

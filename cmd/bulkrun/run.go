@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/bulk"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -49,7 +50,7 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.xlsx, "xlsx", false, "also write the results as an .xlsx workbook beside the results CSV")
 	fs.BoolVar(&f.force, "force", false, "overwrite results files that exist and are not this run's (another run's, or your own)")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
-	fs.StringVar(&f.maxDebit, "max-debit", "", "start no new call once this run's pool debits reach AMOUNT (calls in flight may add at most concurrency × the largest debit; on PostgreSQL shared by every worker, about one debit)")
+	fs.StringVar(&f.maxDebit, "max-debit", "", "spend at most AMOUNT: a call starts only while the run's confirmed debits, with every call in flight or pending counted at the expected debit, stay within it (the first call goes alone to learn the debit; on PostgreSQL shared by every worker)")
 }
 
 // apply overrides s with the flags set on the command line.
@@ -117,7 +118,8 @@ type runCmd struct {
 func (r *runCmd) Flags(fs *flag.FlagSet) {
 	r.bind(fs)
 	fs.StringVar(&r.opName, "op", "", "operation to call for each row (see bulkrun ops; any case)")
-	fs.StringVar(&r.in, "in", "", "input CSV file; its header names the request fields")
+	fs.StringVar(&r.in, "in", "", fmt.Sprintf("input CSV file; its header names the request fields (a regular file of at most %s, %d rows, %s a line)",
+		budget.Size(bulk.MaxInputBytes), bulk.MaxInputRows, budget.Size(bulk.MaxInputLine)))
 	fs.Var(&r.sets, "set", "field=value for every row (repeatable; a non-empty cell wins)")
 	fs.BoolVar(&r.dryRun, "dry-run", false, "validate every row and show the first request bodies; send nothing")
 	fs.BoolVar(&r.again, "again", false, "start a new run of a file that was run before (completely, or in an earlier version): every row is called again, with new derived externalRefs (rows that carry their own externalRef will be refused by the service as duplicates); its results go to <input>.<RUN>.results.csv")
@@ -275,21 +277,27 @@ func localInput(run *bulk.Run, input string) {
 	run.InputPath = input
 }
 
-// Test hooks: the clock of the journal, the leases and settle, the pause
-// between settle rounds (nil: a timer) and the id of new runs.
+// Test hooks: the clock of the journal and settle, the leases' clock (nil:
+// the database's), the pause between settle rounds (nil: a timer) and the
+// id of new runs.
 var (
 	clock      = time.Now
+	leaseClock func() time.Time
 	pause      func(ctx context.Context, d time.Duration) error
 	newRunID   = bulk.NewRunID
 	leaseAfter func(time.Duration) <-chan time.Time
 )
+
+// takeOverWait is how long ago a row a dead process left must have been
+// sent for run and resume to look it up (recheck's --min-wait default).
+const takeOverWait = 2 * time.Minute
 
 // leases are the leases of this command's runs, held by this process: as
 // one of each run's workers where the database shares runs (several
 // processes, on this host or others, work on a run at once), else as its
 // only holder.
 func leases(env *cli.Env) *bulk.Leases {
-	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: clock, After: leaseAfter,
+	return &bulk.Leases{DB: env.DB, Holder: bulk.NewHolder(), Log: env.Log, Now: leaseClock, After: leaseAfter,
 		Shared: env.DB.SharesRuns()}
 }
 
@@ -394,6 +402,7 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	ctx, cancel := lease.Context(ctx)
 	defer cancel()
 	runner := newRunner(env, run, lease, progress)
+	runner.Recheck = newRechecker(env, takeOverWait, 4, rows)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
 		return err
@@ -414,7 +423,11 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	}
 	sum, runErr := runner.Execute(ctx, run, rows)
 	if sum.Recovered > 0 {
-		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless bulkrun recheck finds them never executed\n", sum.Recovered)
+		fmt.Fprintf(stdout, "%d rows were being sent when the last process died: pending, not sent again unless txnStatus finds them never executed\n", sum.Recovered)
+	}
+	if t := sum.TakenOver; t.Checked > 0 {
+		fmt.Fprintf(stdout, "%d rows a dead process left were looked up: %d success, %d failed, %d never executed (sent now), %d still pending, %d look-ups failed\n",
+			t.Checked, t.Success, t.Failed, t.NotExecuted, t.StillPending, t.LookupErrors)
 	}
 	// The results are written whatever happened, from the journal.
 	paths, werr := writeResults(context.WithoutCancel(ctx), env, run, op, table)
@@ -426,8 +439,8 @@ func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run
 	case werr != nil:
 		return werr
 	case sum.Stop == bulk.StopMaxDebit:
-		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
-			run.ID, sum.Debit, s.MaxDebit, sum.Unsent, run.ID)
+		return fmt.Errorf("run %s stopped: pool debits %s reach --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, sum.Debits(), s.MaxDebit, sum.Unsent, run.ID)
 	case sum.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun resume %s continues)", run.ID, sum.Stop, sum.Unsent, run.ID)
 	case sum.Workers > 0:

@@ -91,8 +91,8 @@ func (sc *settleCmd) settle(ctx context.Context, id string, stdout, stderr io.Wr
 	case werr != nil:
 		return werr
 	case s.Stop == bulk.StopMaxDebit:
-		return fmt.Errorf("run %s stopped: pool debits %s reached --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
-			run.ID, s.Debit, run.Settings.MaxDebit, s.Unsent, run.ID)
+		return fmt.Errorf("run %s stopped: pool debits %s reach --max-debit %s; %d rows not sent (bulkrun resume %s --max-debit MORE continues)",
+			run.ID, s.Debits(), run.Settings.MaxDebit, s.Unsent, run.ID)
 	case s.Stop != "":
 		return fmt.Errorf("run %s %s: %d rows not sent (bulkrun settle %s continues)", run.ID, s.Stop, s.Unsent, run.ID)
 	case s.Settled():

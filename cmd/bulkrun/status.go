@@ -38,6 +38,9 @@ func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", err
 	}
 	defer env.Close()
+	if err := sweep(ctx, env, call.Args, call.Stdout); err != nil {
+		return "", err
+	}
 	if len(call.Args) == 0 {
 		return "", listRuns(ctx, env, call.Stdout)
 	}
@@ -46,8 +49,8 @@ func (sc *statusCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 
 // stateInterrupted is the state shown for a run left running by a process
 // that is gone (killed, or its host lost): no live process holds it, and it
-// waits for bulkrun resume or settle. The database still says running.
-const stateInterrupted = "interrupted"
+// waits for bulkrun resume or settle. The sweep stores it so.
+const stateInterrupted = bulk.RunInterrupted
 
 // shownState is the state a view shows for run: its stored state, but
 // interrupted for a run stored as running that no live process holds.
@@ -70,7 +73,7 @@ func listRuns(ctx context.Context, env *cli.Env, stdout io.Writer) error {
 	}
 	ls := leases(env)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tDEBITS\tINPUT")
+	fmt.Fprintln(tw, "RUN\tCREATED\tOP\tSTATE\tROWS\tSUCCESS\tFAILED\tPENDING\tUNSENT\tCONFIRMED DEBITS\tINPUT")
 	for _, r := range runs {
 		live := false
 		if r.State == bulk.RunRunning {
@@ -148,7 +151,12 @@ func showCounts(stdout io.Writer, c bulk.Counts, live bool) error {
 	} else {
 		fmt.Fprintf(tw, "unsent\t%d\t\n", c.Unsent)
 	}
-	fmt.Fprintf(tw, "pool debits\t%s\t\n", c.Debit.StringFixed(2))
+	fmt.Fprintf(tw, "pool debits\t%s\t confirmed\n", c.Debit.StringFixed(2))
+	if p, known := c.PendingDebit(); !known {
+		fmt.Fprintf(tw, "\t\t + %d rows pending of unknown debit\n", c.Pending)
+	} else if c.Pending > 0 {
+		fmt.Fprintf(tw, "\t%s\t pending (%d rows at the expected %s, until recheck resolves them)\n", p.StringFixed(2), c.Pending, c.MaxDebit.StringFixed(2))
+	}
 	return tw.Flush()
 }
 
@@ -162,7 +170,8 @@ heartbeat) and the rows each one sent.
 A run's state: running (a live process works on it), interrupted (its process is gone,
 killed or its host lost: continue it with bulkrun resume or settle), stopped (Ctrl-C,
 --max-debit or an error: resume it) or done (every row sent).
-Reads the database only: it never calls the service.`}
+It never calls the service. A run whose process is gone is swept first: stored interrupted,
+the rows it had in flight pending (bulkrun resume looks them up and sends those never executed).`}
 
 // holders says who works on the run now, a line each: its holder, or its
 // workers where runs are shared; live reports whether a live process does.
@@ -180,7 +189,7 @@ func holders(ctx context.Context, env *cli.Env, ls *bulk.Leases, run *bulk.Run) 
 				live = true
 			}
 			lines = append(lines, fmt.Sprintf("worker %s: host %s, pid %d, since %s IST, last heartbeat %s ago, %s", w.Holder, w.Host, w.PID,
-				w.Since.In(recon.IST).Format(time.DateTime), clock().Sub(w.Heartbeat).Round(time.Second), state))
+				w.Since.In(recon.IST).Format(time.DateTime), w.Now.Sub(w.Heartbeat).Round(time.Second), state))
 		}
 		return lines, live, nil
 	}
@@ -189,7 +198,7 @@ func holders(ctx context.Context, env *cli.Env, ls *bulk.Leases, run *bulk.Run) 
 		return nil, false, err
 	}
 	return []string{fmt.Sprintf("held by host %s, pid %d, since %s IST (last heartbeat %s ago)", lease.Host, lease.PID,
-		lease.Since.In(recon.IST).Format(time.DateTime), clock().Sub(lease.Heartbeat).Round(time.Second))}, true, nil
+		lease.Since.In(recon.IST).Format(time.DateTime), lease.Now.Sub(lease.Heartbeat).Round(time.Second))}, true, nil
 }
 
 // showWorkerRows prints the run's rows per worker that sent them, when
@@ -238,9 +247,9 @@ var recheckHelp = cli.Help{Synopsis: "bulkrun recheck RUN [--min-wait 2m]", Exam
   bulkrun recheck 7KQ2M --min-wait 10m
 
 Each pending row is looked up with txnStatus on the IST day it was sent: TXN → success,
-TUP → still pending, not found (SNA) → the service never executed it: the row is returned
-to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends it again with the
-same externalRef; any other code → failed. Sending such a row again is safe: the look-up
+TUP → still pending, not found (SNA, or ERR "not found") → the service never executed it:
+the row is returned to unsent, and bulkrun resume RUN (or the same bulkrun run command) sends
+it again with the same externalRef; any other code → failed. Sending such a row again is safe: the look-up
 proved it was not executed, and the service refuses a repeated externalRef (DTX) without
 debiting, so a late first request and the re-send cannot both be charged (a re-send
 answered DTX is pending until the next recheck finds the first request's transaction).

@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/nightly"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -19,7 +21,10 @@ var checkHelp = cli.Help{
 	Description: "Reconciles a period from the database: pool arithmetic and chain, calls matched to statement\n" +
 		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n" +
 		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n" +
-		"a match (they stay callOnly and statementOnly).",
+		"a match (they stay callOnly and statementOnly). Then it records the run's evidence: its manifest\n" +
+		"(inputs by SHA-256, totals, completeness) and its exceptions, new, carried over or resolved\n" +
+		"(reconcile exceptions list), and prints the verdict: Incomplete: first when a day's statement\n" +
+		"walk did not finish or no call log reaches past its end (exit 0; 3 with --fail-on-breaks).",
 	Examples: `  reconcile check --from {month-start} --to {yesterday}
   reconcile check --from {yesterday} --to {yesterday} --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
   reconcile check --from {prev-month-start} --to {prev-month-end} --as-of {today}    # age unsettled orders as of today
@@ -81,7 +86,22 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err := rep.WriteText(call.Stdout); err != nil {
 		return summary, err
 	}
-	return summary, c.verdict(rep, period, log)
+	ev, err := nightly.RecordEvidence(ctx, env.DB, rep, nightly.Settings(o.PairWindow, 0, 0), nil, clock)
+	if err != nil {
+		return summary, fmt.Errorf("check: evidence: %w", err)
+	}
+	printEvidence(call.Stdout, ev)
+	return summary, c.verdict(rep, ev, period, log)
+}
+
+// printEvidence prints a run's verdict (as the Summary words it) and its
+// evidence: the manifest's digest and the exceptions new, carried over and
+// resolved.
+func printEvidence(w io.Writer, ev *evidence.Result) {
+	m := ev.Manifest
+	fmt.Fprintf(w, "\nVerdict: %s\n", m.Verdict)
+	fmt.Fprintf(w, "Run %d, manifest sha256 %s; exceptions: %d new, %d carried over, %d resolved (reconcile exceptions list)\n",
+		m.RunID, m.Digest, ev.Counts.New, ev.Counts.Carried, ev.Counts.Resolved)
 }
 
 // options checks the flags' values.
@@ -112,7 +132,7 @@ func (c *checkCmd) options(call *cli.Call) (ledger.CheckOptions, error) {
 // verdict is the exit status of the check under --fail-on-breaks: 3 for
 // findings, 1 for an empty period (unless --allow-empty). Without it an
 // empty period is only logged.
-func (c *checkCmd) verdict(rep *ledger.Report, period string, log *slog.Logger) error {
+func (c *checkCmd) verdict(rep *ledger.Report, ev *evidence.Result, period string, log *slog.Logger) error {
 	if rep.Empty() {
 		if c.failOnBreaks && !c.allowEmpty {
 			return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf(
@@ -123,6 +143,9 @@ func (c *checkCmd) verdict(rep *ledger.Report, period string, log *slog.Logger) 
 	}
 	if c.failOnBreaks && rep.HasFindings() {
 		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("check %s: %s; see the summary", period, nightly.Findings(rep))}
+	}
+	if c.failOnBreaks && !ev.Manifest.Completeness.Complete && !(rep.Empty() && c.allowEmpty) {
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("check %s: %s", period, ev.Manifest.Verdict)}
 	}
 	return nil
 }

@@ -37,7 +37,7 @@ func flagsOf(t *testing.T, cmd string) []string {
 func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	for cmd, want := range map[string][]string{
 		"check":        {"allow-empty", "as-of", "db", "db-pool", "fail-on-breaks", "from", "log-format", "log-level", "pair-window", "to", "version"},
-		"import-calls": {"db", "db-pool", "log-format", "log-level", "version"},
+		"import-calls": {"complete-through", "db", "db-pool", "log-format", "log-level", "version"},
 		"export":       {"csv-bom", "csv-raw", "db", "db-pool", "format", "from", "log-format", "log-level", "out", "to", "version"},
 	} {
 		if got := flagsOf(t, cmd); !slices.Equal(got, want) {

@@ -53,8 +53,16 @@ var notRunExamples = map[string]string{
 	"export SVC_ENDPOINT_IP=… SVC_ACCOUNT=… SVC_DB=/var/lib/svcrecon/svcrecon.db":                     "the contents of ./env: placeholders for a deployment's own settings",
 	"while [ ! -s sandbox.env ] && kill -0 $! 2>/dev/null; do sleep 1; done; . ./sandbox.env":         "shell glue waiting for svcsandbox in the background; the test's environment points at its sandbox already",
 	"kill %1": "shell glue stopping svcsandbox in the background",
-	"reconcile calls show --db /var/lib/svcrecon/svcrecon.db 17 18 | jq .response.data.pool": "pipes into jq, which a test cannot count on; `reconcile calls show 17` runs as an example",
+	"reconcile calls show --db /var/lib/svcrecon/svcrecon.db 17 18 | jq .response.data.pool":          "pipes into jq, which a test cannot count on; `reconcile calls show 17` runs as an example",
+	"reconcile exceptions import reviewed.xlsx --by asha":                                             closingRuns + " (an analyst's reviewed workbook of that world)",
+	"reconcile signoff 9 --as preparer --by ravi --note \"November: open items carried to December\"": closingRuns + " (run 9 of that world)",
+	"reconcile signoff 9 --as approver --by meera":                                                    closingRuns + " (after the preparer)",
+	"reconcile verify close/2026-11/manifest.json":                                                    closingRuns + " (the manifest its close run writes)",
 }
+
+// closingRuns is the reason of the notRunExamples that TestClosingAMonth
+// runs: each is a line of the README's "Closing a month" (checked there).
+const closingRuns = "a line of the README's Closing a month, which TestClosingAMonth runs in its world"
 
 // notRunBlocks are README code blocks that hold commands but are no shell
 // session, by their first line, with the reason they are not run.
@@ -351,7 +359,8 @@ func helpTexts(t *testing.T) map[string]string {
 }
 
 // readmeBlocks returns the README's code blocks outside the bulkrun
-// section (whose examples cmd/bulkrun runs).
+// section (whose examples cmd/bulkrun runs) and "Closing a month" (one
+// session across its blocks, in a world of its own: TestClosingAMonth).
 func readmeBlocks(t *testing.T) []clitest.Block {
 	t.Helper()
 	b, err := os.ReadFile("../../README.md")
@@ -360,7 +369,7 @@ func readmeBlocks(t *testing.T) []clitest.Block {
 	}
 	var out []clitest.Block
 	for _, bl := range clitest.Blocks(string(b)) {
-		if !strings.HasPrefix(bl.Section, "Bulk verification files") {
+		if !strings.HasPrefix(bl.Section, "Bulk verification files") && bl.Section != closingSection { // TestClosingAMonth runs it
 			out = append(out, bl)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/export"
+	"github.com/svcrecon/svcrecon/internal/nightly"
 )
 
 var exportHelp = cli.Help{
@@ -19,7 +20,9 @@ var exportHelp = cli.Help{
 		"Pending, Statement and Orders, and as one CSV file per sheet (summary.csv, breaks.csv, ...;\n" +
 		"no legend). CSV text cells that begin with =, +, -, @, TAB or CR get a leading ' so that a\n" +
 		"spreadsheet never runs them; --csv-raw writes them as they are. Files are written whole or\n" +
-		"not at all, with the umask's mode. Reads the database only; calls nothing. Prints the paths written.",
+		"not at all, with the umask's mode. Reads the database only; calls nothing. Beside the files,\n" +
+		"manifest.json: the run's manifest with what this export wrote (reconcile verify checks it).\n" +
+		"Prints the paths written.",
 	Examples: `  reconcile export --from {prev-month-start} --to {prev-month-end} --out reports
   reconcile export --from {yesterday} --to {yesterday} --format xlsx
   reconcile export --from {prev-month-start} --to {prev-month-end} --out reports --format csv --csv-bom   # CSV for Excel
@@ -77,12 +80,19 @@ func (e *exportCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	defer env.Close()
 	files, err := export.Reconciliation(ctx, env.DB, export.Options{
 		From: pFrom, To: pTo, Dir: e.out, Format: f, BOM: e.bom, CSVRaw: e.raw, Log: log, Progress: e.c.Progress(ctx, call.Stderr),
+		Evidence: nightly.WorkbookEvidence(env.DB),
 	})
 	if err != nil {
 		return "", err
 	}
-	for _, p := range files.Paths() {
-		fmt.Fprintln(call.Stdout, p)
+	manifest, err := nightly.WriteManifest(ctx, env.DB, files, e.out, clock(), log)
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	for _, p := range append(files.Paths(), manifest) {
+		if p != "" {
+			fmt.Fprintln(call.Stdout, p)
+		}
 	}
 	return fmt.Sprintf("export %s..%s: %d files in %s (workbook %s)", pFrom.Format(time.DateOnly), pTo.Format(time.DateOnly),
 		len(files.Paths()), e.out, files.Workbook), nil

@@ -40,17 +40,25 @@ func without(flags []string, drop []string, more ...string) []string {
 // TestHelpListsOnlyUsedFlags.
 func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 	want := map[string][]string{
-		"run": without(serviceFlags, []string{"outlet-id"}, "allow-empty", "allow-long-period", "as-of", "calls", "concurrency", "csv-raw", "date",
+		"run": without(serviceFlags, []string{"outlet-id"}, "allow-empty", "allow-long-period", "as-of", "calls", "complete-through", "concurrency", "csv-raw", "date",
 			"fail-on-breaks", "from", "notify", "orders-lookback", "out", "pair-window", "recheck-days", "refresh", "to"),
 		"sync": without(serviceFlags, []string{"outlet-id"}, "allow-long-period", "concurrency", "from", "max-walks", "page-size", "recheck-days",
 			"refresh", "to", "what"),
-		"billersync":    without(serviceFlags, []string{"account"}, "category", "csv-raw", "full", "out", "page-size"),
-		"history":       {"db", "job", "limit", "log-format", "log-level", "v", "version"},
-		"schedule":      {"db", "file", "log-format", "log-level", "stop-grace", "version"},
-		"schedule run":  {"db", "file", "log-format", "log-level", "stop-grace", "version"},
-		"schedule list": {"file", "log-format", "log-level", "n", "version"},
-		"calls show":    {"db", "log-format", "log-level", "version"},
-		"calls":         nil, // only the action: calls show
+		"billersync":         without(serviceFlags, []string{"account"}, "category", "csv-raw", "full", "out", "page-size"),
+		"history":            {"db", "job", "limit", "log-format", "log-level", "v", "version"},
+		"schedule":           {"db", "file", "log-format", "log-level", "stop-grace", "version"},
+		"schedule run":       {"db", "file", "log-format", "log-level", "stop-grace", "version"},
+		"schedule list":      {"file", "log-format", "log-level", "n", "version"},
+		"calls show":         {"db", "log-format", "log-level", "version"},
+		"calls":              nil, // only the action: calls show
+		"exceptions":         nil, // only the actions:
+		"exceptions list":    {"db", "db-pool", "format", "kind", "log-format", "log-level", "min-age", "status", "version"},
+		"exceptions show":    {"db", "db-pool", "format", "log-format", "log-level", "version"},
+		"exceptions resolve": {"as", "by", "db", "db-pool", "log-format", "log-level", "note", "version"},
+		"exceptions assign":  {"by", "db", "db-pool", "log-format", "log-level", "to", "version"},
+		"exceptions import":  {"by", "db", "db-pool", "log-format", "log-level", "version"},
+		"signoff":            {"as", "by", "db", "db-pool", "log-format", "log-level", "note", "version"},
+		"verify":             {"db", "db-pool", "log-format", "log-level", "version"},
 		// TestHelpListsOnlyUsedFlags:
 		"check": nil, "import-calls": nil, "export": nil,
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -22,7 +23,9 @@ var historyHelp = cli.Help{
 		"runs once, on one of them), start (IST), duration, outcome and what the run said: for ok and breaks the last line of the\n" +
 		"run's own summary (a nightly run's counts per finding), for the others the error (-v: the\n" +
 		"whole summary and error). Outcomes: ok; breaks (it ran and found breaks: exit status 3, a\n" +
-		"warning); failed (it could not run, or stopped half-way); skipped; cancelled; panic; running.",
+		"warning); failed (it could not run, or stopped half-way); skipped; cancelled; panic; running.\n" +
+		"Then (without --job) the sign-offs of reconciliation runs: run, period, role, who, when, and\n" +
+		"whether each still holds (stale: what changed among its run's inputs since).",
 	Examples: `  reconcile history
   reconcile history --job nightly --limit 5
   reconcile history --db /var/lib/svcrecon/svcrecon.db -v
@@ -66,21 +69,27 @@ func (h *historyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	line := fmt.Sprintf("%d job runs listed", len(recs))
 	if len(recs) == 0 {
-		line := "no job runs recorded yet"
+		line = "no job runs recorded yet"
 		if h.job != "" {
 			line = fmt.Sprintf("no runs of job %s recorded", h.job)
 		}
 		fmt.Fprintln(call.Stdout, line)
-		return line, nil
-	}
-	if err := printRuns(call.Stdout, recs); err != nil {
+	} else if err := printRuns(call.Stdout, recs); err != nil {
 		return "", err
 	}
 	if h.verbose {
 		printRunDetails(call.Stdout, recs)
 	}
-	return fmt.Sprintf("%d job runs listed", len(recs)), nil
+	signed, err := evidence.SignOffs(ctx, db, func(evidence.StoredManifest) bool { return true })
+	if err != nil {
+		return "", err
+	}
+	if len(signed) > 0 && h.job == "" {
+		return line, printSignOffs(call.Stdout, signed)
+	}
+	return line, nil
 }
 
 // printRuns prints the runs' table: one line each.

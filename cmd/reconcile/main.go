@@ -46,8 +46,20 @@ func commands() []cli.Command {
 				{Name: "list", Help: scheduleListHelp, New: func() cli.Runner { return new(scheduleListCmd) }},
 				{Name: "run", Help: scheduleRunHelp, New: func() cli.Runner { return new(scheduleRunCmd) }, Interleaved: true},
 			}},
-		{Name: "history", Summary: "job runs (scheduled and manual), newest first",
+		{Name: "history", Summary: "job runs (scheduled and manual), newest first, and the sign-offs",
 			Help: historyHelp, New: func() cli.Runner { return new(historyCmd) }, Job: true},
+		{Name: "exceptions", Summary: "exceptions across runs: list, show ID, resolve ID, assign ID, import REVIEWED.xlsx",
+			Help: cli.Help{Synopsis: "reconcile exceptions list|show|resolve|assign|import"}, Sub: []cli.Command{
+				{Name: "list", Help: exceptionsListHelp, New: func() cli.Runner { return new(exceptionsListCmd) }},
+				{Name: "show", Help: exceptionsShowHelp, New: func() cli.Runner { return new(exceptionsShowCmd) }, Interleaved: true},
+				{Name: "resolve", Help: exceptionsResolveHelp, New: func() cli.Runner { return new(exceptionsResolveCmd) }, Interleaved: true},
+				{Name: "assign", Help: exceptionsAssignHelp, New: func() cli.Runner { return new(exceptionsAssignCmd) }, Interleaved: true},
+				{Name: "import", Help: exceptionsImportHelp, New: func() cli.Runner { return new(exceptionsImportCmd) }, Interleaved: true},
+			}},
+		{Name: "signoff", Summary: "sign a run off as its preparer or its approver (someone else), bound to its manifest",
+			Help: signoffHelp, New: func() cli.Runner { return new(signoffCmd) }, Interleaved: true},
+		{Name: "verify", Summary: "check the history's hash chain and, given manifest.json files, their inputs and exports",
+			Help: verifyHelp, New: func() cli.Runner { return new(verifyCmd) }, Interleaved: true, Job: true},
 	}, testCommands...)
 }
 

@@ -35,10 +35,12 @@ const (
 )
 
 var runHelp = cli.Help{
-	Synopsis: "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]",
+	Synopsis: "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--complete-through D] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]",
 	Description: "The nightly job, step by step: sync the statement and collect orders of the period (default:\n" +
-		"yesterday in IST), import the call logs given, check, and export the workbook and CSV files\n" +
-		"to --out; prints what each step did, the reconciliation summary and the report paths.\n\n" +
+		"yesterday in IST), import the call logs given, check, record the run's evidence (its manifest\n" +
+		"and exceptions), and export the workbook, the CSV files and manifest.json to --out; prints what\n" +
+		"each step did, the reconciliation summary, the verdict and the report paths. Closing a month,\n" +
+		"run the month to date every night (--from the 1st --to yesterday): see the README.\n\n" +
 		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n" +
 		"DIR/" + sandboxDBName + " (unless --db is given), imports the sandbox's client call log (written to\n" +
 		"DIR/" + sandboxCallLogName + ") and reconciles the sandbox's whole history, whose planted\n" +
@@ -82,6 +84,7 @@ type nightlyCmd struct {
 	recheckDays                 int
 	notify                      string
 	pairWindow                  time.Duration
+	completeThrough             string
 }
 
 func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
@@ -102,6 +105,7 @@ func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&r.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
 	fs.BoolVar(&r.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
 	fs.StringVar(&r.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
+	fs.StringVar(&r.completeThrough, "complete-through", "", "declare the call logs complete through this IST day, YYYY-MM-DD (no call is logged after it)")
 }
 
 func (r *nightlyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
@@ -131,6 +135,7 @@ type runOptions struct {
 	csvRaw                      bool
 	notify                      string
 	pairWindow                  time.Duration
+	completeThrough             time.Time
 	log                         *slog.Logger
 }
 
@@ -154,6 +159,11 @@ func (r *nightlyCmd) options(ctx context.Context, call *cli.Call) (*runOptions, 
 	}
 	if o.from, o.to, o.asOf, err = r.period(); err != nil {
 		return nil, err
+	}
+	if r.completeThrough != "" {
+		if o.completeThrough, err = cli.ParseDate("complete-through", r.completeThrough); err != nil {
+			return nil, err
+		}
 	}
 	if o.log, err = r.c.Logger(ctx, call.Stderr); err != nil {
 		return nil, err
@@ -256,8 +266,13 @@ func (o *runOptions) run(ctx context.Context, stdout, lines, progress io.Writer)
 		PairWindow: o.pairWindow, Secrets: []string{env.Config.ClientSecret},
 		Log: o.log, Progress: progress, OnStep: func(st nightly.Step) { printStep(st, stdout, lines) }, Now: clock,
 	}
+	cfg.CompleteThrough, cfg.CoverageSource = o.completeThrough, "run --complete-through"
 	if o.c.Sandbox {
 		cfg.ClientLog, cfg.ClientLogPath = env.Sandbox, filepath.Join(o.out, sandboxCallLogName)
+		if o.completeThrough.IsZero() { // the sandbox's client log is its whole history
+			_, cfg.CompleteThrough = env.Sandbox.Period()
+			cfg.CoverageSource = "run --sandbox (the sandbox's log is its whole history)"
+		}
 	}
 	period := o.from.Format(time.DateOnly) + ".." + o.to.Format(time.DateOnly)
 	o.log.Info("run", "period", period, "db", env.DB.Path, "out", o.out, "sandbox", o.c.Sandbox)
@@ -303,9 +318,12 @@ func printRun(stdout io.Writer, sum nightly.Summary, cfg nightly.Config) error {
 	if err := sum.Report.WriteText(stdout); err != nil {
 		return err
 	}
+	printEvidence(stdout, sum.Evidence)
 	fmt.Fprintln(stdout, "\nReports:")
-	for _, p := range sum.Files.Paths() {
-		fmt.Fprintln(stdout, "  "+p)
+	for _, p := range append(sum.Files.Paths(), sum.Manifest) {
+		if p != "" {
+			fmt.Fprintln(stdout, "  "+p)
+		}
 	}
 	if cfg.ClientLog != nil {
 		fmt.Fprintf(stdout, "  %s (the sandbox's client call log, imported above)\n", cfg.ClientLogPath)
@@ -332,6 +350,9 @@ func (o *runOptions) verdict(sum nightly.Summary, period string) error {
 	}
 	if o.failOnBreaks && sum.Report.HasFindings() {
 		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, sum.Findings())}
+	}
+	if m := sum.Evidence.Manifest; o.failOnBreaks && !m.Completeness.Complete && !(sum.Empty() && o.allowEmpty) {
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("run %s: %s", period, m.Verdict)}
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/schedule"
@@ -86,7 +87,8 @@ func (sf *scheduleFlags) Flags(fs *flag.FlagSet) {
 }
 
 func (sf *scheduleFlags) bindFile(fs *flag.FlagSet) {
-	fs.StringVar(&sf.file, "file", "schedules.yaml", "the schedules file")
+	fs.StringVar(&sf.file, "file", "schedules.yaml", fmt.Sprintf("the schedules file (a regular file of at most %s, %s a line)",
+		budget.Size(budget.SettingsFile), budget.Size(budget.SettingsLine)))
 }
 
 // jobs are the subcommands the scheduler runs, by name: the rows of the

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -16,16 +14,21 @@ import (
 // A row's call: journaled 'sending' (committed) before it, its answer
 // classified and journaled after it, whatever happens to the context.
 
-// send journals, calls and journals one row.
+// send journals, calls and journals one row, reserved for it (reserve);
+// the reservation is released with the call's outcome, or at once when
+// the row is not called.
 func (ex *execution) send(ctx context.Context, row Row) {
 	if ex.stopped() != "" {
+		ex.release(nil)
 		return
 	}
 	if err := ex.limiter.Wait(ctx); err != nil {
+		ex.release(nil)
 		ex.stop(StopInterrupted, nil)
 		return
 	}
 	if !ex.mayStart(ctx) {
+		ex.release(nil)
 		return
 	}
 	// From here on the row is in flight: nothing cancels its journal writes
@@ -33,10 +36,12 @@ func (ex *execution) send(ctx context.Context, row Row) {
 	jctx := context.WithoutCancel(ctx)
 	attempt, err := ex.claim(jctx, row)
 	if err != nil {
+		ex.release(nil)
 		ex.stop(StopError, err)
 		return
 	}
 	if attempt == 0 {
+		ex.release(nil)
 		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
 		return
 	}
@@ -57,7 +62,9 @@ func (ex *execution) call(jctx context.Context, row Row, attempt int) {
 	if notSent {
 		// The request never reached the service (connection refused, bad
 		// configuration): the row stays unsent and the run stops.
-		if err := ex.unclaim(jctx, row); err != nil {
+		err := ex.unclaim(jctx, row)
+		ex.release(nil)
+		if err != nil {
 			ex.stop(StopError, fmt.Errorf("line %d: %v; and the journal could not be corrected: %w", row.Line, callErr, err))
 			return
 		}
@@ -65,16 +72,14 @@ func (ex *execution) call(jctx context.Context, row Row, attempt int) {
 		return
 	}
 	if err := ex.finish(jctx, row, res); err != nil {
+		// The row stays 'sending': its outcome is unknown.
+		ex.release(&Entry{State: StatePending})
 		ex.stop(StopError, err)
 		return
 	}
+	ex.release(&res)
 	ex.mu.Lock()
 	ex.sent++
-	if res.State == StateSuccess && res.PoolAmount != "" {
-		if d, err := decimal.NewFromString(res.PoolAmount); err == nil {
-			ex.debit = ex.debit.Add(d)
-		}
-	}
 	ex.mu.Unlock()
 	ex.bar.Add(1)
 	if res.State != StateSuccess {
@@ -109,14 +114,7 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int, secre
 	var ve *svcapi.ValidationError
 	switch {
 	case err == nil:
-		res.State = StateSuccess
-		p, perr := svcapi.ExtractPool(env)
-		switch {
-		case perr == nil:
-			res.PoolAmount = recon.Exact(p.Amount)
-		case !errors.Is(perr, svcapi.ErrNoPool):
-			res.Error = "pool debit unreadable: " + perr.Error()
-		}
+		res.State, res.PoolAmount, res.Error = ex.debit(env)
 	case errors.Is(err, svcapi.ErrPending):
 		res.State = StatePending
 		res.Error = err.Error()
@@ -144,6 +142,35 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int, secre
 	res.Error = redact.Scrub(res.Error, secrets...)
 	return res, false
 }
+
+// debit reads the pool debit of a successful answer: success with it, or,
+// when the operation debits a pool and the answer's debit is missing,
+// unreadable or beyond the bound of an amount (recon.CheckAmount), pending
+// with why: the call was executed but what it cost is unknown, and the
+// transaction-status look-up tells it (bulkrun recheck).
+func (ex *execution) debit(env *svcapi.Envelope) (state, amount, why string) {
+	p, err := svcapi.ExtractPool(env)
+	if err == nil {
+		err = recon.CheckAmount(p.Amount)
+	}
+	switch {
+	case err == nil:
+		return StateSuccess, recon.Exact(p.Amount), ""
+	case errors.Is(err, svcapi.ErrNoPool):
+		if op, ok := svcapi.Lookup(ex.run.Op); !ok || op.Pool == svcapi.PoolNone {
+			return StateSuccess, "", ""
+		}
+		return StatePending, "", ReasonDebitUnknown + ": the answer has no pool debit"
+	case errors.Is(err, recon.ErrAmountRange):
+		return StatePending, "", ReasonDebitUnknown + ": pool debit " + err.Error()
+	}
+	return StatePending, "", ReasonDebitUnknown + ": pool debit unreadable: " + err.Error()
+}
+
+// ReasonDebitUnknown begins the error of a row the service executed (TXN)
+// whose debit its answer did not tell: the row is pending, for the
+// transaction-status look-up.
+const ReasonDebitUnknown = "executed (TXN) but its debit is unknown; bulkrun recheck looks it up"
 
 // claim journals a row as 'sending' before its call (committed, possibly
 // with other rows' writes, before it returns): a new journal row, or a row

@@ -39,7 +39,18 @@
 // the holder, before it changes anything. A lease whose holder is gone —
 // its pid no longer runs on this host, or its heartbeat is older than
 // Leases.Timeout — is taken over; the holder taken over sees Lease.Lost and
-// stops starting calls.
+// stops starting calls. Heartbeats are written and aged by the database's
+// clock (store.BulkLease.Now), not a host's.
+//
+// # Dead processes
+//
+// Leases.Sweep (bulkrun status) clears what a dead holder or dead workers
+// left: their rows 'sending' become pending and a run left running by
+// them RunInterrupted. With Runner.Recheck, the next Execute takes the
+// rows a dead process left over: it looks them up before sending, and
+// sends in the same Execute those the service never executed (takeOver);
+// a worker of a shared run that finds no row left does so for workers
+// gone meanwhile, and claims again.
 //
 // # One run, many workers (PostgreSQL)
 //
@@ -76,15 +87,19 @@
 //   - TXN: the service executed it: success, with the order id and pool
 //     debit from the look-up;
 //   - TUP: still pending;
-//   - svcapi.TxnNotFound (SNA, in the data or as the look-up's own
-//     statuscode, also on the next day for a row sent just before
-//     midnight): the service never executed it — typically a process killed
-//     after journaling the row and before its request left. The row is
-//     returned to unsent (state 'unsent'; its journal row stays, with
-//     statuscode SNA, an audit note in error and its attempts count) and the
-//     run, if done, becomes stopped. The next Execute (bulkrun resume, or the
-//     same bulkrun run again) sends it with the same externalRef;
-//   - any other code: the transaction failed at the service: failed.
+//   - never executed (NeverExecuted: svcapi.TxnNotFound, SNA, or ERR with a
+//     status that says not found or no such transaction; in the data or as
+//     the look-up's own statuscode, also on the next day for a row sent just
+//     before midnight): the service never executed it — typically a process
+//     killed after journaling the row and before its request left, or a
+//     request lost on its way. The row is returned to unsent (state
+//     'unsent'; its journal row stays, with the statuscode the look-up gave,
+//     an audit note in error and its attempts count) and the run, if done,
+//     becomes stopped. The next Execute (bulkrun resume, settle, or the same
+//     bulkrun run again) sends it once more with the same externalRef;
+//   - any other code: a definite failure at the service: failed;
+//   - no transaction status at all: the look-up said nothing; the row
+//     stays pending.
 //
 // This is a deliberate decision: leaving such rows failed would lose them
 // (called zero times). Sending them again is not a blind re-send: the
@@ -104,12 +119,16 @@
 // Precedence of values: a non-empty cell wins over a --set value of the same
 // field; --set fills empty cells and missing columns.
 //
-// --max-debit, with one holder, reserves nothing: no new call starts once
-// the pool debits of the run's successful rows reach the amount, so the
-// calls in flight at that moment may overshoot it by at most Concurrency ×
-// the largest single debit. The workers of a shared run reserve instead:
-// each claim counts the rows in flight of every worker at the run's
-// largest debit so far, under a lock of the run (store.DB.ClaimBulkRows),
-// so that together they overshoot by about one row's debit. Pending rows
-// are not counted until recheck resolves them.
+// --max-debit is the most a run spends, whatever answers are lost
+// (store.DebitCap): a call starts only while the run's confirmed debits,
+// with every call whose debit is unknown (in flight, or pending) counted
+// at the expected debit of one call, and the new call too, stay within it.
+// The expected debit is the largest debit seen in the run (or the rate
+// card's, Runner.Price): the first call goes alone to learn it, and while
+// no answer has told it no other call starts. One holder keeps the account
+// in memory (reserve, release); the workers of a shared run reserve in the
+// database, under a lock of the run (store.DB.ClaimBulkRows), with the
+// same arithmetic. A TXN answer whose pool debit is missing, unreadable or
+// beyond the bound of an amount (recon.CheckAmount) is pending: executed,
+// its debit unknown until Recheck reads it from the look-up.
 package bulk

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strconv"
 	"strings"
+
+	"github.com/svcrecon/svcrecon/internal/budget"
+	"github.com/svcrecon/svcrecon/internal/redact"
 )
 
 // RefField is the request field that identifies a billable call.
@@ -34,7 +37,9 @@ type Record struct {
 }
 
 // Problem is one thing wrong with the input. It prints as
-// FILE:LINE: column: reason (the column is left out for whole-row problems).
+// FILE:LINE: column: reason (the column is left out for whole-row
+// problems), as free text: what a reason quotes of a cell has its card and
+// Aadhaar numbers masked and its control characters escaped (redact.Text).
 type Problem struct {
 	Line   int
 	Column string
@@ -44,9 +49,9 @@ type Problem struct {
 // Format renders the problem for the named file.
 func (p Problem) Format(file string) string {
 	if p.Column == "" {
-		return fmt.Sprintf("%s:%d: %s", file, p.Line, p.Reason)
+		return redact.Text(fmt.Sprintf("%s:%d: %s", file, p.Line, p.Reason))
 	}
-	return fmt.Sprintf("%s:%d: %s: %s", file, p.Line, p.Column, p.Reason)
+	return redact.Text(fmt.Sprintf("%s:%d: %s: %s", file, p.Line, p.Column, p.Reason))
 }
 
 // InvalidError lists every problem of an input file. Nothing was sent.
@@ -73,11 +78,27 @@ func (e *InvalidError) Lines() []string {
 	return out
 }
 
-// ReadTable reads a CSV file. A missing or empty file or an unreadable
-// header is an error; syntax errors of data records are collected in
-// Table.Problems.
+// The budgets of a bulk input file (the README lists them): every row is
+// held, built and checked before the first call, so a file is bounded in
+// bytes and in rows, and its records in length.
+const (
+	MaxInputBytes = 64 << 20
+	MaxInputRows  = 100000
+	MaxInputLine  = 1 << 20 // one line of the file: a record, or part of one with quoted line breaks
+)
+
+// ReadTable reads a CSV file. A missing or empty file, one that is not a
+// regular file (a FIFO, a device: a run reads its file again on resume),
+// a file beyond its budgets (MaxInputBytes, MaxInputLine, MaxInputRows: a
+// *budget.Error) or an unreadable header is an error; syntax errors of
+// data records are collected in Table.Problems.
 func ReadTable(path string) (*Table, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := budget.ReadFile(path, MaxInputBytes, "a bulk input file")
+	var be *budget.Error
+	if errors.As(err, &be) {
+		be.Reason += " (split it into files of at most " + budget.Size(MaxInputBytes) + " and " + strconv.Itoa(MaxInputRows) + " rows)"
+		return nil, be
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read input: %w", err)
 	}
@@ -90,8 +111,14 @@ func ReadTable(path string) (*Table, error) {
 	return t, nil
 }
 
-// ParseTable parses CSV bytes; name is used in messages only.
+// ParseTable parses CSV bytes; name is used in messages only. A line
+// longer than MaxInputLine, or more than MaxInputRows records, is a
+// *budget.Error.
 func ParseTable(name string, raw []byte) (*Table, error) {
+	if n := budget.LongLine(raw, MaxInputLine); n > 0 {
+		return nil, &budget.Error{Input: name, Line: n, Reason: "line longer than " + budget.Size(MaxInputLine) +
+			", the longest a bulk input line may be (a cell holds at most 256 KiB)"}
+	}
 	raw = bytes.TrimPrefix(raw, []byte("\uFEFF"))
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.FieldsPerRecord = -1 // column counts are checked per row, with line numbers
@@ -124,6 +151,10 @@ func ParseTable(name string, raw []byte) (*Table, error) {
 		line, _ := r.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(header) > 1 {
 			continue // a blank line with spaces
+		}
+		if len(t.Records) == MaxInputRows {
+			return nil, &budget.Error{Input: name, Line: line, Reason: fmt.Sprintf(
+				"more than %d rows, the most a bulk input file may hold: split it", MaxInputRows)}
 		}
 		t.Records = append(t.Records, Record{Line: line, Cells: rec})
 	}

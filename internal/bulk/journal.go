@@ -287,19 +287,45 @@ type Counts struct {
 	Sending  int             // of Pending, rows journaled 'sending'
 	Unsent   int             // rows to send: never journaled, or returned to unsent by Recheck
 	Returned int             // of Unsent, rows Recheck returned to unsent (not executed by the service)
-	Debit    decimal.Decimal // sum of the pool amounts of successful rows
-	MaxDebit decimal.Decimal // the largest single debit
+	Debit    decimal.Decimal // confirmed: the sum of the pool debits of successful rows
+	// MaxDebit is the largest single debit: the expected debit of a call
+	// whose debit is not known yet (the pending rows').
+	MaxDebit  decimal.Decimal
+	DebitRows int // successful rows with a pool debit
 }
 
 // Journaled is the number of rows sent or being sent: rows with a journal
 // row, except those Recheck returned to unsent.
 func (c Counts) Journaled() int { return c.Success + c.Failed + c.Pending }
 
+// PendingDebit is what the pending rows may have cost, each at the
+// expected debit (MaxDebit); known is false when pending rows have no
+// expected debit yet (no row of the run has debited).
+func (c Counts) PendingDebit() (d decimal.Decimal, known bool) {
+	return c.MaxDebit.Mul(decimal.NewFromInt(int64(c.Pending))), c.Pending == 0 || c.DebitRows > 0
+}
+
+// Debits is the run's pool debits in words: "D confirmed", and, when rows
+// are pending, "+ P pending (N rows at E)" or "+ N rows pending of unknown
+// debit". The confirmed part is exact; the pending part is counted at the
+// expected debit of one call until recheck resolves the rows.
+func (c Counts) Debits() string {
+	s := c.Debit.StringFixed(2) + " confirmed"
+	if c.Pending == 0 {
+		return s
+	}
+	p, known := c.PendingDebit()
+	if !known {
+		return fmt.Sprintf("%s + %d rows pending of unknown debit", s, c.Pending)
+	}
+	return fmt.Sprintf("%s + %s pending (%d rows at %s)", s, p.StringFixed(2), c.Pending, c.MaxDebit.StringFixed(2))
+}
+
 // String is the counts in one line: "N rows: S success, F failed, P
-// pending, U unsent; pool debits D".
+// pending, U unsent; pool debits D confirmed[ + P pending (N rows at E)]".
 func (c Counts) String() string {
 	return fmt.Sprintf("%d rows: %d success, %d failed, %d pending, %d unsent; pool debits %s",
-		c.Total, c.Success, c.Failed, c.Pending, c.Unsent, c.Debit.StringFixed(2))
+		c.Total, c.Success, c.Failed, c.Pending, c.Unsent, c.Debits())
 }
 
 // CountRows counts a run's rows per state and sums its debits.
@@ -324,6 +350,7 @@ func CountRows(ctx context.Context, db Journal, run *Run) (Counts, error) {
 			// the results show it as written.
 			if d, err := decimal.NewFromString(amount); err == nil {
 				c.Debit = c.Debit.Add(d)
+				c.DebitRows++
 				if d.GreaterThan(c.MaxDebit) {
 					c.MaxDebit = d
 				}

@@ -36,6 +36,9 @@ type Leaser interface {
 	BulkWorkers(ctx context.Context, runID string) ([]store.BulkLease, error)
 	ReapBulkWorkers(ctx context.Context, runID string, dead []store.BulkLease, reason string) (int, error)
 	EndBulkWorker(ctx context.Context, runID, worker string, at time.Time) (state string, others int, err error)
+	// SweepBulkRun clears what dead holders or workers left of a run (see
+	// Leases.Sweep).
+	SweepBulkRun(ctx context.Context, runID string, stale func(store.BulkLease) bool, reason string) (store.BulkSweep, error)
 }
 
 var _ Leaser = (*store.DB)(nil)
@@ -94,7 +97,11 @@ type Leases struct {
 	// Timeout is the age of a heartbeat past which its lease is taken over
 	// (DefaultLeaseTimeout).
 	Timeout time.Duration
-	// Now is the clock of since and heartbeats; default time.Now.
+	// Now, when set, is the clock of since and heartbeats and of their
+	// age (tests). By default every host uses the database's clock: the
+	// store writes its time where none is given (store.BulkLease) and
+	// gives it with every lease it reads (BulkLease.Now), so a heartbeat's
+	// age never depends on a host's clock.
 	Now func() time.Time
 	// After waits for the next heartbeat; default time.After. Tests pass a
 	// channel they control.
@@ -104,7 +111,26 @@ type Leases struct {
 	Alive func(pid int) bool
 }
 
-func (ls *Leases) now() time.Time { return now(ls.Now) }
+// now is the time a lease written now records: Now's, or zero for the
+// database's clock.
+func (ls *Leases) now() time.Time {
+	if ls.Now == nil {
+		return time.Time{}
+	}
+	return ls.Now()
+}
+
+// clockAt is the time by which lease l's age is judged: Now's, or the
+// database's when l was read (the host's for a lease not read from it).
+func (ls *Leases) clockAt(l store.BulkLease) time.Time {
+	switch {
+	case ls.Now != nil:
+		return ls.Now()
+	case !l.Now.IsZero():
+		return l.Now
+	}
+	return time.Now()
+}
 
 // alive is the default Leases.Alive.
 func alive(pid int) bool {
@@ -114,7 +140,8 @@ func alive(pid int) bool {
 
 // Stale reports whether lease l's holder is gone: a process of this host
 // whose pid no longer runs (or is this process's, under an id this process
-// did not make), or a heartbeat older than the timeout.
+// did not make), or a heartbeat older than the timeout by the database's
+// clock (clockAt).
 func (ls *Leases) Stale(l store.BulkLease) bool {
 	isAlive := ls.Alive
 	if isAlive == nil {
@@ -133,7 +160,7 @@ func (ls *Leases) Stale(l store.BulkLease) bool {
 	if timeout <= 0 {
 		timeout = DefaultLeaseTimeout
 	}
-	return ls.now().Sub(l.Heartbeat) > timeout
+	return ls.clockAt(l).Sub(l.Heartbeat) > timeout
 }
 
 func (ls *Leases) lease(runID string) store.BulkLease {
@@ -176,7 +203,7 @@ func (ls *Leases) Acquire(ctx context.Context, runID string) (*Lease, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, &HeldError{RunID: runID, Lease: *other, Now: ls.now()}
+		return nil, &HeldError{RunID: runID, Lease: *other, Now: ls.clockAt(*other)}
 	}
 	return ls.keep(runID, other), nil
 }
@@ -274,7 +301,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		close(l.stop)
 		<-l.done
 		if l.shared {
-			_, _, err = l.ls.DB.EndBulkWorker(context.WithoutCancel(ctx), l.RunID, l.ls.Holder.ID, l.ls.now())
+			_, _, err = l.ls.DB.EndBulkWorker(context.WithoutCancel(ctx), l.RunID, l.ls.Holder.ID, now(l.ls.Now))
 			return
 		}
 		err = l.ls.DB.ReleaseBulkLease(context.WithoutCancel(ctx), l.RunID, l.ls.Holder.ID)

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
@@ -44,6 +47,8 @@ type Rechecker struct {
 	// optional) are scrubbed by value from the look-ups' answers.
 	Secret string
 	Rows   []Row
+
+	only func(Entry) bool // when set, the rows looked up (the others are left alone, uncounted)
 }
 
 func (rc *Rechecker) now() time.Time { return now(rc.Now) }
@@ -58,12 +63,13 @@ const SendingAge = 5 * time.Minute
 // InFlight) with
 // client.TxnStatus(ctx, the IST day it was sent, its externalRef):
 // transaction status TXN → success (order id and pool amount from the
-// look-up), TUP → stays pending, svcapi.TxnNotFound (the service never
-// executed it; also as the look-up's own statuscode, and after a retry on
-// the next day for a row sent just before midnight) → returned to unsent
-// (StateUnsent), so that the next Execute sends it again with the same
-// externalRef, anything else → failed. A look-up that fails leaves its row
-// pending. A cancelled ctx starts no new look-up.
+// look-up), TUP → stays pending, never executed (NeverExecuted: SNA, or
+// ERR saying not found; also as the look-up's own statuscode, and after a
+// retry on the next day for a row sent just before midnight) → returned to
+// unsent (StateUnsent), so that the next Execute sends it again with the
+// same externalRef, any other code → failed (a definite failure). A look-up
+// that fails, or answers no transaction status, leaves its row pending. A
+// cancelled ctx starts no new look-up.
 //
 // Returning a row to unsent is safe only because the look-up is made at
 // least MinWait after the row was sent (a request still travelling would be
@@ -94,7 +100,7 @@ func (rc *Rechecker) Recheck(ctx context.Context, run *Run) (RecheckSummary, err
 	lu := &lookups{rc: rc, run: run, sum: &s, secrets: rc.rowSecrets(), log: rc.Log.With(LogRun, run.ID)}
 	work := lu.start(ctx)
 	for _, e := range pending {
-		if !s.due(e, start, rc.MinWait, hasRef) || ctx.Err() != nil {
+		if rc.only != nil && !rc.only(e) || !s.due(e, start, rc.MinWait, hasRef) || ctx.Err() != nil {
 			continue
 		}
 		select {
@@ -172,7 +178,7 @@ func (lu *lookups) start(ctx context.Context) chan<- Entry {
 				if !ok {
 					sec = []string{lu.rc.Secret}
 				}
-				kind, err := lu.rc.one(ctx, lu.run.ID, e, sec)
+				kind, err := lu.rc.one(ctx, lu.run, e, sec)
 				lu.count(e, kind, scrubErr(err, sec))
 			}
 		}()
@@ -232,28 +238,112 @@ func isJournalErr(err error) bool {
 const midnightSlack = 2 * time.Minute
 
 // lookup is Client.TxnStatus, with "no such transaction" answered at the
-// outer level turned into transaction status svcapi.TxnNotFound.
+// outer level (SNA, or ERR saying not found) turned into transaction status
+// svcapi.TxnNotFound.
 func (rc *Rechecker) lookup(ctx context.Context, day time.Time, ref string) (*svcapi.TxnStatusData, error) {
 	d, err := rc.Client.TxnStatus(ctx, day, ref)
 	var apiErr *svcapi.Error
-	if errors.As(err, &apiErr) && apiErr.StatusCode == svcapi.TxnNotFound {
-		return &svcapi.TxnStatusData{TransactionStatusCode: svcapi.TxnNotFound, TransactionStatus: svcapi.String(apiErr.Status)}, nil
+	if errors.As(err, &apiErr) && NeverExecuted(apiErr.StatusCode, apiErr.Status) {
+		return &svcapi.TxnStatusData{TransactionStatusCode: svcapi.String(apiErr.StatusCode), TransactionStatus: svcapi.String(apiErr.Status)}, nil
 	}
 	return d, err
 }
 
+// statusError is the statuscode of the service's generic error.
+const statusError = "ERR"
+
+// notFoundPhrases are what a status message says of a transaction the
+// service has no record of (in any case).
+var notFoundPhrases = []string{"not found", "no such transaction", "no transaction", "no record", "does not exist"}
+
+// NeverExecuted reports whether a transaction-status answer (its code and
+// message) proves the service never executed the transaction: code SNA
+// (svcapi.TxnNotFound), or ERR (or no code) with a message that says so
+// ("not found", "no such transaction", "no record" …). ERR with another
+// message ("Transaction failed") is a failure of the transaction.
+func NeverExecuted(code, msg string) bool {
+	if code == svcapi.TxnNotFound {
+		return true
+	}
+	if code != statusError && code != "" {
+		return false
+	}
+	msg = strings.ToLower(msg)
+	for _, p := range notFoundPhrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupState is the state a look-up's answer gives its row: TXN success,
+// TUP pending, never executed (NeverExecuted) unsent, any other code a
+// definite failure; "" when the answer has no transaction status (it says
+// nothing: the row stays as it is).
+func lookupState(code, msg string) string {
+	switch {
+	case code == svcapi.StatusSuccess:
+		return StateSuccess
+	case code == svcapi.StatusPending:
+		return StatePending
+	case NeverExecuted(code, msg):
+		return StateUnsent
+	case code == "":
+		return ""
+	}
+	return StateFailed
+}
+
+// errNoStatus is a look-up answered without a transaction status.
+var errNoStatus = errors.New("txnStatus answered without a transaction status")
+
+// lookupDebit is the debit of a transaction the look-up found executed
+// (TXN): its pool's amount, else its txnValue; "" for an operation that
+// debits no pool. For one that does, a debit missing, or beyond the bound
+// of an amount (recon.CheckAmount), is an error: the row's debit is still
+// unknown, and it stays pending.
+func lookupDebit(opName string, d *svcapi.TxnStatusData) (string, error) {
+	var a decimal.Decimal
+	switch {
+	case d.Pool != nil:
+		a = d.Pool.Amount
+	case d.TxnValue.Valid:
+		a = d.TxnValue.Decimal
+	default:
+		if op, ok := svcapi.Lookup(opName); !ok || op.Pool == svcapi.PoolNone {
+			return "", nil
+		}
+		return "", errors.New("txnStatus answered TXN without a debit (no pool, no txnValue): the row's debit is still unknown")
+	}
+	if err := recon.CheckAmount(a); err != nil {
+		return "", fmt.Errorf("txnStatus answered TXN with a debit %w: the row's debit is still unknown", err)
+	}
+	return recon.Exact(a), nil
+}
+
 // one looks one row up and journals the answer, with secrets scrubbed. It
 // returns the row's new state, or "" when the look-up failed.
-func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []string) (string, error) {
+func (rc *Rechecker) one(ctx context.Context, run *Run, e Entry, secrets []string) (string, error) {
+	runID := run.ID
 	sent := e.SentAt.In(recon.IST)
 	d, err := rc.lookup(ctx, sent, e.Ref)
-	if err == nil && string(d.TransactionStatusCode) == svcapi.TxnNotFound {
+	if err == nil && lookupState(string(d.TransactionStatusCode), string(d.TransactionStatus)) == StateUnsent {
 		next := sent.Add(midnightSlack)
 		if next.Day() != sent.Day() {
 			// A failed second look-up leaves the row pending: not found
 			// on the first day alone does not prove it was not executed.
 			d, err = rc.lookup(ctx, next, e.Ref)
 		}
+	}
+	state, amount := "", ""
+	if err == nil {
+		if state = lookupState(string(d.TransactionStatusCode), string(d.TransactionStatus)); state == "" {
+			err = errNoStatus
+		}
+	}
+	if state == StateSuccess {
+		amount, err = lookupDebit(run.Op, d)
 	}
 	checked := rc.now()
 	jctx := context.WithoutCancel(ctx)
@@ -263,29 +353,30 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []s
 		}
 		return "", err
 	}
+	res := rc.resolved(e, state, d, secrets)
+	res.PoolAmount = amount
+	if werr := rc.DB.ResolveBulkRow(jctx, runID, e.State, res, checked); werr != nil {
+		return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
+	}
+	return state, nil
+}
+
+// resolved is the journal row of e after a look-up answered d, which gives
+// it state; secrets are scrubbed from every text kept.
+func (rc *Rechecker) resolved(e Entry, state string, d *svcapi.TxnStatusData, secrets []string) Entry {
 	code := string(d.TransactionStatusCode)
-	state, orderID, amount := StateFailed, e.OrderID, ""
+	orderID := e.OrderID
 	msg := redact.Scrub(string(d.TransactionStatus), secrets...)
-	switch code {
-	case svcapi.StatusSuccess:
-		state = StateSuccess
+	errText := ""
+	switch state {
+	case StateSuccess:
 		if d.OrderID != "" {
 			orderID = redact.Scrub(string(d.OrderID), secrets...)
 		}
-		if d.Pool != nil {
-			amount = recon.Exact(d.Pool.Amount)
-		}
-	case svcapi.StatusPending:
-		state = StatePending
-	case svcapi.TxnNotFound:
-		state = StateUnsent
+	case StateUnsent:
 		if msg == "" {
 			msg = "not found at the service"
 		}
-	}
-	errText := ""
-	switch state {
-	case StateUnsent:
 		errText = redact.Scrub(fmt.Sprintf("txnStatus: %s %s: never executed by the service; returned to unsent after %d attempt(s), resume sends it again with the same externalRef",
 			code, msg, e.Attempts), secrets...)
 	case StateFailed:
@@ -296,9 +387,6 @@ func (rc *Rechecker) one(ctx context.Context, runID string, e Entry, secrets []s
 			errText = ReasonDiedSending
 		}
 	}
-	res := Entry{Line: e.Line, State: state, StatusCode: redact.Scrub(code, secrets...), Status: msg, OrderID: orderID, PoolAmount: amount, Error: errText}
-	if werr := rc.DB.ResolveBulkRow(jctx, runID, e.State, res, checked); werr != nil {
-		return "", journalErr{fmt.Errorf("journal look-up of line %d: %w", e.Line, werr)}
-	}
-	return state, nil
+	return Entry{Line: e.Line, State: state, StatusCode: redact.Scrub(code, secrets...), Status: msg, OrderID: orderID,
+		Error: errText}
 }

@@ -174,6 +174,18 @@ func (rs *Results) sensitive() []string {
 	return out
 }
 
+// carried returns, per input column, whether it is carried through
+// without being sent (Extra): free text, whose card and Aadhaar numbers
+// are masked in the results.
+func (rs *Results) carried() []bool {
+	out := make([]bool, len(rs.Table.Header))
+	for i, h := range rs.Table.Header {
+		_, field := rs.Op.Field(h)
+		out[i] = !field
+	}
+	return out
+}
+
 // secrets returns the values scrubbed from the answers to a row: the
 // client secret, the run's sensitive --set values and the row's sensitive
 // cells, longest first.
@@ -243,13 +255,35 @@ func poolAmountKeys(shape svcapi.PoolShape) []string {
 	return nil
 }
 
+// inputCells appends a record's cells to cells as the results show them:
+// a sensitive one hidden (hide), the free text of a carried column with
+// its card and Aadhaar numbers masked (free); as many as the header has.
+func inputCells(cells []string, rec Record, hide []string, free []bool) []string {
+	for c, v := range rec.Cells {
+		switch {
+		case v == "":
+		case hide[c] == hideRemove:
+			v = redact.Marker
+		case hide[c] == hideMask:
+			v = redact.Last4(v)
+		case free[c]:
+			v = redact.Numbers(v)
+		}
+		cells = append(cells, v)
+	}
+	for len(cells) < len(hide) {
+		cells = append(cells, "")
+	}
+	return cells
+}
+
 // errStopped ends a walk of the journal whose reader stopped early.
 var errStopped = errors.New("stopped")
 
 // each calls fn with every row of the results in input order.
 func (rs *Results) each(ctx context.Context, rc resultColumns, fn func(cells []string) error) error {
 	width, keys, addRef := len(rc.header), rc.keys, rc.addRef
-	hide := rs.sensitive()
+	hide, free := rs.sensitive(), rs.carried()
 	refWidth := RefWidth(rs.Table)
 	pos := make(map[string]int, len(keys))
 	for k, key := range keys {
@@ -258,20 +292,7 @@ func (rs *Results) each(ctx context.Context, rc resultColumns, fn func(cells []s
 	recs := rs.Table.Records
 	i := 0
 	row := func(rec Record, e *Entry) error {
-		cells := make([]string, 0, width)
-		for c, v := range rec.Cells {
-			switch {
-			case v == "":
-			case hide[c] == hideRemove:
-				v = redact.Marker
-			case hide[c] == hideMask:
-				v = redact.Last4(v)
-			}
-			cells = append(cells, v)
-		}
-		for len(cells) < len(rs.Table.Header) {
-			cells = append(cells, "")
-		}
+		cells := inputCells(make([]string, 0, width), rec, hide, free)
 		data := make([]string, len(keys))
 		if e == nil {
 			cells = append(cells, OutcomeUnsent, "", "", "")

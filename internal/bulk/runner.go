@@ -13,6 +13,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/progress"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -48,10 +49,13 @@ type Runner struct {
 	// Rate limits how many rows start per second (0: no limit). The limit is
 	// applied before a row is journaled, so waiting rows are not 'sending'.
 	Rate float64
-	// MaxDebit, when positive, stops starting new calls once the pool debits
-	// of the run's successful rows reach it. Calls already in flight finish,
-	// so the debits may exceed it by at most Concurrency × the largest
-	// single debit.
+	// MaxDebit, when positive, is the most the run may spend: a call starts
+	// only while the run's confirmed debits, with every call whose debit is
+	// unknown (in flight, or pending) counted at the expected debit of one
+	// call and the new call too, stay within it (store.DebitCap). The
+	// expected debit is the largest debit seen (or Price's); until an
+	// answer teaches it, calls go one at a time. The cap holds as long as
+	// no call costs more than the expected debit.
 	MaxDebit decimal.Decimal
 	// Progress is where the progress bar is drawn when it is a terminal
 	// (usually stderr); otherwise a progress line is logged every 10 s.
@@ -70,6 +74,16 @@ type Runner struct {
 	// again while the rows in flight of every worker reserve what is left
 	// of MaxDebit; default DefaultPoll.
 	Poll time.Duration
+	// Price, when set, is the rate card (issue 27): the expected debit of
+	// one call of an operation, and whether it knows it. Without it the
+	// expected debit is learnt from the run's first answer with a debit
+	// (until then, with MaxDebit, one call at a time).
+	Price func(op string) (decimal.Decimal, bool)
+	// Recheck, when set, takes over the rows a dead process left: those
+	// found 'sending' (and pending since for that reason) are looked up
+	// before sending, and the ones the service never executed are sent
+	// in the same Execute (see takeOver). Nil leaves them to Recheck.
+	Recheck *Rechecker
 }
 
 // Summary is the state of a run after Execute.
@@ -82,6 +96,9 @@ type Summary struct {
 	// were still working on the run when it ended its part (their rows in
 	// flight count as pending); the last one sets the run's state.
 	Workers int
+	// TakenOver are the look-ups of the rows dead processes left
+	// (Runner.Recheck).
+	TakenOver RecheckSummary
 }
 
 func (r *Runner) now() time.Time { return now(r.Now) }
@@ -133,8 +150,11 @@ func (r *Runner) executeAlone(ctx context.Context, run *Run, rows []Row, log *sl
 		return sum, err
 	}
 	if sum.Recovered > 0 {
-		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: recheck resolves them",
+		log.Warn("rows were being sent when the last process stopped; they are pending, not sent: the transaction-status look-up resolves them",
 			"rows", sum.Recovered)
+	}
+	if sum.TakenOver, err = r.takeOver(ctx, run, log); err != nil {
+		return sum, err
 	}
 	todo, err := r.toSend(ctx, run, rows)
 	if err != nil {
@@ -144,7 +164,7 @@ func (r *Runner) executeAlone(ctx context.Context, run *Run, rows []Row, log *sl
 	if err != nil {
 		return sum, err
 	}
-	ex := r.newExecution(run, log, before.Debit, len(rows), len(rows)-len(todo))
+	ex := r.newExecution(run, log, before, len(rows), len(rows)-len(todo))
 	ex.sendAll(ctx, todo, max(r.Concurrency, 1))
 	ex.bar.Done()
 	return r.endAlone(context.WithoutCancel(ctx), run, ex, sum)
@@ -184,12 +204,13 @@ func (ex *execution) sendAll(ctx context.Context, todo []Row, conc int) {
 	defer wg.Wait()
 	defer close(jobs)
 	for _, row := range todo {
-		if ex.stopped() != "" {
+		if !ex.reserve(ctx) {
 			return
 		}
 		select {
 		case jobs <- row:
 		case <-ctx.Done():
+			ex.release(nil)
 			ex.stop(StopInterrupted, nil)
 			return
 		}
@@ -232,10 +253,12 @@ func (r *Runner) start(ctx context.Context, run *Run) (Counts, error) {
 	return before, nil
 }
 
-// newExecution is the state of one Execute of run: its debits so far, a
-// progress bar of rows rows, done of them already.
-func (r *Runner) newExecution(run *Run, log *slog.Logger, debit decimal.Decimal, rows, done int) *execution {
-	ex := &execution{Runner: r, run: run, log: log, debit: debit}
+// newExecution is the state of one Execute of run: its counts before
+// (the account of its debits), a progress bar of rows rows, done of them
+// already.
+func (r *Runner) newExecution(run *Run, log *slog.Logger, before Counts, rows, done int) *execution {
+	ex := &execution{Runner: r, run: run, log: log}
+	ex.openAccount(before)
 	limit := rate.Inf
 	if r.Rate > 0 {
 		limit = rate.Limit(r.Rate)
@@ -255,11 +278,15 @@ type execution struct {
 	bar     *progress.Bar
 	worker  string // the worker id, for a worker of a shared run; "" otherwise
 
-	mu     sync.Mutex
-	debit  decimal.Decimal
-	reason string
-	err    error
-	sent   int
+	mu sync.Mutex
+	// account is the run's debits against MaxDebit (one holder; a worker
+	// of a shared run reserves in the database); changed is closed and
+	// replaced whenever a reservation is released.
+	account store.DebitCap
+	changed chan struct{}
+	reason  string
+	err     error
+	sent    int
 }
 
 func (ex *execution) stop(reason string, err error) {
@@ -285,15 +312,5 @@ func (ex *execution) mayStart(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		ex.stop(StopInterrupted, nil)
 	}
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	if ex.reason != "" {
-		return false
-	}
-	if ex.worker == "" && ex.MaxDebit.IsPositive() && ex.debit.GreaterThanOrEqual(ex.MaxDebit) {
-		ex.reason = StopMaxDebit
-		ex.log.Warn("pool debits reached --max-debit; no new calls", "debit", ex.debit.String(), "maxDebit", ex.MaxDebit.String())
-		return false
-	}
-	return true
+	return ex.stopped() == ""
 }

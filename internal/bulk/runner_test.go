@@ -405,24 +405,25 @@ func TestDuplicateOnFirstAttemptFails(t *testing.T) {
 	}
 }
 
+// TestMaxDebitStopsInTime: calls of 2.50 each under --max-debit 20.00
+// stop at exactly eight: the ninth would pass the cap.
 func TestMaxDebitStopsInTime(t *testing.T) {
 	const conc = 4
-	fx := newFixture(t, 100, bulktest.Options{Latency: time.Millisecond})
+	fx := newFixture(t, 100, bulktest.Options{Latency: time.Millisecond, Price: decimal.RequireFromString("2.50")})
 	r := fx.runner(conc)
 	r.MaxDebit = decimal.RequireFromString("20.00")
 	sum, err := r.Execute(context.Background(), fx.run, fx.rows)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := r.MaxDebit.Add(decimal.New(conc, 0).Mul(decimal.RequireFromString("2.99")))
-	if sum.Stop != StopMaxDebit || sum.Debit.LessThan(r.MaxDebit) || sum.Debit.GreaterThan(bound) {
-		t.Errorf("Execute = stop %q debit %s; want max-debit stop with %s <= debit <= %s", sum.Stop, sum.Debit, r.MaxDebit, bound)
+	if sum.Stop != StopMaxDebit || !sum.Debit.Equal(r.MaxDebit) || sum.Success != 8 {
+		t.Errorf("Execute = stop %q debit %s, %d success; want max-debit stop at %s, 8 calls", sum.Stop, sum.Debit, sum.Success, r.MaxDebit)
 	}
 	if !fx.srv.Debited().Equal(sum.Debit) {
 		t.Errorf("server debited %s, journal %s", fx.srv.Debited(), sum.Debit)
 	}
-	if fx.run.State != RunStopped || sum.Unsent == 0 {
-		t.Errorf("state %s, unsent %d; want stopped with rows left", fx.run.State, sum.Unsent)
+	if fx.run.State != RunStopped || sum.Unsent != 92 {
+		t.Errorf("state %s, unsent %d; want stopped with 92 rows left", fx.run.State, sum.Unsent)
 	}
 }
 

@@ -34,6 +34,9 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	if err := seed(ctx, r.DB, run, rows); err != nil {
 		return sum, err
 	}
+	if sum.TakenOver, err = r.takeOver(ctx, run, log); err != nil {
+		return sum, err
+	}
 	before, err := r.start(ctx, run)
 	if err != nil {
 		return sum, err
@@ -42,9 +45,12 @@ func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *s
 	for _, row := range rows {
 		byLine[row.Line] = row
 	}
-	ex := r.newExecution(run, log, before.Debit, len(rows), before.Journaled())
+	ex := r.newExecution(run, log, before, len(rows), before.Journaled())
 	ex.worker = r.Lease.Worker()
 	ex.work(ctx, byLine, max(r.Concurrency, 1))
+	if r.takeOverGone(ctx, run, ex, &sum, log) {
+		ex.work(ctx, byLine, max(r.Concurrency, 1))
+	}
 	ex.bar.Done()
 	return r.endShared(context.WithoutCancel(ctx), run, ex, sum, log)
 }
@@ -122,6 +128,7 @@ func (r *Runner) endShared(jctx context.Context, run *Run, ex *execution, sum Su
 func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots chan struct{}, ended <-chan struct{},
 	waiting func() int, dispatch func(Row, int)) {
 	sl := claimSlots{ctx: ctx, ex: ex, slots: slots, batch: min(cap(slots)/2, claimBatch)}
+	price, known := ex.expected(ex.run.Op, Counts{}) // the rate card's; the database knows the run's debits
 	for ex.stopped() == "" {
 		n, ok := sl.take(waiting)
 		if !ok {
@@ -132,7 +139,7 @@ func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots ch
 			return
 		}
 		claimed, hold, err := ex.DB.ClaimBulkRows(context.WithoutCancel(ctx),
-			store.BulkClaim{Worker: ex.Lease.worker(), N: n, At: ex.now(), MaxDebit: ex.MaxDebit})
+			store.BulkClaim{Worker: ex.Lease.worker(), N: n, At: ex.now(), MaxDebit: ex.MaxDebit, Expected: price, Known: known})
 		if err != nil {
 			sl.free(n)
 			ex.stop(StopError, err)
@@ -148,7 +155,8 @@ func (ex *execution) claimLoop(ctx context.Context, byLine map[int]Row, slots ch
 		case hold == "":
 			return // nothing left to claim
 		case hold == store.BulkHoldMaxDebit:
-			ex.log.Warn("pool debits of the run's workers reached --max-debit; no new calls", "maxDebit", ex.MaxDebit.String())
+			ex.log.Warn("pool debits of the run's workers, with the calls whose debit is unknown at the expected debit, reached --max-debit; no new calls",
+				"maxDebit", ex.MaxDebit.String())
 			ex.stop(StopMaxDebit, nil)
 			return
 		}

@@ -39,6 +39,8 @@ func (discardCalls) CallSource(context.Context, string, int64, time.Time, bool) 
 	return 1, nil
 }
 
+func (discardCalls) SealCallSource(context.Context, int64, store.CallSourceSeal) error { return nil }
+
 // cpuTime is the CPU time the process has used (user and system): on a
 // machine others share, a steadier figure than the time on the clock.
 func cpuTime() time.Duration {

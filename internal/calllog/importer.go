@@ -2,11 +2,13 @@ package calllog
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/progress"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -25,18 +28,70 @@ import (
 // BatchLines is how many lines an import commits per transaction.
 const BatchLines = 20000
 
-// MaxLineBytes is the longest line an import reads; a longer one is a bad
-// line (and the rest of the file is still read, without holding it).
-const MaxLineBytes = 16 << 20
+// The budgets of a call-log file (Limits' defaults; the README lists them).
+const (
+	// MaxLineBytes is the longest line an import reads; a longer one is a
+	// bad line (and the rest of the file is still read, without holding it).
+	MaxLineBytes = 16 << 20
+	// MaxRunBytes of input without a line break, or with blank lines
+	// only, end the import of a file: it is not a call log (/dev/zero, a
+	// disk image, a gzip bomb).
+	MaxRunBytes = 256 << 20
+	// MaxFileBytes is the most one file or stream may hold, decompressed
+	// (about 3 million calls), and MaxFileLines the most lines (blank ones
+	// not counted): an endless stream of good lines ends too.
+	MaxFileBytes = 4 << 30
+	MaxFileLines = 4000000
+	// MaxBadLines bad lines, once they are also more than the lines read
+	// well, end the import of a file: it is not a call log (random bytes,
+	// another program's log).
+	MaxBadLines = 10000
+	// MaxErrors is the most bad lines a Summary names (Errors); Bad counts
+	// them all, and import_errors keeps them all.
+	MaxErrors = 1000
+)
+
+// Limits are the budgets of one call-log file or stream; a zero field is
+// its default (MaxLineBytes, MaxRunBytes, MaxFileBytes, MaxFileLines,
+// MaxBadLines).
+type Limits struct {
+	Line  int
+	Run   int64
+	File  int64
+	Lines int
+	Bad   int
+}
+
+func (l *Limits) defaults() {
+	if l.Line <= 0 {
+		l.Line = MaxLineBytes
+	}
+	if l.Run <= 0 {
+		l.Run = MaxRunBytes
+	}
+	if l.File <= 0 {
+		l.File = MaxFileBytes
+	}
+	if l.Lines <= 0 {
+		l.Lines = MaxFileLines
+	}
+	if l.Bad <= 0 {
+		l.Bad = MaxBadLines
+	}
+}
 
 // chunkBytes is how much of the input a worker decodes at once.
 const chunkBytes = 1 << 20
 
 // Summary counts what an import did. Lines counts the non-blank lines
 // read: each was imported, a duplicate of a line imported before, or bad.
+// Errors names the first MaxErrors bad lines.
 type Summary struct {
 	Files, Lines, Imported, Duplicates, Bad int
 	Errors                                  []LineError
+	// FirstTS and LastTS are the earliest and the latest call time (ts)
+	// of the lines read ("" when none was a call).
+	FirstTS, LastTS string
 }
 
 // Add adds the counts and errors of o to s.
@@ -46,7 +101,27 @@ func (s *Summary) Add(o Summary) {
 	s.Imported += o.Imported
 	s.Duplicates += o.Duplicates
 	s.Bad += o.Bad
-	s.Errors = append(s.Errors, o.Errors...)
+	s.addErrors(o.Errors)
+	s.span(o.FirstTS)
+	s.span(o.LastTS)
+}
+
+// addErrors keeps errs while Errors holds fewer than MaxErrors.
+func (s *Summary) addErrors(errs []LineError) {
+	s.Errors = append(s.Errors, errs[:min(len(errs), max(0, MaxErrors-len(s.Errors)))]...)
+}
+
+// span widens FirstTS..LastTS to hold ts.
+func (s *Summary) span(ts string) {
+	if ts == "" {
+		return
+	}
+	if s.FirstTS == "" || ts < s.FirstTS {
+		s.FirstTS = ts
+	}
+	if ts > s.LastTS {
+		s.LastTS = ts
+	}
 }
 
 // String is the one-line summary the import-calls command prints.
@@ -79,6 +154,8 @@ type Options struct {
 	// Workers decode lines at once (default: one per CPU but the one the
 	// database writer needs, and at least one).
 	Workers int
+	// Limits are the budgets of each file (zero: the defaults).
+	Limits Limits
 }
 
 func (o *Options) defaults() {
@@ -93,6 +170,7 @@ func (o *Options) defaults() {
 	if o.Workers <= 0 {
 		o.Workers = max(1, runtime.GOMAXPROCS(0)-1)
 	}
+	o.Limits.defaults()
 }
 
 // Writer stores calls and the lines that could not be read as calls: the
@@ -103,6 +181,10 @@ type Writer interface {
 	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
 	// CallSource returns the id of a call-log file, recording it when new.
 	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
+	// SealCallSource records what the import of a call-log file read of it
+	// (its SHA-256, size, lines and the times of its calls): the run
+	// manifests name the file by it.
+	SealCallSource(ctx context.Context, id int64, s store.CallSourceSeal) error
 }
 
 var _ Writer = (*store.DB)(nil)
@@ -131,9 +213,12 @@ func ExpandPaths(paths []string) ([]string, error) {
 // ImportFiles imports each file (a pattern with * ? [ is expanded when no
 // file has that exact name, ExpandPaths), as Import does a stream, but
 // each line is kept as a reference into its file (byte offset and length,
-// checked by the line's SHA-256), not copied. It stops at the first file
-// that cannot be read or stored; the summary counts what was imported
-// until then.
+// checked by the line's SHA-256), not copied. A file that is not a regular
+// file (a FIFO, a device) is read as a stream: its lines are kept in the
+// database. A file larger than o.Limits.File is refused (a *budget.Error)
+// before any file is imported. It stops at the first file that cannot be
+// read or stored, or goes beyond its budget; the summary counts what was
+// imported until then.
 func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Summary, error) {
 	o.defaults()
 	var sum Summary
@@ -141,15 +226,19 @@ func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Sum
 	if err != nil {
 		return sum, err
 	}
-	if o.Progress != nil {
-		var total int64
-		for _, f := range files {
-			if st, err := os.Stat(f); err == nil {
-				total += st.Size()
-			}
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // reported when the file is opened
 		}
-		o.Progress.SetTotal(total)
+		if st.Size() > o.Limits.File {
+			return sum, &budget.Error{Input: f, Reason: fmt.Sprintf("%s: more than the %s a call-log file may hold: split it (nothing was imported)",
+				budget.Size(st.Size()), budget.Size(o.Limits.File))}
+		}
+		total += st.Size()
 	}
+	o.Progress.SetTotal(total)
 	for _, p := range files {
 		s, err := importFile(ctx, db, p, o)
 		sum.Add(s)
@@ -161,7 +250,7 @@ func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Sum
 }
 
 func importFile(ctx context.Context, db Writer, path string, o Options) (Summary, error) {
-	f, err := os.Open(path)
+	f, err := budget.Open(ctx, path) // a FIFO's open waits for its writer
 	if err != nil {
 		return Summary{}, fmt.Errorf("import %w", err)
 	}
@@ -169,6 +258,9 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 	st, err := f.Stat()
 	if err != nil {
 		return Summary{}, fmt.Errorf("import %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return importStream(ctx, db, path, budget.Reader(ctx, f), o, 0)
 	}
 	var magic [2]byte
 	n, _ := io.ReadFull(f, magic[:])
@@ -183,7 +275,36 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 	if err != nil {
 		return Summary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
 	}
-	return importStream(ctx, db, path, f, o, src)
+	hr := &hashingReader{r: f, h: sha256.New()}
+	sum, err := importStream(ctx, db, path, hr, o, src)
+	if err != nil {
+		return sum, err
+	}
+	if _, err := io.Copy(io.Discard, hr); err != nil { // what the reading left (past a gzip stream's end)
+		return sum, fmt.Errorf("import %w", err)
+	}
+	seal := store.CallSourceSeal{Name: path, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Bytes: hr.n,
+		Lines: sum.Lines, FirstTS: sum.FirstTS, LastTS: sum.LastTS}
+	if err := db.SealCallSource(ctx, src, seal); err != nil {
+		return sum, fmt.Errorf("import %s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// hashingReader reads r, taking the SHA-256 of the bytes read and counting
+// them: a file's digest as sha256sum prints it, taken in the one reading
+// of the import.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	hr.n += int64(n)
+	return n, err
 }
 
 type countingReader struct {
@@ -203,10 +324,12 @@ func (c countingReader) Read(p []byte) (int, error) {
 // file to point at). Lines are decoded in parallel and committed every
 // BatchLines lines, so a failure loses nothing already committed. Bad lines
 // are recorded in import_errors and returned in the summary; they are not
-// an error. The error is for reading r or writing the database.
+// an error. The error is for reading r (a read of r that blocks ends with
+// ctx), writing the database, or a stream beyond its budget (o.Limits: a
+// *budget.Error naming the line; the lines before it are stored).
 func Import(ctx context.Context, db Writer, name string, r io.Reader, o Options) (Summary, error) {
 	o.defaults()
-	return importStream(ctx, db, name, r, o, 0)
+	return importStream(ctx, db, name, budget.Reader(ctx, r), o, 0)
 }
 
 // importStream imports one call log: the input is cut into chunks of whole
@@ -223,14 +346,20 @@ func importStream(ctx context.Context, db Writer, name string, r io.Reader, o Op
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results, readErr := decodeChunks(dctx, in, name, src, o)
-	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress}
+	w := &importWriter{db: db, ctx: ctx, name: name, now: o.Now().UTC(), sum: &sum, bar: o.Progress,
+		maxLines: o.Limits.Lines, maxBad: o.Limits.Bad, maxBlank: o.Limits.Run}
 	w.start()
 	werr := w.storeInOrder(results, cancel)
 	if err := w.close(); err != nil && (werr == nil || errors.Is(werr, errStoreFailed)) {
 		werr = err
 	}
 	rerr := <-readErr
+	sum.span(w.span.FirstTS)
+	sum.span(w.span.LastTS)
+	var be *budget.Error
 	switch {
+	case errors.As(werr, &be), werr == nil && errors.As(rerr, &be):
+		return sum, be // names the file and line already
 	case werr != nil:
 		return sum, fmt.Errorf("import %s: %w", name, werr)
 	case rerr != nil && !errors.Is(rerr, context.Canceled):
@@ -276,13 +405,13 @@ func decodeChunks(ctx context.Context, in io.Reader, name string, src int64, o O
 	rerr := make(chan error, 1)
 	go func() {
 		defer close(chunks)
-		rerr <- readChunks(ctx, in, chunks)
+		rerr <- readChunks(ctx, in, chunks, name, o.Limits)
 	}()
 	var wg sync.WaitGroup
 	for range o.Workers {
 		wg.Go(func() {
 			for c := range chunks {
-				c.decode(name, src, o.Secrets)
+				c.decode(name, src, o.Secrets, o.Limits.Line)
 				select {
 				case out <- c:
 				case <-ctx.Done():
@@ -313,6 +442,14 @@ type importWriter struct {
 	bad   []store.ImportError
 	errs  []LineError
 	lines int
+	span  Summary // FirstTS and LastTS of the calls read
+
+	// The file's bad lines and lines read well so far, and the budgets
+	// of its lines and bad lines (Limits.Lines, Limits.Bad).
+	bad1, good1, maxLines, maxBad int
+	// blank counts the bytes since the last non-blank line; maxBlank is
+	// their budget (Limits.Run).
+	blank, maxBlank int64
 
 	batches chan importBatch // to the storing goroutine
 	done    chan error       // its first error, when it ends
@@ -389,24 +526,50 @@ func (w *importWriter) empty() error {
 	return err
 }
 
-// add takes a decoded chunk's lines, in order.
+// add takes a decoded chunk's lines, in order. Input beyond the budgets
+// of bad and blank lines ends the file (a *budget.Error), after the lines
+// before are sent to be stored.
 func (w *importWriter) add(c *chunk) error {
 	w.bar.AddItems(int64(len(c.lines)))
+	if len(c.lines) > 0 {
+		w.blank = 0
+	} else if w.blank += c.size; w.blank > w.maxBlank {
+		return w.stop(c.next-1, fmt.Sprintf("no call in %s, only blank lines: not a call log", budget.Size(w.maxBlank)))
+	}
 	for i := range c.lines {
 		l := &c.lines[i]
+		if w.bad1+w.good1 == w.maxLines {
+			return w.stop(l.n, fmt.Sprintf("more than %d lines: more than a call-log file may hold, split it", w.maxLines))
+		}
 		if l.reason != "" {
 			w.bad = append(w.bad, store.ImportError{Source: w.name, Line: l.n, Reason: l.reason})
 			w.errs = append(w.errs, LineError{File: w.name, Line: l.n, Reason: l.reason})
+			w.bad1++
 		} else {
 			w.calls = append(w.calls, l.call)
+			w.good1++
+			w.span.span(l.call.TS)
 		}
-		if w.lines++; w.lines == BatchLines {
+		w.lines++
+		if w.bad1 > w.maxBad && w.bad1 > w.good1 {
+			return w.stop(l.n, fmt.Sprintf("more than %d bad lines, and more than the lines read well: not a call log?", w.maxBad))
+		}
+		if w.lines == BatchLines {
 			if err := w.flush(); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// stop ends the file at line n, beyond a budget (reason): the lines taken
+// so far are sent to be stored.
+func (w *importWriter) stop(n int, reason string) error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return &budget.Error{Input: w.name, Line: n, Reason: reason + " (the lines before were imported; nothing after was read)"}
 }
 
 // flush sends the batch to be stored. After the storing goroutine failed
@@ -437,103 +600,6 @@ func (w *importWriter) store(b importBatch) error {
 	w.sum.Imported += imported
 	w.sum.Duplicates += len(b.calls) - imported
 	w.sum.Bad += len(b.bad)
-	w.sum.Errors = append(w.sum.Errors, b.errs...)
-	return nil
-}
-
-// chunk is a run of whole lines of the input, and once decoded, what they
-// hold.
-type chunk struct {
-	seq    int
-	data   []byte // the lines, each ending in '\n' (the last one may not)
-	first  int    // the number of the first line
-	offset int64  // where data starts in the (decompressed) input
-	long   bool   // data is empty: line first was longer than MaxLineBytes
-	lines  []lineResult
-}
-
-// lineResult is a non-blank line: its call, or the reason it is bad.
-type lineResult struct {
-	n      int
-	call   recon.Call
-	reason string
-}
-
-// readChunks cuts the input into chunks of whole lines, about chunkBytes
-// each. A line longer than MaxLineBytes is skipped without being held
-// whole and reported as a chunk of its own.
-func readChunks(ctx context.Context, r io.Reader, out chan<- *chunk) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	seq, line := 0, 1
-	var offset int64
-	send := func(c *chunk) error {
-		c.seq = seq
-		seq++
-		select {
-		case out <- c:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	buf := make([]byte, 0, chunkBytes)
-	eof := false
-	for !eof || len(buf) > 0 {
-		// Fill up to a chunk, and on while no line ends in it.
-		newline := bytes.IndexByte(buf, '\n') >= 0
-		for !eof && (len(buf) < chunkBytes || !newline) && len(buf) <= MaxLineBytes {
-			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)]
-			}
-			n, err := br.Read(buf[len(buf):cap(buf)])
-			newline = newline || bytes.IndexByte(buf[len(buf):len(buf)+n], '\n') >= 0
-			buf = buf[:len(buf)+n]
-			if errors.Is(err, io.EOF) {
-				eof = true
-			} else if err != nil {
-				if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-					_ = send(&chunk{data: buf[:i+1], first: line, offset: offset})
-					line += bytes.Count(buf[:i+1], []byte{'\n'})
-				}
-				return fmt.Errorf("read line %d: %w", line, err)
-			}
-		}
-		end := bytes.LastIndexByte(buf, '\n') + 1
-		if end == 0 && !eof { // one line longer than MaxLineBytes: skip to its end
-			skipped := int64(len(buf))
-			for {
-				part, err := br.ReadSlice('\n')
-				skipped += int64(len(part))
-				if errors.Is(err, bufio.ErrBufferFull) {
-					continue
-				}
-				if errors.Is(err, io.EOF) {
-					eof = true
-				} else if err != nil {
-					return fmt.Errorf("read line %d: %w", line, err)
-				}
-				break
-			}
-			if err := send(&chunk{first: line, long: true}); err != nil {
-				return err
-			}
-			offset += skipped
-			line++
-			buf = buf[:0]
-			continue
-		}
-		if end == 0 {
-			end = len(buf) // the last line, without its newline
-		}
-		c := &chunk{data: buf[:end], first: line, offset: offset}
-		line += bytes.Count(c.data, []byte{'\n'})
-		offset += int64(end)
-		rest := buf[end:]
-		buf = make([]byte, len(rest), max(chunkBytes, len(rest)+chunkBytes/2))
-		copy(buf, rest)
-		if err := send(c); err != nil {
-			return err
-		}
-	}
+	w.sum.addErrors(b.errs)
 	return nil
 }

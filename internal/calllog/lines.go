@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -50,14 +52,17 @@ func trimLine(raw []byte) (start, end int, blank bool) {
 }
 
 // decode reads the chunk's lines into calls (src: the file's call_sources
-// id, 0 for a stream) and releases its bytes.
-func (c *chunk) decode(name string, src int64, secrets []string) {
+// id, 0 for a stream; maxLine: the budget of a line) and releases its
+// bytes.
+func (c *chunk) decode(name string, src int64, secrets []string, maxLine int) {
+	long := "line longer than " + budget.Size(int64(maxLine))
 	if c.long {
-		c.lines = []lineResult{{n: c.first, reason: fmt.Sprintf("line longer than %d MiB", MaxLineBytes>>20)}}
+		c.lines = []lineResult{{n: c.first, reason: long}}
 		return
 	}
 	var block bytes.Buffer
 	data := c.data
+	c.size = int64(len(data))
 	n := c.first
 	for pos := 0; pos < len(data); n++ {
 		end := len(data)
@@ -67,8 +72,8 @@ func (c *chunk) decode(name string, src int64, secrets []string) {
 		raw := data[pos:end]
 		from := pos
 		pos = end + 1
-		if len(raw) > MaxLineBytes { // read whole in a large read: still a bad line
-			c.lines = append(c.lines, lineResult{n: n, reason: fmt.Sprintf("line longer than %d MiB", MaxLineBytes>>20)})
+		if len(raw) > maxLine { // read whole in a large read: still a bad line
+			c.lines = append(c.lines, lineResult{n: n, reason: long})
 			continue
 		}
 		start, stop, blank := trimLine(raw)
@@ -96,6 +101,7 @@ func (c *chunk) decode(name string, src int64, secrets []string) {
 		}
 		c.lines = append(c.lines, lineResult{n: n, call: call})
 	}
+	c.next = n
 	if block.Len() > 0 {
 		blk := &recon.LineBlock{Data: deflate(block.Bytes())}
 		for i := range c.lines {
@@ -118,8 +124,9 @@ func keepDocuments(c *recon.Call) {
 }
 
 // redactedLine is a line as the database may keep it: sensitive values
-// removed or masked and the secrets replaced (svcapi.RedactJSON), and the
-// data of a read-only operation's answer left out.
+// removed or masked and the secrets replaced (svcapi.RedactJSON), Aadhaar
+// numbers in its free text masked (redact.AadhaarJSON), and the data of a
+// read-only operation's answer left out.
 func redactedLine(l []byte, op string, secrets []string) []byte {
 	out := l
 	if needsRedact(l, secrets) {
@@ -134,7 +141,7 @@ func redactedLine(l []byte, op string, secrets []string) []byte {
 			}
 		}
 	}
-	return out
+	return redact.AadhaarJSON(out)
 }
 
 var deflaters = sync.Pool{New: func() any {
@@ -184,7 +191,9 @@ type Entry struct {
 // each with its line: read from the database, or from its file (checked
 // against the SHA-256 taken at the import) and redacted with secrets. A
 // call stored before lines were kept gets a line made of its stored
-// fields and documents. The error names a call whose line cannot be read.
+// fields and documents. Every line has the Aadhaar numbers of its free
+// text masked, those kept before they were too. The error names a call
+// whose line cannot be read.
 func Show(ctx context.Context, db Reader, ref string, secrets []string) ([]Entry, error) {
 	calls, err := db.StoredCalls(ctx, ref)
 	if err != nil {
@@ -210,6 +219,7 @@ func Show(ctx context.Context, db Reader, ref string, secrets []string) ([]Entry
 		if err != nil {
 			return out, fmt.Errorf("call %d: %w", c.ID, err)
 		}
+		s.Line = redact.AadhaarJSON(s.Line)
 		out = append(out, s)
 	}
 	return out, nil
@@ -229,8 +239,13 @@ func blockLine(block []byte, offset, length int64) ([]byte, error) {
 	return line, nil
 }
 
-// fileLine reads a call's line back from its file and checks it.
+// fileLine reads a call's line back from its file and checks it. A file
+// that is no longer a regular file (a FIFO's open and reads may never
+// end) no longer holds the line.
 func fileLine(c store.StoredCall) ([]byte, error) {
+	if st, err := os.Stat(c.File); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", c.File, ErrLineChanged)
+	}
 	f, err := os.Open(c.File)
 	if err != nil {
 		return nil, fmt.Errorf("read the line from its file: %w", err)

@@ -38,6 +38,14 @@
 // widens the mode of the file it replaces, and removes the temporary files
 // that killed writes of the same file left behind.
 //
+// Evidence (Options.Evidence, evidence.go): the Exceptions sheet
+// (exceptions.csv) with the run's exceptions and those it resolved, an
+// analyst's Decision (a drop-down), Assignee and Note to hand back; the
+// columns exception and life at the end of Breaks, Matching, Duplicates,
+// Reversals, Unsettled and Pending; the Summary's run id, manifest digest,
+// exceptions new, carried over and resolved, and sign-offs (rows at the
+// end of summary.csv); an incomplete period's verdict.
+//
 // Sheets: Summary (the verdict in words, the bridge from each pool
 // account's opening balance to its closing balance checked against the
 // last call's closing, the period, pools, calls, outcomes, breaks,
@@ -69,6 +77,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/buildinfo"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -137,6 +146,10 @@ type Options struct {
 	// Now is the clock of the document properties' creation time; nil is
 	// time.Now.
 	Now func() time.Time
+	// Evidence reads the evidence of the reconciliation run exported (its
+	// manifest, exceptions and sign-offs: evidence.Workbook); nil shows
+	// none.
+	Evidence func(ctx context.Context, runID int64) (*evidence.View, error)
 }
 
 func (o *Options) defaults() {
@@ -164,6 +177,10 @@ func (o *Options) defaults() {
 type Files struct {
 	Workbook string   // "" when no workbook was asked for
 	CSV      []string // in sheet order
+	// RunID is the reconciliation run exported (0 for other exports);
+	// Tables the tables written, with their rows.
+	RunID  int64
+	Tables []TableRows
 }
 
 // Paths lists every file written, the workbook first.
@@ -252,15 +269,21 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	o.Log.Info("export reconciliation", "from", from, "to", to, "run", r.ID, "dir", o.Dir, "format", string(o.Format))
 	o.Title = fmt.Sprintf("Reconciliation %s to %s", from, to)
 	o.Run = fmt.Sprintf("reconciliation run %d", r.ID)
+	ev, err := o.evidence(ctx, r.ID)
+	if err != nil {
+		return Files{}, fmt.Errorf("export %s..%s: %w", from, to, err)
+	}
+	sd.verdict = withCompleteness(sd.verdict, ev)
 	w, err := NewWriter(o, fmt.Sprintf("reconciliation-%s_%s.xlsx", from, to))
 	if err != nil {
 		return Files{}, err
 	}
 	defer w.Abort()
+	w.ev = ev
 	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range append([]sheet{legendSheet()}, reconSheets(ctx, db, &r)...) {
+	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, &r))...) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}
@@ -274,7 +297,9 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if by != 0 {
 		return Files{}, fmt.Errorf("export %s..%s: run %d was replaced by run %d during the export; export again", from, to, r.ID, by)
 	}
-	return w.Finish()
+	files, err := w.Finish()
+	files.RunID = r.ID
+	return files, err
 }
 
 // Billers exports the biller list: billers.xlsx with the sheets Billers and

@@ -15,18 +15,21 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden CSV files under testdata/golden")
 
-var wantSheets = []string{"Summary", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
+var wantSheets = []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
 
 func exportFixture(tb testing.TB, o Options) (Files, string) {
 	tb.Helper()
 	db := fixtureDB(tb)
+	withEvidence(tb, db)
 	dir := filepath.Join(tb.TempDir(), "out")
 	o.From, o.To, o.Dir = fixFrom, fixTo, dir
+	o.Evidence = func(ctx context.Context, id int64) (*evidence.View, error) { return evidence.Workbook(ctx, db, id) }
 	files, err := Reconciliation(context.Background(), db, o)
 	if err != nil {
 		tb.Fatalf("Reconciliation: %v", err)
@@ -223,7 +226,7 @@ func TestExportWorkbook(t *testing.T) {
 			t.Fatalf("Breaks has %d rows, want header + 3 of the current run", len(r))
 		}
 		h := r[0]
-		want := []string{"kind", "poolAccount", "timestamp", "operation", "externalRef", "orderid", "expected", "actual", "delta", "explainedBy", "note", "callId", "prevCallId"}
+		want := []string{"kind", "poolAccount", "timestamp", "operation", "externalRef", "orderid", "expected", "actual", "delta", "explainedBy", "note", "callId", "prevCallId", "exception", "life"}
 		if !reflect.DeepEqual(h, want) {
 			t.Errorf("Breaks header = %v, want %v", h, want)
 		}
@@ -388,7 +391,8 @@ func abs(x float64) float64 {
 func TestExportContinuationSheets(t *testing.T) {
 	files, _ := exportFixture(t, Options{Format: FormatXLSX, MaxRows: 3})
 	f := openBook(t, files.Workbook)
-	want := []string{"Summary", "Legend", "Legend (2)", "Legend (3)", "Legend (4)", "Legend (5)", "Legend (6)",
+	want := []string{"Summary", "Exceptions", "Exceptions (2)", "Exceptions (3)", "Exceptions (4)", "Exceptions (5)",
+		"Exceptions (6)", "Legend", "Legend (2)", "Legend (3)", "Legend (4)", "Legend (5)", "Legend (6)",
 		"Legend (7)", "Legend (8)", "Legend (9)", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
 		"Duplicates", "Reversals", "Unsettled", "Unsettled (2)", "Pending", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
 	if got := f.GetSheetList(); !reflect.DeepEqual(got, want) {
@@ -430,7 +434,7 @@ func TestExportGoldenCSV(t *testing.T) {
 	for _, p := range files.CSV {
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{"summary.csv", "breaks.csv", "matching.csv", "duplicates.csv", "reversals.csv", "unsettled.csv", "pending.csv", "statement.csv", "orders.csv"}
+	want := []string{"summary.csv", "exceptions.csv", "breaks.csv", "matching.csv", "duplicates.csv", "reversals.csv", "unsettled.csv", "pending.csv", "statement.csv", "orders.csv"}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("CSV files = %v, want %v", names, want)
 	}

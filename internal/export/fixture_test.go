@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
@@ -128,3 +129,26 @@ func rec(kind, id, at, mode, amount, clientOrder, narration, reversal, closing s
 		'2026-11-04T01:02:03.000Z', '2026-11-04T01:02:03.000Z')`,
 		q(kind), q(id), q(at), q(at[:10]), q(clientOrder), q(mode), q(amount), q(amount), q(narration), q(reversal), q(closing))
 }
+
+// withEvidence records the evidence of the fixture's current run (2), its
+// period complete: each day walked, the call logs declared complete.
+func withEvidence(tb testing.TB, db *store.DB) {
+	tb.Helper()
+	ctx := context.Background()
+	for _, d := range []string{"2026-11-01", "2026-11-02", "2026-11-03"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO sync_windows (kind, account, day, state, updated_at)
+			VALUES ('statement', '0409000123456', ?, 'done', 'x')`, d); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := db.DeclareCoverage(ctx, "2026-11-03", fixNow, "test"); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := evidence.Record(ctx, db, evidence.Check{RunID: 2, Findings: "Not reconciled: whatever",
+		Now: func() time.Time { return fixNow }, Version: "svcrecon test"}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// fixNow is when the fixture's evidence was recorded.
+var fixNow = time.Date(2026, 11, 4, 6, 31, 0, 0, recon.IST)

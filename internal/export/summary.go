@@ -179,7 +179,7 @@ func dailyCSV(days []store.ReportDay) []pair {
 // summary writes the Summary sheet and summary.csv.
 func (w *Writer) summary(sd *summaryData) error {
 	if w.o.Format.csv() {
-		if err := w.summaryCSV(summaryPairs(sd)); err != nil {
+		if err := w.summaryCSV(append(summaryPairs(sd), evidencePairs(w.ev)...)); err != nil {
 			return err
 		}
 	}
@@ -204,6 +204,7 @@ func (w *Writer) summaryCSV(pairs []pair) error {
 			return fmt.Errorf("write summary.csv: %w", err)
 		}
 	}
+	w.tables = append(w.tables, TableRows{Sheet: "Summary", File: "summary.csv", Rows: int64(len(pairs))})
 	return cf.close()
 }
 
@@ -340,6 +341,7 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 	g := &grid{w: w, sheet: name}
 	summaryTop(g, sd)
 	summaryPeriod(g, sd.run)
+	summaryEvidence(g, w.ev)
 	summaryFindings(g, &sd.run.Summary)
 	suggestedPairs(g, sd)
 	g.skip()

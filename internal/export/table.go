@@ -71,6 +71,9 @@ type Table struct {
 	// at the left of every page when the sheet prints more than one page
 	// wide.
 	Keys int
+	// Choices are the values a column's cells offer as a drop-down in the
+	// workbook (column index → values; a blank is allowed).
+	Choices map[int][]string
 }
 
 // Row is one row of a table: a text per column ("" is an empty cell) and

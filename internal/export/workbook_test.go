@@ -308,7 +308,7 @@ func TestExportPrintSetup(t *testing.T) {
 			t.Errorf("%s print titles = %q, want %q (the header row on every page)", s, titles[s], want)
 		}
 	}
-	if want := "'Unsettled'!$A:$G"; areas["Unsettled"] != want {
+	if want := "'Unsettled'!$A:$I"; areas["Unsettled"] != want {
 		t.Errorf("Unsettled print area = %q, want %q (the table, not its note)", areas["Unsettled"], want)
 	}
 }
@@ -403,11 +403,11 @@ func TestExportSheetsThatAnswer(t *testing.T) {
 			t.Errorf("beforePeriod = %v, want %v", got, want)
 		}
 		note := u[0][len(u[0])-1]
-		if !strings.Contains(note, "before 2026-11-01") || len(u[0]) != bp+3 {
+		if !strings.Contains(note, "before 2026-11-01") || len(u[0]) != bp+5 { // exception, life, a gap, the note
 			t.Errorf("Unsettled header row = %q, want a note after one empty column", u[0])
 		}
-		if tb, _ := f.GetTables("Unsettled"); len(tb) != 1 || tb[0].Range != "A1:G4" {
-			t.Errorf("Unsettled tables = %+v, want A1:G4 (the note outside)", tb)
+		if tb, _ := f.GetTables("Unsettled"); len(tb) != 1 || tb[0].Range != "A1:I4" {
+			t.Errorf("Unsettled tables = %+v, want A1:I4 (the note outside)", tb)
 		}
 	})
 

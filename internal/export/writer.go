@@ -11,6 +11,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/progress"
 	"github.com/svcrecon/svcrecon/internal/redact"
 )
@@ -61,6 +62,8 @@ type Writer struct {
 	cells  [Prose + 1][MarkGood + 1]int // cell styles by kind and mark (0: not made yet)
 	outs   []*output                    // CSV files written, committed by Finish
 	done   bool
+	tables []TableRows    // the tables written, with their rows
+	ev     *evidence.View // the run's evidence (the reconciliation workbook)
 }
 
 type styleKey struct {
@@ -219,6 +222,7 @@ func (w *Writer) Write(ctx context.Context, t Table, rows Rows) error {
 		return err
 	}
 	w.o.Log.Info("sheet exported", "sheet", t.Sheet, "rows", tw.n, "elapsed", time.Since(start).Round(time.Millisecond))
+	w.tables = append(w.tables, TableRows{Sheet: t.Sheet, File: t.File, Rows: tw.n})
 	return nil
 }
 
@@ -392,6 +396,7 @@ func (w *Writer) Finish() (Files, error) {
 	}
 	w.outs = nil
 	w.done = true
+	files.Tables = w.tables
 	if w.f != nil {
 		w.f.Close()
 	}

@@ -46,6 +46,9 @@ func (x *xlsxSheet) open() error {
 			return err
 		}
 	}
+	if err := x.w.dropDowns(x.name, x.t.Choices); err != nil { // before the stream writer too
+		return err
+	}
 	sw, err := x.w.f.NewStreamWriter(x.name)
 	if err != nil {
 		return err

@@ -1,7 +1,8 @@
 // Package nightly is the nightly reconciliation as one function: sync the
 // statement and the collect orders of a period (and of a look-back before
-// it, for late settlements), import call logs, check, and export the
-// workbook and CSV files. `reconcile run` and the scheduler's nightly job
+// it, for late settlements), import call logs, check, record the run's
+// evidence (its manifest and exceptions), and export the workbook and CSV
+// files with manifest.json. `reconcile run` and the scheduler's nightly job
 // both call Run.
 package nightly
 
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/calllog"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/progress"
@@ -24,10 +26,11 @@ import (
 
 // The steps, in order. A step's name leads the error of Run when it fails.
 const (
-	StepSync   = "sync"
-	StepImport = "import-calls"
-	StepCheck  = "check"
-	StepExport = "export"
+	StepSync     = "sync"
+	StepImport   = "import-calls"
+	StepCheck    = "check"
+	StepEvidence = "evidence"
+	StepExport   = "export"
 )
 
 // DefaultOrdersLookback is how many days before the period collect orders
@@ -80,6 +83,12 @@ type Config struct {
 	PairWindow time.Duration
 	// Secrets (the client secret) are scrubbed by value from imported call logs.
 	Secrets []string
+	// CompleteThrough, when set, declares before the check that the call
+	// logs imported hold every call through that day (run
+	// --complete-through; --sandbox: the sandbox's log is its whole
+	// history), recorded as CoverageSource.
+	CompleteThrough time.Time
+	CoverageSource  string
 
 	Log      *slog.Logger     // default: discard
 	Progress io.Writer        // progress bars (nil: none)
@@ -112,8 +121,10 @@ type Summary struct {
 	// CallLogs are the call-log files imported (none: nothing imported).
 	CallLogs []string
 	Import   calllog.Summary
-	Report   *ledger.Report // nil until the check is done
+	Report   *ledger.Report   // nil until the check is done
+	Evidence *evidence.Result // nil until the evidence is recorded
 	Files    export.Files
+	Manifest string // manifest.json written beside the reports ("" none)
 	Steps    []Step // the steps ended, in order
 }
 
@@ -164,11 +175,11 @@ func (s *Summary) String() string {
 	return strings.TrimSpace(b.String())
 }
 
-// Run runs the night: sync, import-calls, check, export, in that order,
-// stopping at the first step that fails; the error begins with the step's
-// name ("sync: …", "import-calls: …", "check: …", "export: …"). Bad
-// call-log lines do not stop the run: they are counted in
-// Summary.Import.Bad (and Warnings), and the reports are written.
+// Run runs the night: sync, import-calls, check, evidence, export, in that
+// order, stopping at the first step that fails; the error begins with the
+// step's name ("sync: …", "import-calls: …", "check: …", "evidence: …",
+// "export: …"). Bad call-log lines do not stop the run: they are counted
+// in Summary.Import.Bad (and Warnings), and the reports are written.
 // Started again after a failure, a run skips the days already synced and
 // the lines already imported; the check replaces the period's results.
 func Run(ctx context.Context, c Config) (Summary, error) {
@@ -186,20 +197,60 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	if err := importCalls(ctx, &c, &sum, step); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepImport, err)
 	}
+	if err := declareCoverage(ctx, &c); err != nil {
+		return sum, fmt.Errorf("%s: %w", StepImport, err)
+	}
 	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log, PairWindow: c.PairWindow})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepCheck, err)
 	}
 	sum.Report = rep
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
-	sum.Files, err = export.Reconciliation(ctx, c.DB, export.Options{
-		From: c.From, To: c.To, Dir: c.Out, Format: export.FormatBoth, Log: c.Log, Progress: c.Progress, CSVRaw: c.CSVRaw,
-	})
-	if err != nil {
+	settings := Settings(c.PairWindow, c.OrdersLookback, c.RecheckDays)
+	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now); err != nil {
+		return sum, fmt.Errorf("%s: %w", StepEvidence, err)
+	}
+	step(Step{Name: StepEvidence, Line: EvidenceLine(sum.Evidence)})
+	if err := exportStep(ctx, &c, &sum); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepExport, err)
 	}
-	step(Step{Name: StepExport, Line: fmt.Sprintf("%d files in %s (workbook %s)", len(sum.Files.Paths()), c.Out, sum.Files.Workbook)})
+	step(Step{Name: StepExport, Line: fmt.Sprintf("%d files in %s (workbook %s; %s)", len(sum.Files.Paths()), c.Out,
+		sum.Files.Workbook, sum.Manifest)})
 	return sum, nil
+}
+
+// exportStep writes the workbook and the CSV files, and the run's
+// manifest beside them.
+func exportStep(ctx context.Context, c *Config, sum *Summary) error {
+	var err error
+	sum.Files, err = export.Reconciliation(ctx, c.DB, export.Options{
+		From: c.From, To: c.To, Dir: c.Out, Format: export.FormatBoth, Log: c.Log, Progress: c.Progress, CSVRaw: c.CSVRaw,
+		Evidence: WorkbookEvidence(c.DB),
+	})
+	if err != nil {
+		return err
+	}
+	sum.Manifest, err = WriteManifest(ctx, c.DB, sum.Files, c.Out, c.Now(), c.Log)
+	return err
+}
+
+// declareCoverage records Config.CompleteThrough.
+func declareCoverage(ctx context.Context, c *Config) error {
+	if c.CompleteThrough.IsZero() {
+		return nil
+	}
+	return c.DB.DeclareCoverage(ctx, c.CompleteThrough.Format(recon.DateLayout), c.Now(), c.CoverageSource)
+}
+
+// fetched is what the run's syncs fetched, for the manifest.
+func fetched(sum *Summary) []evidence.Fetched {
+	var out []evidence.Fetched
+	for _, s := range sum.Syncs {
+		out = append(out, evidence.Fetched{Kind: string(s.Kind), From: s.From.Format(recon.DateLayout), To: s.To.Format(recon.DateLayout),
+			RecordsNew: s.New, RecordsUpdated: s.Updated, RecordsLate: s.Late, Pages: s.Pages, Windows: s.Windows,
+			WindowsFailed: s.WindowsFailed})
+	}
+	return out
 }
 
 func (c *Config) defaults() {

@@ -58,7 +58,7 @@ func TestRunSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if want := []string{StepSync, StepSync, StepImport, StepCheck, StepExport}; !slices.Equal(steps, want) {
+	if want := []string{StepSync, StepSync, StepImport, StepCheck, StepEvidence, StepExport}; !slices.Equal(steps, want) {
 		t.Errorf("steps = %v, want %v", steps, want)
 	}
 	if len(sum.Syncs) != 2 || sum.Syncs[1].Kind != recon.Orders || !sum.Syncs[1].From.Equal(from.AddDate(0, 0, -5)) {

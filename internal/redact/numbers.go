@@ -96,3 +96,81 @@ func verhoeff(d string) bool {
 	}
 	return c == 0
 }
+
+// AadhaarJSON masks, in a JSON document (a call-log line), every Aadhaar
+// number to its last four digits: a run of exactly 12 digits, not starting
+// with 0 or 1, passing the Verhoeff check and not the integer part of a
+// decimal, in a string (free text: a status message, a name, a remark) or
+// as a bare number, which becomes a string. Card numbers are left to the
+// keys that name them (MaskedKeys): ids such as an externalRef hold runs of
+// 16 digits. A document without a run of 12 digits is returned as it is.
+func AadhaarJSON(doc []byte) []byte {
+	if !hasRun(doc, 12) {
+		return doc
+	}
+	var out []byte
+	last, inString := 0, false
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		switch {
+		case inString && c == '\\':
+			i++ // an escaped character, never a digit of a run
+		case c == '"':
+			inString = !inString
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(doc) && doc[j] >= '0' && doc[j] <= '9' {
+				j++
+			}
+			if aadhaarRun(doc, i, j, inString) {
+				out = append(out, doc[last:i]...)
+				masked := Last4(string(doc[i:j]))
+				if inString {
+					out = append(out, masked...)
+				} else {
+					out = append(append(append(out, '"'), masked...), '"')
+				}
+				last = j
+			}
+			i = j - 1
+		}
+	}
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[last:]...)
+}
+
+// aadhaarRun reports whether doc[i:j], a maximal run of digits, is an
+// Aadhaar number to mask: in a string, not beside a decimal point followed
+// or preceded by digits; as a bare number, the whole token.
+func aadhaarRun(doc []byte, i, j int, inString bool) bool {
+	if j-i != 12 || !sensitive(string(doc[i:j])) {
+		return false
+	}
+	digit := func(k int) bool { return k >= 0 && k < len(doc) && doc[k] >= '0' && doc[k] <= '9' }
+	if j < len(doc) && doc[j] == '.' && digit(j+1) || i > 0 && doc[i-1] == '.' && digit(i-2) {
+		return false // the integer or fraction part of a decimal: an amount
+	}
+	if inString {
+		return true
+	}
+	before := i == 0 || strings.IndexByte(" \t\r\n:,[", doc[i-1]) >= 0
+	after := j == len(doc) || strings.IndexByte(" \t\r\n,]}", doc[j]) >= 0
+	return before && after
+}
+
+// hasRun reports whether b holds a run of at least n digits.
+func hasRun(b []byte, n int) bool {
+	run := 0
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/svcrecon/svcrecon/internal/budget"
 )
 
 // DefaultTimezone is the zone of a job when neither the job nor the file
@@ -87,15 +89,30 @@ type ParseError struct {
 	Reason string
 }
 
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+func (e *ParseError) Error() string {
+	if e.Line == 0 { // the file as a whole
+		return fmt.Sprintf("%s: %s", e.File, e.Reason)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+}
 
 // Load reads and parses the schedules file at path. commands are the
 // command names a job may run. Errors are *ParseError (file:line: reason) or the
-// error reading the file.
+// error reading the file. A file that is not a regular file, or beyond its
+// budget (budget.SettingsFile in all, budget.SettingsLine a line), is a
+// *ParseError, before it is parsed.
 func Load(path string, commands []string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := budget.ReadFile(path, budget.SettingsFile, "a schedules file")
+	var be *budget.Error
+	if errors.As(err, &be) {
+		return nil, &ParseError{File: path, Reason: be.Reason}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read schedules: %w", err)
+	}
+	if n := budget.LongLine(data, budget.SettingsLine); n > 0 {
+		return nil, &ParseError{File: path, Line: n, Reason: "line longer than " + budget.Size(budget.SettingsLine) +
+			", the longest a schedules file's line may be"}
 	}
 	return Parse(path, data, commands)
 }

@@ -34,7 +34,7 @@ type Notice struct {
 	JobRun   int64  `json:"jobRun,omitempty"`  // job_runs.id
 	Command  string `json:"command"`           // the subcommand: run, sync, …
 	Trigger  string `json:"trigger,omitempty"` // schedule, manual
-	Outcome  string `json:"outcome"`           // OutcomeBreaks, OutcomeFailed or OutcomePanic
+	Outcome  string `json:"outcome"`           // OutcomeBreaks, OutcomeFailed, OutcomePanic or OutcomeMissed
 	Started  string `json:"started"`           // RFC 3339
 	Finished string `json:"finished"`          // RFC 3339
 	Headline string `json:"headline"`          // one line: the findings, or the error
@@ -69,8 +69,12 @@ func NoticeFor(job, command, trigger string, runID int64, outcome string, starte
 	if outcome != OutcomeBreaks {
 		verb = outcome
 	}
-	n.Text = fmt.Sprintf("svcrecon %s %s: %s (took %s", who, verb, n.Headline,
-		finished.Sub(started).Round(time.Second))
+	if outcome == OutcomeMissed {
+		n.Text = fmt.Sprintf("svcrecon %s missed: %s (recorded %s", who, n.Headline, finished.Format(time.RFC3339))
+	} else {
+		n.Text = fmt.Sprintf("svcrecon %s %s: %s (took %s", who, verb, n.Headline,
+			finished.Sub(started).Round(time.Second))
+	}
 	if host != "" {
 		n.Text += ", on " + host
 	}

@@ -137,10 +137,17 @@ type Runner struct {
 	// panicked to its job's Notify URL; default a Notifier with its
 	// defaults and Log.
 	Notifier *Notifier
+	// Retry is how often Run tries to record the scheduled runs lost while
+	// the database was unavailable (see OutcomeMissed); default
+	// DefaultRetry. RetryAfter waits for the next try; default time.After
+	// (tests pass a channel they control).
+	Retry      time.Duration
+	RetryAfter func(time.Duration) <-chan time.Time
 
 	initOnce sync.Once
 	mu       sync.Mutex
 	running  map[string]int64 // job -> run id (0 while starting)
+	missed   missedFires      // scheduled runs lost while the database was down
 }
 
 // Result is what became of one trigger of a job.
@@ -178,6 +185,9 @@ func (r *Runner) init() {
 		if r.StopGrace <= 0 {
 			r.StopGrace = DefaultStopGrace
 		}
+		if r.Retry <= 0 {
+			r.Retry = DefaultRetry
+		}
 		r.running = map[string]int64{}
 	})
 }
@@ -203,6 +213,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}))
 	}
 	c.Start()
+	go r.retryMissed(ctx)
 	now := r.Now()
 	for _, j := range r.File.Jobs {
 		next := j.Next(now, 1)
@@ -265,7 +276,13 @@ func (r *Runner) trigger(ctx context.Context, name, trigger string, fireAt time.
 	res.Started = r.Now()
 	begun, err := r.begin(ctx, job, trigger, fireAt, res.Started)
 	if err != nil {
+		if trigger == TriggerSchedule {
+			r.lost(job, fireAt, err)
+		}
 		return res, fmt.Errorf("job %s: record start: %w", name, err)
+	}
+	if r.missed.any() {
+		r.recordMissed(ctx) // the database answers again
 	}
 	log, started := r.started(&res, begun, fireAt)
 	if !started {
@@ -435,7 +452,7 @@ func logEnd(log *slog.Logger, res Result) {
 // minute, and a stopping scheduler still sends it.
 func (r *Runner) notify(ctx context.Context, job Job, res Result, errText string, log *slog.Logger) {
 	switch res.Outcome {
-	case OutcomeBreaks, OutcomeFailed, OutcomePanic:
+	case OutcomeBreaks, OutcomeFailed, OutcomePanic, OutcomeMissed:
 	default:
 		return
 	}

@@ -100,7 +100,7 @@ func (db *DB) CreateBulkRun(ctx context.Context, r BulkRun, lease *BulkLease) er
 		}
 		if lease != nil {
 			lease.RunID = r.ID
-			return putBulkLease(ctx, tx, *lease)
+			return db.putBulkLease(ctx, tx, *lease)
 		}
 		return nil
 	})
@@ -390,7 +390,10 @@ func (db *DB) ResolveBulkRow(ctx context.Context, runID, from string, r BulkRow,
 
 // BulkLease is the lease of the process holding a bulk run (bulk_leases):
 // who (Holder, unique per process and lease; Host and PID, to tell a dead
-// holder on this host), since when, and its last heartbeat.
+// holder on this host), since when, and its last heartbeat. Times are the
+// database's clock: Since and Heartbeat are written as the database's time
+// when zero, and Now is the database's time when the lease was read, so
+// that a heartbeat's age never depends on a host's clock.
 type BulkLease struct {
 	RunID     string
 	Holder    string
@@ -398,13 +401,28 @@ type BulkLease struct {
 	PID       int
 	Since     time.Time
 	Heartbeat time.Time
+	Now       time.Time // the database's clock when read (zero for a lease not read from the database)
 }
 
-func putBulkLease(ctx context.Context, tx *sql.Tx, l BulkLease) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_leases (run_id, holder, host, pid, since, heartbeat) VALUES (?, ?, ?, ?, ?, ?)
+// stamp is t as a time argument of a lease's write: "" (the database's
+// clock, clockOr) when t is zero.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return FormatTime(t)
+}
+
+// clockOr is the SQL of a time argument written by stamp: the argument, or
+// the database's clock when it is "".
+func (db *DB) clockOr() string { return `COALESCE(NULLIF(?, ''), ` + db.dialect.now() + `)` }
+
+func (db *DB) putBulkLease(ctx context.Context, tx *sql.Tx, l BulkLease) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_leases (run_id, holder, host, pid, since, heartbeat)
+		VALUES (?, ?, ?, ?, `+db.clockOr()+`, `+db.clockOr()+`)
 		ON CONFLICT (run_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
 			since = excluded.since, heartbeat = excluded.heartbeat`,
-		l.RunID, l.Holder, l.Host, l.PID, FormatTime(l.Since), FormatTime(l.Heartbeat))
+		l.RunID, l.Holder, l.Host, l.PID, stamp(l.Since), stamp(l.Heartbeat))
 	if err != nil {
 		return fmt.Errorf("take lease of bulk run %s: %w", l.RunID, err)
 	}
@@ -413,21 +431,27 @@ func putBulkLease(ctx context.Context, tx *sql.Tx, l BulkLease) error {
 
 func scanBulkLease(row interface{ Scan(...any) error }) (*BulkLease, error) {
 	var l BulkLease
-	var since, beat string
-	if err := row.Scan(&l.RunID, &l.Holder, &l.Host, &l.PID, &since, &beat); err != nil {
+	var since, beat, now string
+	if err := row.Scan(&l.RunID, &l.Holder, &l.Host, &l.PID, &since, &beat, &now); err != nil {
 		return nil, err
 	}
 	// A time that does not parse stays zero: such a lease is older than any
 	// time-out.
 	l.Since, _ = time.Parse(TimeLayout, since)
 	l.Heartbeat, _ = time.Parse(TimeLayout, beat)
+	l.Now, _ = time.Parse(TimeLayout, now)
 	return &l, nil
 }
 
-const bulkLeaseColumns = `run_id, holder, host, pid, since, heartbeat`
+// leaseColumns are the columns scanBulkLease reads from bulk_leases or
+// bulk_workers: the lease's, and the database's clock.
+func (db *DB) leaseColumns(holder string) string {
+	return `run_id, ` + holder + `, host, pid, since, heartbeat, ` + db.dialect.now()
+}
 
 // AcquireBulkLease takes the lease of run l.RunID for l.Holder (since
-// l.Since, heartbeat l.Heartbeat), in one write transaction. When another
+// l.Since, heartbeat l.Heartbeat; the database's clock where zero), in one
+// write transaction. When another
 // holder has it, stale is asked about that lease: true takes it over.
 // acquired says whether l holds the lease now; other is the lease of the
 // other holder (the one refusing l, or the one taken over), nil when there
@@ -435,7 +459,7 @@ const bulkLeaseColumns = `run_id, holder, host, pid, since, heartbeat`
 func (db *DB) AcquireBulkLease(ctx context.Context, l BulkLease, stale func(BulkLease) bool) (acquired bool, other *BulkLease, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		acquired, other = false, nil
-		cur, err := scanBulkLease(tx.QueryRowContext(ctx, `SELECT `+bulkLeaseColumns+` FROM bulk_leases WHERE run_id = ?`, l.RunID))
+		cur, err := scanBulkLease(tx.QueryRowContext(ctx, `SELECT `+db.leaseColumns("holder")+` FROM bulk_leases WHERE run_id = ?`, l.RunID))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
@@ -449,18 +473,19 @@ func (db *DB) AcquireBulkLease(ctx context.Context, l BulkLease, stale func(Bulk
 			}
 		}
 		acquired = true
-		return putBulkLease(ctx, tx, l)
+		return db.putBulkLease(ctx, tx, l)
 	})
 	return acquired, other, err
 }
 
-// RenewBulkLease records holder's heartbeat on run runID at at; false when
-// holder holds that lease no more (it was taken over).
+// RenewBulkLease records holder's heartbeat on run runID at at (the
+// database's clock when zero); false when holder holds that lease no more
+// (it was taken over).
 func (db *DB) RenewBulkLease(ctx context.Context, runID, holder string, at time.Time) (bool, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE bulk_leases SET heartbeat = ? WHERE run_id = ? AND holder = ?`,
-			FormatTime(at), runID, holder)
+		res, err := tx.ExecContext(ctx, `UPDATE bulk_leases SET heartbeat = `+db.clockOr()+` WHERE run_id = ? AND holder = ?`,
+			stamp(at), runID, holder)
 		if err != nil {
 			return err
 		}
@@ -489,7 +514,7 @@ func (db *DB) ReleaseBulkLease(ctx context.Context, runID, holder string) error 
 // BulkRunLease returns the lease of run runID, or nil when no process
 // holds it.
 func (db *DB) BulkRunLease(ctx context.Context, runID string) (*BulkLease, error) {
-	l, err := scanBulkLease(db.QueryRowContext(ctx, `SELECT `+bulkLeaseColumns+` FROM bulk_leases WHERE run_id = ?`, runID))
+	l, err := scanBulkLease(db.QueryRowContext(ctx, `SELECT `+db.leaseColumns("holder")+` FROM bulk_leases WHERE run_id = ?`, runID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

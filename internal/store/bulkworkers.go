@@ -97,10 +97,13 @@ func (db *DB) BulkRowsJournaled(ctx context.Context, runID string) (int, error) 
 	return n, nil
 }
 
-func putBulkWorker(ctx context.Context, tx *sql.Tx, w BulkLease) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_workers (run_id, worker, host, pid, since, heartbeat) VALUES (?, ?, ?, ?, ?, ?)
+// putBulkWorker records worker w (its times the database's clock where
+// zero), or its heartbeat when it is recorded already.
+func (db *DB) putBulkWorker(ctx context.Context, tx *sql.Tx, w BulkLease) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO bulk_workers (run_id, worker, host, pid, since, heartbeat)
+		VALUES (?, ?, ?, ?, `+db.clockOr()+`, `+db.clockOr()+`)
 		ON CONFLICT (run_id, worker) DO UPDATE SET heartbeat = excluded.heartbeat`,
-		w.RunID, w.Holder, w.Host, w.PID, FormatTime(w.Since), FormatTime(w.Heartbeat))
+		w.RunID, w.Holder, w.Host, w.PID, stamp(w.Since), stamp(w.Heartbeat))
 	if err != nil {
 		return fmt.Errorf("record worker %s of bulk run %s: %w", w.Holder, w.RunID, err)
 	}
@@ -110,16 +113,17 @@ func putBulkWorker(ctx context.Context, tx *sql.Tx, w BulkLease) error {
 // JoinBulkRun records w (Holder is the worker id) as a worker of run
 // w.RunID, or renews its heartbeat when it is one already.
 func (db *DB) JoinBulkRun(ctx context.Context, w BulkLease) error {
-	return db.Write(ctx, func(tx *sql.Tx) error { return putBulkWorker(ctx, tx, w) })
+	return db.Write(ctx, func(tx *sql.Tx) error { return db.putBulkWorker(ctx, tx, w) })
 }
 
-// RenewBulkWorker records worker's heartbeat on run runID at at; false
-// when worker is not (or no more) one of the run's workers.
+// RenewBulkWorker records worker's heartbeat on run runID at at (the
+// database's clock when zero); false when worker is not (or no more) one
+// of the run's workers.
 func (db *DB) RenewBulkWorker(ctx context.Context, runID, worker string, at time.Time) (bool, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE bulk_workers SET heartbeat = ? WHERE run_id = ? AND worker = ?`,
-			FormatTime(at), runID, worker)
+		res, err := tx.ExecContext(ctx, `UPDATE bulk_workers SET heartbeat = `+db.clockOr()+` WHERE run_id = ? AND worker = ?`,
+			stamp(at), runID, worker)
 		if err != nil {
 			return err
 		}
@@ -134,7 +138,7 @@ func (db *DB) RenewBulkWorker(ctx context.Context, runID, worker string, at time
 
 // BulkWorkers returns the workers of run runID, oldest first.
 func (db *DB) BulkWorkers(ctx context.Context, runID string) ([]BulkLease, error) {
-	rows, err := db.QueryContext(ctx, `SELECT run_id, worker, host, pid, since, heartbeat FROM bulk_workers
+	rows, err := db.QueryContext(ctx, `SELECT `+db.leaseColumns("worker")+` FROM bulk_workers
 		WHERE run_id = ? ORDER BY since, worker`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("list workers of bulk run %s: %w", runID, err)
@@ -184,13 +188,19 @@ func (db *DB) ReapBulkWorkers(ctx context.Context, runID string, dead []BulkLeas
 // BulkClaim asks ClaimBulkRows for rows of a shared run.
 type BulkClaim struct {
 	// Worker is the claiming worker (RunID, Holder as its id, Host, PID,
-	// Since); its heartbeat becomes At, in the claim's transaction.
+	// Since); its heartbeat becomes Worker.Heartbeat (the database's clock
+	// when zero), in the claim's transaction.
 	Worker BulkLease
 	N      int       // rows wanted
-	At     time.Time // sent_at of the claimed rows, and the heartbeat
+	At     time.Time // sent_at of the claimed rows
 	// MaxDebit, when positive, is the run's --max-debit: rows are claimed
 	// only within the shared reservation (see ClaimBulkRows).
 	MaxDebit decimal.Decimal
+	// Expected, when Known, is the expected debit of one call before any
+	// answer taught it (a rate card; zero for an operation that reports no
+	// debit). The largest debit seen, when larger, is used instead.
+	Expected decimal.Decimal
+	Known    bool
 }
 
 // BulkClaimed is a row ClaimBulkRows marked 'sending' for the worker.
@@ -218,29 +228,28 @@ const (
 // left to claim.
 //
 // With c.MaxDebit, the claim reserves against it under a lock of the run
-// shared by every worker: with D the run's debits, E its largest single
-// debit, K the rows that debited and F its rows in flight (every worker's
-// 'sending' rows), a row is claimed only while D + F×E < MaxDebit and F <
-// max(K, 1): no more rows are in flight than have debited, so that E is
-// learnt from as many rows as it is counted for (one row at a time until
-// the first debit). hold is then BulkHoldMaxDebit when D reached
-// MaxDebit, BulkHoldReserved when rows in flight hold the rest. The debits
-// therefore exceed MaxDebit by at most one row's debit when the rows cost
-// the same, across all workers, and by little more when E is a fair
-// estimate of the rows still to come.
+// shared by every worker (DebitCap): with D the run's confirmed debits, E
+// the expected debit of one call (the largest single debit so far, or
+// c.Expected), and U its rows whose debit is unknown (every worker's rows
+// in flight, 'sending', and its 'pending' rows), k more rows are claimed
+// only while D + (U + k)×E stays within MaxDebit; until E is known (no row
+// debited yet), one row at a time, and none while another's debit is
+// unknown. hold is then BulkHoldMaxDebit when nothing in flight can free
+// room (the debits, with the pending rows at E, reached MaxDebit),
+// BulkHoldReserved when rows in flight hold the rest. The debits therefore
+// stay within MaxDebit across all workers while no call costs more than E.
 func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkClaimed, hold string, err error) {
 	runID := c.Worker.RunID
 	w := c.Worker
-	w.Heartbeat = c.At
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		claimed, hold = nil, ""
-		if err := putBulkWorker(ctx, tx, w); err != nil {
+		if err := db.putBulkWorker(ctx, tx, w); err != nil {
 			return err
 		}
 		n := c.N
 		if c.MaxDebit.IsPositive() {
 			var err error
-			if n, hold, err = db.reserve(ctx, tx, runID, n, c.MaxDebit); err != nil || n == 0 {
+			if n, hold, err = db.reserve(ctx, tx, runID, c); err != nil || n == 0 {
 				return err
 			}
 		}
@@ -275,34 +284,43 @@ func (db *DB) claimSQL() string {
 		RETURNING line, external_ref, attempts`
 }
 
-// reserve returns how many of n rows may be claimed within max (see
-// ClaimBulkRows), holding the run's row locked until tx ends, and why none
-// when none may.
-func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, n int, limit decimal.Decimal) (int, string, error) {
+// reserve returns how many of c.N rows may be claimed within c.MaxDebit
+// (see ClaimBulkRows), holding the run's row locked until tx ends, and why
+// none when none may.
+func (db *DB) reserve(ctx context.Context, tx *sql.Tx, runID string, c BulkClaim) (int, string, error) {
 	debited, largest, rows, err := db.runDebits(ctx, tx, runID)
 	if err != nil {
 		return 0, "", err
 	}
-	if debited.GreaterThanOrEqual(limit) {
-		return 0, BulkHoldMaxDebit, nil
+	dc := DebitCap{Limit: c.MaxDebit, Debited: debited, Expected: c.Expected, Known: c.Known}
+	if rows > 0 {
+		dc.Expected, dc.Known = decimal.Max(largest, c.Expected), true
 	}
-	var inFlight int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM bulk_rows WHERE run_id = ? AND state = ?`,
-		runID, BulkSending).Scan(&inFlight); err != nil {
+	// One statement, one snapshot: a row moving from sending to pending
+	// meanwhile is counted once.
+	q, err := tx.QueryContext(ctx, `SELECT state, count(*) FROM bulk_rows WHERE run_id = ? AND state IN (?, ?) GROUP BY state`,
+		runID, BulkSending, BulkPending)
+	if err != nil {
 		return 0, "", err
 	}
-	ok := 0
-	for ok < n {
-		f := inFlight + ok
-		if f >= max(rows, 1) || debited.Add(largest.Mul(decimal.NewFromInt(int64(f)))).GreaterThanOrEqual(limit) {
-			break
+	defer q.Close()
+	for q.Next() {
+		var state string
+		var n int
+		if err := q.Scan(&state, &n); err != nil {
+			return 0, "", err
 		}
-		ok++
+		if state == BulkSending {
+			dc.InFlight = n
+		} else {
+			dc.Pending = n
+		}
 	}
-	if ok == 0 {
-		return 0, BulkHoldReserved, nil
+	if err := q.Err(); err != nil {
+		return 0, "", err
 	}
-	return ok, "", nil
+	n, hold := dc.Room(c.N)
+	return n, hold, nil
 }
 
 // runDebits reads the run's debits, largest single debit and rows that

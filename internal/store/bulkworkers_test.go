@@ -65,6 +65,7 @@ func TestSharedBulkRunClaims(t *testing.T) {
 		a, b := worker("A", "SHARE"), worker("B", "SHARE")
 		claim := func(w BulkLease, n int, at time.Time) []BulkClaimed {
 			t.Helper()
+			w.Heartbeat = at
 			c, hold, err := db.ClaimBulkRows(ctx, BulkClaim{Worker: w, N: n, At: at})
 			if err != nil || hold != "" {
 				t.Fatalf("ClaimBulkRows(%s, %d) = %v, %q, %v", w.Holder, n, c, hold, err)
@@ -129,9 +130,10 @@ func TestSharedBulkRunClaims(t *testing.T) {
 }
 
 // TestClaimBulkRowsReservesMaxDebit: one row in flight until the first
-// debit is known, and never more in flight than rows debited; rows are
-// claimed while debits plus the rows in flight at the largest debit stay
-// under the limit; at the limit, none.
+// debit is known; then rows are claimed while the debits, with every row
+// in flight or pending at the expected (largest) debit and the new rows
+// too, stay within the limit; a pending row holds its share until it is
+// resolved; at the limit, none.
 func TestClaimBulkRowsReservesMaxDebit(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
@@ -158,34 +160,41 @@ func TestClaimBulkRowsReservesMaxDebit(t *testing.T) {
 			t.Fatalf("claim while the probe is in flight = %v, %q; want none, reserved", l, hold)
 		}
 		finish("A", 2, BulkSuccess, "2.00")
-		// One row debited: one in flight at a time still.
+		// 2.00 debited, 2.00 expected: room for one (2 + 2 ≤ 5 < 2 + 4).
 		if l, hold := claim("B", 4); fmt.Sprint(l) != "[3]" || hold != "" {
 			t.Fatalf("claim after one debit = %v, %q; want one row", l, hold)
 		}
 		if l, hold := claim("A", 1); len(l) != 0 || hold != BulkHoldReserved {
-			t.Fatalf("claim with one row debited and one in flight = %v, %q", l, hold)
+			t.Fatalf("claim with one row in flight holding the rest = %v, %q", l, hold)
 		}
 		finish("B", 3, BulkSuccess, "1.00")
-		// 3.00 debited by two rows, the largest 2.00: 3 + 0×2 < 5, 3 + 1×2 ≥ 5.
 		if l, hold := claim("A", 3); fmt.Sprint(l) != "[4]" || hold != "" {
 			t.Fatalf("claim at 3.00 = %v, %q; want one row", l, hold)
 		}
 		if l, hold := claim("B", 3); len(l) != 0 || hold != BulkHoldReserved {
 			t.Fatalf("claim with the rest reserved = %v, %q", l, hold)
 		}
-		finish("A", 4, BulkFailed, "")
-		if l, hold := claim("B", 3); fmt.Sprint(l) != "[5]" || hold != "" {
-			t.Fatalf("claim after a failure freed the reservation = %v, %q; want one row", l, hold)
+		// Its answer is lost: pending, it still holds 2.00, and nothing in
+		// flight can free room.
+		finish("A", 4, BulkPending, "")
+		if l, hold := claim("B", 3); len(l) != 0 || hold != BulkHoldMaxDebit {
+			t.Fatalf("claim with a pending row holding the rest = %v, %q; want none, max-debit", l, hold)
 		}
-		finish("B", 5, BulkSuccess, "2.50")
+		if err := db.ResolveBulkRow(ctx, "MAXD1", BulkPending, BulkRow{Line: 4, State: BulkFailed}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if l, hold := claim("B", 3); fmt.Sprint(l) != "[5]" || hold != "" {
+			t.Fatalf("claim after the pending row resolved as failed = %v, %q; want one row", l, hold)
+		}
+		finish("B", 5, BulkSuccess, "2.00")
 		if l, hold := claim("A", 3); len(l) != 0 || hold != BulkHoldMaxDebit {
-			t.Fatalf("claim at 5.50 = %v, %q; want none, max-debit", l, hold)
+			t.Fatalf("claim at 5.00 = %v, %q; want none, max-debit", l, hold)
 		}
 		var debited, largest string
 		var rows int
 		db.QueryRow(`SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = 'MAXD1'`).Scan(&debited, &largest, &rows)
-		if debited != "5.5" || largest != "2.5" || rows != 3 {
-			t.Errorf("run totals = %s, %s, %d rows; want 5.5, 2.5, 3", debited, largest, rows)
+		if debited != "5" || largest != "2" || rows != 3 {
+			t.Errorf("run totals = %s, %s, %d rows; want 5, 2, 3", debited, largest, rows)
 		}
 	})
 }

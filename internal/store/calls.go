@@ -295,6 +295,25 @@ func (db *DB) CallSource(ctx context.Context, path string, size int64, modTime t
 	return id, err
 }
 
+// CallSourceSeal is what an import learnt of a call-log file by reading it
+// to the end: the path as given, the SHA-256 (hex) and size of its bytes,
+// its non-blank lines and the first and last call time (ts) it holds.
+type CallSourceSeal struct {
+	Name, SHA256    string
+	Bytes           int64
+	Lines           int
+	FirstTS, LastTS string
+}
+
+// SealCallSource records what the import of call-log file id read.
+func (db *DB) SealCallSource(ctx context.Context, id int64, s CallSourceSeal) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE call_sources SET name = ?, sha256 = ?, bytes = ?, lines = ?,
+			first_ts = ?, last_ts = ? WHERE id = ?`, s.Name, s.SHA256, s.Bytes, s.Lines, s.FirstTS, s.LastTS, id)
+		return err
+	})
+}
+
 // StoredCall is a call as `reconcile calls show` prints it: where its line
 // is kept, and its stored documents (calls imported before lines were kept
 // have only those).

@@ -55,6 +55,10 @@ type dialect interface {
 	// (the connection, the server, the disk) rather than of the statement
 	// (failure.go).
 	failed(err error) bool
+	// now is the SQL expression of the database's clock, as TimeLayout
+	// text in UTC: the one clock of leases and heartbeats, whichever host
+	// writes or reads them.
+	now() string
 
 	// Writing.
 

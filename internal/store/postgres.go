@@ -294,6 +294,12 @@ func (postgresDialect) sharesRuns() bool   { return true }
 
 func (postgresDialect) retry(_ context.Context, fn func() error) error { return fn() }
 
+// now is the server's clock at the moment the statement reads it
+// (clock_timestamp, not the transaction's start), to the millisecond.
+func (postgresDialect) now() string {
+	return `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+}
+
 func (postgresDialect) insertIgnore(table, cols, values, key string) string {
 	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT (` + key + `) DO NOTHING`
 }

@@ -90,6 +90,7 @@ type recordTx struct {
 	newN, updN    int
 	pending       []*recon.Record // records waiting for a whole multi-row insert
 	inserted      map[string]bool
+	dirty         map[[2]string]bool // (kind, day) with a record new or changed: a new version (day_versions)
 }
 
 // recordsPerInsert is how many records one INSERT of WriteRecords carries.
@@ -143,6 +144,9 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 			}
 		}
 		if err := w.flush(); err != nil {
+			return err
+		}
+		if err := w.forgetDigests(); err != nil {
 			return err
 		}
 		newN, updN = w.newN, w.updN
@@ -211,9 +215,17 @@ func (w *recordTx) flush() error {
 	}
 	if all {
 		w.newN += len(recs)
+		for _, r := range recs {
+			w.markDirty(string(r.Kind), r.Values[recon.FTxnDate])
+		}
 		return nil
 	}
 	w.newN += len(w.inserted)
+	for _, r := range recs {
+		if w.inserted[string(r.Kind)+"\x00"+r.Account+"\x00"+r.SvcOrderID] {
+			w.markDirty(string(r.Kind), r.Values[recon.FTxnDate])
+		}
+	}
 	if len(w.inserted) == len(recs) {
 		return nil
 	}
@@ -262,6 +274,13 @@ func (w *recordTx) upsert(r *recon.Record) error {
 		w.args = a
 		return nil
 	}
+	var was string // the day the record had: its digest goes too
+	if err := w.tx.QueryRowContext(w.ctx, `SELECT txn_date FROM records WHERE kind = ? AND account = ? AND svc_order_id = ?`,
+		string(r.Kind), r.Account, r.SvcOrderID).Scan(&was); err != nil {
+		return fmt.Errorf("update record %s: %w", r.SvcOrderID, err)
+	}
+	w.markDirty(string(r.Kind), was)
+	w.markDirty(string(r.Kind), r.Values[recon.FTxnDate])
 	a = a[:0]
 	for i := range r.Values {
 		a = append(a, r.Values[i])
@@ -272,6 +291,27 @@ func (w *recordTx) upsert(r *recon.Record) error {
 	}
 	w.updN++
 	w.args = a
+	return nil
+}
+
+// markDirty notes that a record of kind and day was inserted or changed.
+func (w *recordTx) markDirty(kind, day string) {
+	if w.dirty == nil {
+		w.dirty = map[[2]string]bool{}
+	}
+	w.dirty[[2]string{kind, day}] = true
+}
+
+// forgetDigests moves on the version of the days written (day_versions):
+// the digests kept of them (day_digests, evidence) no longer hold.
+func (w *recordTx) forgetDigests() error {
+	for k := range w.dirty {
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO day_versions (kind, day, version) VALUES (?, ?, 1)
+			ON CONFLICT (kind, day) DO UPDATE SET version = day_versions.version + 1`, k[0], k[1]); err != nil {
+			return fmt.Errorf("a new version of %s %s: %w", k[0], k[1], err)
+		}
+	}
+	clear(w.dirty)
 	return nil
 }
 

@@ -157,6 +157,9 @@ func (sqliteDialect) sharesRuns() bool   { return false }
 
 func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return retryBusy(ctx, fn) }
 
+// now is SQLite's clock (the one host's), to the millisecond.
+func (sqliteDialect) now() string { return `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
+
 // insertIgnore uses OR IGNORE, which, unlike ON CONFLICT, needs no
 // statement journal (the values of NOT NULL columns are never NULL).
 func (sqliteDialect) insertIgnore(table, cols, values, _ string) string {

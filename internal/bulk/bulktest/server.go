@@ -50,7 +50,33 @@ type Options struct {
 	// when its handling ends: its outcome (executed, refused, lost) is
 	// recorded by then.
 	After func(ref string)
+	// Price, when not zero, is the pool debit of every executed call
+	// (otherwise Amount's, by ref).
+	Price decimal.Decimal
+	// DropEvery, when above zero, drops the answer of every DropEvery-th
+	// executed call (in order of execution) as Drop does: executed and
+	// debited, the connection closed unanswered.
+	DropEvery int
+	// Tamper, when set, may change the TXN answer of an executed call
+	// (env, its data a map) before it is written: a hostile service.
+	Tamper func(ref string, env map[string]any)
+	// NotFound is how the transaction-status look-up answers a ref the
+	// fake never executed (on that day): NotFoundSNA (the default),
+	// NotFoundERR or NotFoundOuter.
+	NotFound string
 }
+
+// How the transaction-status look-up says a ref was never executed
+// (Options.NotFound).
+const (
+	// NotFoundSNA: transactionStatusCode SNA, "no such transaction".
+	NotFoundSNA = "SNA"
+	// NotFoundERR: transactionStatusCode ERR, "Transaction not found".
+	NotFoundERR = "ERR"
+	// NotFoundOuter: the look-up itself answers statuscode ERR, "No such
+	// transaction for this externalRef", without data.
+	NotFoundOuter = "outer"
+)
 
 // Fault kinds, as returned by Server.Fault.
 const (
@@ -229,6 +255,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.seq++
 	amount := Amount(ref)
+	if !s.opts.Price.IsZero() {
+		amount = s.opts.Price
+	}
+	if s.opts.DropEvery > 0 && s.seq%s.opts.DropEvery == 0 {
+		fault = FaultDrop
+	}
 	opening := s.balance
 	s.balance = s.balance.Sub(amount)
 	s.debited = s.debited.Add(amount)
@@ -266,6 +298,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if echo != "" {
 		env["data"].(map[string]any)["echo"] = echo
 	}
+	if s.opts.Tamper != nil {
+		s.opts.Tamper(ref, env)
+	}
 	writeJSON(w, env)
 }
 
@@ -283,6 +318,12 @@ func (s *Server) txnStatus(w http.ResponseWriter, r *http.Request, body map[stri
 	s.mu.Unlock()
 	data := map[string]any{"externalRef": ref, "transactionDate": day}
 	switch {
+	case (!ok || t.day != day) && s.opts.NotFound == NotFoundOuter:
+		env["statuscode"], env["status"] = "ERR", "No such transaction for this externalRef"
+		writeJSON(w, env)
+		return
+	case (!ok || t.day != day) && s.opts.NotFound == NotFoundERR:
+		data["transactionStatusCode"], data["transactionStatus"] = "ERR", "Transaction not found"
 	case !ok || t.day != day:
 		data["transactionStatusCode"], data["transactionStatus"] = svcapi.TxnNotFound, "no such transaction"
 	case t.failed:

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// A worker killed on another host (its heartbeat stops, by the database's
+// clock) with four rows in flight — two of them executed by the service,
+// two lost on their way — leaves its run running. bulkrun status sweeps
+// it (interrupted, the four rows pending); bulkrun resume looks them up
+// and sends the two never executed with the rest: the run finishes, every
+// row executed once, without settle.
+func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
+	g := newGate(4)
+	var mu sync.Mutex
+	var held []string
+	lost := map[string]bool{}
+	ended := make(chan string, 100)
+	srv := bulktest.Start(bulktest.Options{
+		Before: func(ref string, body map[string]any) {
+			mu.Lock()
+			held = append(held, ref)
+			mu.Unlock()
+			g.before(ref, body)
+		},
+		Lost: func(ref string) bool { // the first two held, once
+			mu.Lock()
+			defer mu.Unlock()
+			if len(held) < 4 || ref != held[0] && ref != held[1] || lost[ref] {
+				return false
+			}
+			lost[ref] = true
+			return true
+		},
+		After: func(ref string) { ended <- ref },
+	})
+	defer srv.Close()
+	defer g.open()
+	setEnv(t, srv.Environ())
+	dir := t.TempDir()
+	in := writeInput(t, dir, 20)
+	dbPath := filepath.Join(dir, "bulk.db")
+	cmd := exec.Command(binary, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error")
+	cmd.Env = append(os.Environ(), srv.Environ()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.arrived:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no request reached the fake in 60 s")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	g.open()
+	for range 4 {
+		<-ended // two executed, two lost
+	}
+	// The process was on another host: its pid means nothing here, and its
+	// heartbeat and rows are as old as its death.
+	db := openDB(t, dbPath)
+	old := store.FormatTime(time.Now().Add(-2*time.Minute - 5*time.Second))
+	if _, err := db.Exec(`UPDATE bulk_leases SET host = 'otherhost', heartbeat = ?`, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE bulk_rows SET sent_at = ? WHERE state = 'sending'`, old); err != nil {
+		t.Fatal(err)
+	}
+	id := runID(t, dbPath)
+
+	code, stdout, stderr := runCLIEnv(t, nil, "status", id, "--db", dbPath)
+	if code != 0 || !strings.Contains(stdout, "run "+id+": the process working on it is gone (host otherhost") ||
+		!strings.Contains(stdout, "its 4 rows in flight are pending") || !strings.Contains(stdout, ", "+bulk.RunInterrupted+"\n") {
+		t.Fatalf("status: exit %d; want the dead worker swept, the run interrupted\n%s%s", code, stdout, stderr)
+	}
+	if c := counts(t, dbPath, id); c.Pending != 4 || c.Sending != 0 {
+		t.Errorf("after status: %+v; want the 4 rows pending, none sending", c)
+	}
+	code, stdout, stderr = runCLIEnv(t, nil, "resume", id, "--db", dbPath, "--log-level", "error")
+	if code != cli.ExitOK || !strings.Contains(stdout, "4 rows a dead process left were looked up: 2 success, 0 failed, 2 never executed (sent now)") {
+		t.Fatalf("resume: exit %d; want the 4 rows looked up and the run finished\n%s%s", code, stdout, stderr)
+	}
+	if c := counts(t, dbPath, id); c.Success != 20 {
+		t.Errorf("after resume: %+v; want every row success", c)
+	}
+	if srv.Requests() != 20 {
+		t.Errorf("the service executed %d requests, want 20 (each row once)", srv.Requests())
+	}
+}

@@ -1,0 +1,148 @@
+package evidence_test
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/svcrecon/svcrecon/internal/evidence"
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
+
+// reviewed writes a reviewed workbook of run: its Summary naming the run
+// (a row above it, as the export writes others), and an Exceptions sheet
+// whose columns a spreadsheet program reordered, with rows id → decision,
+// assignee, note.
+func reviewed(t *testing.T, run int64, rows [][4]string) string {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	f.SetSheetName("Sheet1", evidence.SheetSummary)
+	f.SetSheetRow(evidence.SheetSummary, "A1", &[]any{"Reconciled"})
+	f.SetSheetRow(evidence.SheetSummary, "A3", &[]any{evidence.LabelRunID, run})
+	f.NewSheet(evidence.SheetExceptions)
+	f.SetSheetRow(evidence.SheetExceptions, "A1", &[]any{"Note", "Kind", "Decision", "ID", "Assignee"})
+	for i, r := range rows {
+		f.SetSheetRow(evidence.SheetExceptions, "A"+strconv.Itoa(i+2), &[]any{r[3], "x", r[1], r[0], r[2]})
+	}
+	p := filepath.Join(t.TempDir(), "reviewed.xlsx")
+	if err := f.SaveAs(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDecisionsByCommandAndWorkbook decides one exception at the command
+// line and two in a reviewed workbook: all are in the history, by their
+// people; importing the workbook again adds nothing; a row whose
+// exception changed since the workbook's run is refused, naming its row.
+func TestDecisionsByCommandAndWorkbook(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		f.day("2026-11-01")
+		run, _ := f.run("2026-11-01", "2026-11-01",
+			finding{recon.CallOnly, "RC1", "", "2026-11-01 10:00:00"},
+			finding{recon.StatementOnly, "", "SO2", "2026-11-01 11:00:00"},
+			finding{recon.AmountMismatch, "RC3", "SO3", "2026-11-01 12:00:00"})
+		a, b, c := f.exception(recon.CallOnly, "RC1"), f.exception(recon.StatementOnly, "SO2"), f.exception(recon.AmountMismatch, "SO3")
+		if _, err := evidence.Decide(f.ctx, f.db, evidence.Decision{ID: a.ID, Status: evidence.StatusExplained,
+			Note: "test call, no debit", By: "ravi", At: f.now}); err != nil {
+			t.Fatal(err)
+		}
+		book := reviewed(t, run, [][4]string{
+			{b.ID, "written-off", "", "below the threshold"},
+			{c.ID, "", "meera", ""},
+			{a.ID, "written-off", "", "changed my mind"}, // decided by ravi since the run
+		})
+		rep, err := evidence.ImportWorkbook(f.ctx, f.db, book, "asha", f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.RunID != run || len(rep.Lines) != 3 || rep.Lines[2].Refused == "" || rep.Lines[2].Row != 4 ||
+			!strings.Contains(rep.Lines[2].Refused, "changed since run") {
+			t.Fatalf("import = %+v, want rows 2 and 3 applied and row 4 refused (changed since the run)", rep)
+		}
+		if got := f.actions(a.ID); !slices.Equal(got, []string{"svcrecon:seen", "ravi:explained"}) {
+			t.Errorf("%s events %v", a.ID, got)
+		}
+		if got := f.actions(b.ID); !slices.Equal(got, []string{"svcrecon:seen", "asha:written-off"}) {
+			t.Errorf("%s events %v", b.ID, got)
+		}
+		if got := f.exception(recon.AmountMismatch, "SO3"); got.Assignee != "meera" || got.Status != evidence.StatusOpen {
+			t.Errorf("%s = %+v, want open, assigned to meera", c.ID, got)
+		}
+		again, err := evidence.ImportWorkbook(f.ctx, f.db, book, "asha", f.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range again.Lines {
+			if len(l.Applied) > 0 {
+				t.Errorf("the same workbook again applied row %d: %+v", l.Row, l.Applied)
+			}
+		}
+		if again.Unchanged != 2 {
+			t.Errorf("again: %d rows unchanged, want 2", again.Unchanged)
+		}
+	})
+}
+
+// TestImportRefusesAnUnknownRun checks that a workbook of a run this
+// database does not know is refused as a whole.
+func TestImportRefusesAnUnknownRun(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		_, err := evidence.ImportWorkbook(f.ctx, f.db, reviewed(t, 99, nil), "asha", f.now)
+		var r *evidence.RefusedError
+		if !errors.As(err, &r) || !strings.Contains(err.Error(), "run 99") {
+			t.Errorf("import of run 99's workbook: %v, want refused", err)
+		}
+	})
+}
+
+// TestSignOff checks the rules: an approver needs a preparer and must be
+// someone else; each role signs once; a sign-off goes stale when a day of
+// its period changes afterwards, and a stale run cannot be signed.
+func TestSignOff(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		f.day("2026-11-01")
+		run, _ := f.run("2026-11-01", "2026-11-01")
+		sign := func(role, by string) error {
+			_, err := evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run, Role: role, By: by, At: f.now})
+			return err
+		}
+		var r *evidence.RefusedError
+		if err := sign(evidence.RoleApprover, "meera"); !errors.As(err, &r) {
+			t.Errorf("approve before prepare: %v, want refused", err)
+		}
+		if err := sign(evidence.RolePreparer, "ravi"); err != nil {
+			t.Fatal(err)
+		}
+		if err := sign(evidence.RoleApprover, "ravi"); !errors.As(err, &r) || !strings.Contains(err.Error(), "cannot approve") {
+			t.Errorf("ravi approving what he prepared: %v, want refused", err)
+		}
+		if err := sign(evidence.RoleApprover, "meera"); err != nil {
+			t.Fatal(err)
+		}
+		if err := sign(evidence.RoleApprover, "asha"); !errors.As(err, &r) {
+			t.Errorf("a second approver: %v, want refused", err)
+		}
+		states, err := evidence.SignOffs(f.ctx, f.db, func(evidence.StoredManifest) bool { return true })
+		if err != nil || len(states) != 2 || states[0].State() != "valid" || states[1].Digest == "" {
+			t.Fatalf("sign-offs %+v (%v), want two valid", states, err)
+		}
+		f.record(recon.Statement, "SO2026-11-01", "2026-11-01 10:00:00", "DR", "1.60") // a re-sync altered the day
+		states, err = evidence.SignOffs(f.ctx, f.db, func(evidence.StoredManifest) bool { return true })
+		if err != nil || len(states) != 2 || states[1].State() != "stale: statementDay 2026-11-01 changed" {
+			t.Fatalf("after the day changed: %+v (%v), want both stale", states, err)
+		}
+		run2, _ := f.run("2026-11-01", "2026-11-01")
+		f.exec(`INSERT INTO call_coverage (through, declared_at) VALUES ('2026-11-01', 'x')`)
+		f.record(recon.Statement, "SOLATE", "2026-11-01 23:00:00", "DR", "5.00")
+		if _, err := evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run2, Role: evidence.RolePreparer, By: "ravi", At: f.now}); !errors.As(err, &r) || !strings.Contains(err.Error(), "stale") {
+			t.Errorf("preparing a run whose day changed since: %v, want refused as stale", err)
+		}
+	})
+}

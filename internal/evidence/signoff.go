@@ -1,0 +1,196 @@
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Sign-off roles.
+const (
+	RolePreparer = "preparer"
+	RoleApprover = "approver"
+)
+
+// SignOff is a sign-off asked for: run RunID, as Role, by By.
+type SignOff struct {
+	RunID int64
+	Role  string
+	By    string
+	Note  string
+	At    time.Time
+}
+
+// SignOffState is a sign-off as recorded, and whether it still holds: it
+// is stale when the inputs of its run's period changed since (a re-sync
+// that altered a day, a call log imported later), or the run's manifest is
+// no longer the one signed.
+type SignOffState struct {
+	Seq      int64
+	RunID    int64
+	From, To string
+	Role     string
+	By       string
+	At       time.Time
+	Note     string
+	Digest   string   // the manifest digest signed
+	Stale    []string // what changed since; none while it holds
+}
+
+// State is "valid", or "stale: " and what changed.
+func (s *SignOffState) State() string {
+	if len(s.Stale) == 0 {
+		return "valid"
+	}
+	return "stale: " + joinShort(s.Stale, 3)
+}
+
+// joinShort joins the first n of parts, and says how many more there are.
+func joinShort(parts []string, n int) string {
+	out := ""
+	for i, p := range parts {
+		if i == n {
+			return out + fmt.Sprintf(" and %d more", len(parts)-n)
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}
+
+// Sign records a sign-off of a run bound to its manifest's digest. It is
+// refused (*RefusedError) for a run without a manifest, when the run's
+// inputs changed since its check (check it again), for a role already
+// signed, for an approver before a preparer, and for an approver who
+// prepared the run.
+func Sign(ctx context.Context, db Store, s SignOff) (Event, error) {
+	if s.By == "" {
+		return Event{}, refused("who signs? (--by)")
+	}
+	if s.Role != RolePreparer && s.Role != RoleApprover {
+		return Event{}, refused("--as %q: want %s or %s", s.Role, RolePreparer, RoleApprover)
+	}
+	sm, ok, err := db.Manifest(ctx, s.RunID)
+	if err != nil {
+		return Event{}, err
+	}
+	if !ok {
+		return Event{}, refused("run %d has no manifest (it was not checked by this version, or there is no such run): check its period again", s.RunID)
+	}
+	stale, err := staleness(ctx, db, &sm, sm.Digest)
+	if err != nil {
+		return Event{}, err
+	}
+	if len(stale) > 0 {
+		return Event{}, refused("run %d is stale: its inputs changed since its check (%s); check %s..%s again and sign the new run",
+			s.RunID, joinShort(stale, 3), sm.From, sm.To)
+	}
+	states, err := SignOffs(ctx, db, func(m StoredManifest) bool { return m.RunID == s.RunID })
+	if err != nil {
+		return Event{}, err
+	}
+	if err := allowed(s, states); err != nil {
+		return Event{}, err
+	}
+	action := ActionSignoffPreparer
+	if s.Role == RoleApprover {
+		action = ActionSignoffApprover
+	}
+	ev := Event{RunID: s.RunID, At: s.At.Truncate(time.Millisecond), By: s.By, Action: action, Note: s.Note, Data: sm.Digest}
+	c := Changes{Events: []Event{ev}}
+	if err := db.ApplyEvidence(ctx, c); err != nil {
+		return Event{}, err
+	}
+	return c.Events[0], nil
+}
+
+// allowed applies the rules of sign-off to s, given the run's sign-offs.
+func allowed(s SignOff, states []SignOffState) error {
+	var preparer *SignOffState
+	for i := range states {
+		st := &states[i]
+		if st.Role == s.Role {
+			return refused("run %d is %s already by %s (%s)", s.RunID, signedAs(s.Role), st.By, SeenIST(st.At))
+		}
+		if st.Role == RolePreparer {
+			preparer = st
+		}
+	}
+	if s.Role == RoleApprover {
+		if preparer == nil {
+			return refused("run %d has no preparer yet: it is prepared (--as preparer) before it is approved", s.RunID)
+		}
+		if preparer.By == s.By {
+			return refused("%s prepared run %d and cannot approve it: the approver must be someone else", s.By, s.RunID)
+		}
+	}
+	return nil
+}
+
+func signedAs(role string) string {
+	if role == RoleApprover {
+		return "approved"
+	}
+	return "prepared"
+}
+
+// SignOffs lists the sign-offs of the runs whose manifests keep selects,
+// in order, each with whether it still holds.
+func SignOffs(ctx context.Context, db Store, keep func(StoredManifest) bool) ([]SignOffState, error) {
+	var out []SignOffState
+	stale := map[int64][]string{}
+	for ev, err := range db.Events(ctx, EventFilter{SignOffs: true}) {
+		if err != nil {
+			return nil, err
+		}
+		sm, ok, err := db.Manifest(ctx, ev.RunID)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || !keep(sm) {
+			continue
+		}
+		st := SignOffState{Seq: ev.Seq, RunID: ev.RunID, From: sm.From, To: sm.To, Role: RolePreparer, By: ev.By,
+			At: ev.At, Note: ev.Note, Digest: ev.Data}
+		if ev.Action == ActionSignoffApprover {
+			st.Role = RoleApprover
+		}
+		why, ok := stale[ev.RunID]
+		if !ok {
+			if why, err = staleness(ctx, db, &sm, ev.Data); err != nil {
+				return nil, err
+			}
+			stale[ev.RunID] = why
+		}
+		st.Stale = why
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// staleness says what changed of a run's evidence since digest was
+// signed: the manifest kept is another one, or its inputs, recomputed
+// now, differ.
+func staleness(ctx context.Context, db Store, sm *StoredManifest, digest string) ([]string, error) {
+	var why []string
+	if sm.Digest != digest {
+		why = append(why, "the run's manifest is no longer the one signed")
+	}
+	m, err := ParseManifest(sm.JSON)
+	if err != nil {
+		return nil, fmt.Errorf("manifest of run %d: %w", sm.RunID, err)
+	}
+	var orderDays []string
+	for _, in := range m.Inputs {
+		if in.Kind == InputOrdersDay {
+			orderDays = append(orderDays, in.Name)
+		}
+	}
+	now, err := gatherInputs(ctx, db, m.Period.From, m.Period.To, orderDays, true)
+	if err != nil {
+		return nil, err
+	}
+	return append(why, sameInputs(m.Inputs, now.list)...), nil
+}
