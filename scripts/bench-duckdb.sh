@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-duckdb.sh [--records N] [--dir DIR] [--nightly] [--keep]
+# bench-duckdb.sh [--records N] [--dir DIR] [--nightly] [--keep] [--no-duckdb]
 #
 # Times svcrecon's import-calls and check of a sandbox month beside DuckDB
 # doing the core of the same work on the same files (bench/duckdb), in the
@@ -17,7 +17,8 @@
 # DIR/statement.duckdb), then times its import of calls.jsonl and its check.
 # --nightly also times the nightly's other steps: a sync into a fresh
 # database (the sandbox serving) and the export of both formats, and gives
-# the database's size after the check. --keep keeps the database.
+# the database's size after the check. --keep keeps the database;
+# --no-duckdb times svcrecon alone (the 10M month).
 #
 # DuckDB is not installed on the machine: bench/duckdb is a Go module of its
 # own (never imported by svcrecon) whose go.mod names duckdb-go, and its
@@ -25,14 +26,15 @@
 # proxy (github.com/duckdb/duckdb-go-bindings/lib/linux-amd64, ~40 MB), built
 # with cgo (a C++ compiler is needed: apt-get install g++).
 set -euo pipefail
-records=1000000 dir= nightly= keep=
+records=1000000 dir= nightly= keep= duck=1
 while [ $# -gt 0 ]; do
   case $1 in
     --records) records=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --nightly) nightly=1; shift ;;
     --keep) keep=1; shift ;;
-    *) echo "usage: $0 [--records N] [--dir DIR] [--nightly] [--keep]" >&2; exit 2 ;;
+    --no-duckdb) duck=; shift ;;
+    *) echo "usage: $0 [--records N] [--dir DIR] [--nightly] [--keep] [--no-duckdb]" >&2; exit 2 ;;
   esac
 done
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +44,7 @@ bin=$dir/bin
 mkdir -p "$bin"
 echo "building svcrecon and bench-duckdb into $bin" >&2
 (cd "$repo" && go build -o "$bin/" ./cmd/reconcile ./cmd/svcsandbox)
-(cd "$repo/bench/duckdb" && CGO_ENABLED=1 go build -o "$bin/bench-duckdb" .)
+[ -z "$duck" ] || (cd "$repo/bench/duckdb" && CGO_ENABLED=1 go build -o "$bin/bench-duckdb" .)
 
 sandbox_pid=
 stop_sandbox() { [ -z "$sandbox_pid" ] || { kill "$sandbox_pid" 2>/dev/null; wait "$sandbox_pid" 2>/dev/null || true; sandbox_pid=; }; }
@@ -107,8 +109,10 @@ if [ -n "$nightly" ]; then
 fi
 grep -h 'imported\|Verdict' "$dir/import-calls.out" "$dir/check.out" || true
 
-echo "DuckDB (bench/duckdb), the same files:"
-timed duckdb "$bin/bench-duckdb" --sqlite "$dir/synced.db" --base "$dir/statement.duckdb" \
-  --calls "$dir/calls.jsonl" --from $from --to $to --dir "$dir"
-grep -v '^  ' "$dir/duckdb.out"
+if [ -n "$duck" ]; then
+  echo "DuckDB (bench/duckdb), the same files:"
+  timed duckdb "$bin/bench-duckdb" --sqlite "$dir/synced.db" --base "$dir/statement.duckdb" \
+    --calls "$dir/calls.jsonl" --from $from --to $to --dir "$dir"
+  grep -v '^  ' "$dir/duckdb.out"
+fi
 [ -n "$keep" ] || rm -f "$db" "$db-wal" "$db-shm"
