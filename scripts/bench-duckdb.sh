@@ -5,8 +5,9 @@
 # doing the core of the same work on the same files (bench/duckdb), in the
 # same run on the same machine (docs/benchmarks.md). The sandbox's world of
 # N statement records (default 1000000) over 30 days ending 2026-11-20:
-# DIR (default ./bench-month-N) keeps its call log (calls.jsonl) and its
-# synced statement (synced.db) for the next run; they are made when
+# DIR (default ./bench-month-N) keeps its call log (calls.jsonl, or
+# calls-NN.jsonl when it is split: a call-log file holds at most 4 GiB) and
+# its synced statement (synced.db) for the next run; they are made when
 # missing (svcsandbox, then reconcile sync: minutes at 1M, over an hour at
 # 10M). Each step runs as its own process under /usr/bin/time: wall time,
 # CPU (user + sys) and peak RSS, with the load average before it, since the
@@ -53,7 +54,7 @@ trap stop_sandbox EXIT
 # sources its settings.
 start_sandbox() {
   local calls=()
-  [ -s "$dir/calls.jsonl" ] || calls=(--calls "$dir/calls.jsonl.tmp")
+  compgen -G "$dir/calls*.jsonl" >/dev/null || calls=(--calls "$dir/calls.jsonl.tmp")
   rm -f "$dir/sb.env"
   "$bin/svcsandbox" --total-records "$records" --end "$end" --addr 127.0.0.1:0 "${calls[@]}" \
     >"$dir/sb.env" 2>"$dir/sb.err" &
@@ -62,7 +63,12 @@ start_sandbox() {
     kill -0 "$sandbox_pid" 2>/dev/null || { cat "$dir/sb.err" >&2; exit 1; }
     sleep 1
   done
-  [ ${#calls[@]} -eq 0 ] || mv "$dir/calls.jsonl.tmp" "$dir/calls.jsonl"
+  if [ ${#calls[@]} -gt 0 ]; then
+    mv "$dir/calls.jsonl.tmp" "$dir/calls.jsonl"
+    if [ "$(stat -c %s "$dir/calls.jsonl")" -gt $((4 << 30)) ]; then # the import's budget: split it
+      (cd "$dir" && split -n l/$(($(stat -c %s calls.jsonl) / (3 << 30) + 1)) -d --additional-suffix=.jsonl calls.jsonl calls- && rm calls.jsonl)
+    fi
+  fi
   # shellcheck disable=SC1091
   . "$dir/sb.env"
 }
@@ -79,7 +85,7 @@ timed() {
     "$name" "$wall" "$(echo "$user + $sys" | bc)" $((rss / 1024)) "$load"
 }
 
-if [ ! -s "$dir/synced.db" ] || [ ! -s "$dir/calls.jsonl" ]; then
+if [ ! -s "$dir/synced.db" ] || ! compgen -G "$dir/calls*.jsonl" >/dev/null; then
   echo "making the world: the sandbox's call log and the synced statement (untimed)" >&2
   start_sandbox
   rm -f "$dir/synced.db"*
@@ -89,7 +95,8 @@ fi
 
 db=$dir/work.db
 rm -f "$db" "$db-wal" "$db-shm"
-echo "svcrecon, $(nproc) CPUs, $records records, $(du -h "$dir/calls.jsonl" | cut -f1) of call log; $(date -u +%FT%TZ)"
+logs=("$dir"/calls*.jsonl)
+echo "svcrecon, $(nproc) CPUs, $records records, $(du -ch "${logs[@]}" | tail -1 | cut -f1) of call log in ${#logs[@]} files; $(date -u +%FT%TZ)"
 if [ -n "$nightly" ]; then
   start_sandbox
   SVC_DB=$db timed sync "$bin/reconcile" sync --from $from --to $to --what statement
@@ -99,7 +106,7 @@ else
   sync
 fi
 export SVC_DB=$db
-timed import-calls "$bin/reconcile" import-calls "$dir/calls.jsonl"
+timed import-calls "$bin/reconcile" import-calls "${logs[@]}"
 sync # the copy's writes flushed, not paid by the check's commit
 timed check "$bin/reconcile" check --from $from --to $to
 if [ -n "$nightly" ]; then
@@ -112,7 +119,7 @@ grep -h 'imported\|Verdict' "$dir/import-calls.out" "$dir/check.out" || true
 if [ -n "$duck" ]; then
   echo "DuckDB (bench/duckdb), the same files:"
   timed duckdb "$bin/bench-duckdb" --sqlite "$dir/synced.db" --base "$dir/statement.duckdb" \
-    --calls "$dir/calls.jsonl" --from $from --to $to --dir "$dir"
+    --calls "$dir/calls*.jsonl" --from $from --to $to --dir "$dir"
   grep -v '^  ' "$dir/duckdb.out"
 fi
 [ -n "$keep" ] || rm -f "$db" "$db-wal" "$db-shm"
