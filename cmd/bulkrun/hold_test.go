@@ -111,8 +111,9 @@ func snapshot(tb testing.TB, dbPath, id string) string {
 // holds it (host, pid, since) in one line and exits 2 without touching a
 // row; the first then finishes every row.
 func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
-	// The four rows in flight at concurrency 4: once all four have
-	// arrived, the first process can change nothing until the gate opens.
+	// The four rows in flight at concurrency 4, and four claimed ahead:
+	// once all four calls have arrived and the next four rows are claimed,
+	// the first process can change nothing until the gate opens.
 	g := newGate(4)
 	srv := bulktest.Start(bulktest.Options{Before: g.before})
 	defer srv.Close()
@@ -128,6 +129,7 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 	g.wait(t, first) // the first process holds the run, with its rows in flight
 
 	id := runID(t, dbPath)
+	settledSending(t, dbPath, id, 8)
 	before := snapshot(t, dbPath, id)
 	host, _ := os.Hostname()
 	holder := fmt.Sprintf("is held by another process: host %s, pid %d, since ", host, os.Getpid())
@@ -172,7 +174,7 @@ func TestSecondProcessOnARunIsRefusedWhileTheFirstFinishes(t *testing.T) {
 // the rows it left pending); every view counts them the same way, and the
 // next resume does not send them (too young to look up yet).
 func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
-	g := newGate(4) // the four rows in flight at concurrency 4
+	g := newGate(4) // the four rows in flight at concurrency 4 (and four claimed ahead)
 	srv := bulktest.Start(bulktest.Options{Before: g.before})
 	defer srv.Close()
 	defer g.open()
@@ -195,9 +197,7 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 		t.Fatal("no request reached the fake in 60 s")
 	}
 	id := runID(t, dbPath)
-	if c := counts(t, dbPath, id); c.Sending != 4 {
-		t.Fatalf("with four requests held: %+v, want 4 rows sending", c)
-	}
+	settledSending(t, dbPath, id, 8) // four calls held, four rows claimed ahead
 	pid := cmd.Process.Pid
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
@@ -212,8 +212,8 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 		t.Errorf("recheck: exit %d, want %d (rows pending)\n%s%s", code, cli.ExitFindings, recheck, stderr)
 	}
 	if !strings.Contains(list, "run "+id+": the process working on it is gone (host ") || !strings.Contains(list, "pid "+strconv.Itoa(pid)+",") ||
-		!strings.Contains(list, "run "+id+": its 4 rows in flight are pending") {
-		t.Errorf("status does not say it found pid %d gone and its 4 rows pending:\n%s", pid, list)
+		!strings.Contains(list, "run "+id+": its 8 rows in flight are pending") {
+		t.Errorf("status does not say it found pid %d gone and its 8 rows pending:\n%s", pid, list)
 	}
 	var fields []string
 	for i, l := range strings.Split(list, "\n") {
@@ -221,11 +221,11 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 			fields = strings.Fields(strings.Split(list, "\n")[i+1])
 		}
 	}
-	if len(fields) < 9 || fields[8] != "4" || fields[4] != bulk.RunInterrupted { // the CREATED column is two fields
-		t.Errorf("run list STATE, PENDING columns = %q, want interrupted, 4:\n%s", fields, list)
+	if len(fields) < 9 || fields[8] != "8" || fields[4] != bulk.RunInterrupted { // the CREATED column is two fields
+		t.Errorf("run list STATE, PENDING columns = %q, want interrupted, 8:\n%s", fields, list)
 	}
-	if !regexpLine(detail, `\s*pending\s+4\s*`) || !strings.Contains(detail, ", interrupted") {
-		t.Errorf("status detail does not say interrupted, 4 pending:\n%s", detail)
+	if !regexpLine(detail, `\s*pending\s+8\s*`) || !strings.Contains(detail, ", interrupted") {
+		t.Errorf("status detail does not say interrupted, 8 pending:\n%s", detail)
 	}
 	if strings.Contains(detail, "held by") {
 		t.Errorf("status shows a dead process as the holder:\n%s", detail)
@@ -233,16 +233,16 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	if !strings.Contains(detail, "bulkrun resume "+id) {
 		t.Errorf("status of the killed run does not say how to continue:\n%s", detail)
 	}
-	if !strings.Contains(recheck, "run "+id+": 4 pending rows;") || !strings.Contains(recheck, "4 sent less than") ||
-		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 4 pending, 16 unsent") {
-		t.Errorf("recheck does not count 4 pending as the other views do:\n%s", recheck)
+	if !strings.Contains(recheck, "run "+id+": 8 pending rows;") || !strings.Contains(recheck, "8 sent less than") ||
+		!strings.Contains(recheck, "20 rows: 0 success, 0 failed, 8 pending, 12 unsent") {
+		t.Errorf("recheck does not count 8 pending as the other views do:\n%s", recheck)
 	}
 	code, stdout, stderr := runCLIEnv(t, nil, "resume", id, "--db", dbPath, "--log-level", "error")
 	if code != cli.ExitFindings {
 		t.Errorf("resume after the kill: exit %d, want %d\n%s%s", code, cli.ExitFindings, stdout, stderr)
 	}
-	if c := counts(t, dbPath, id); c.Success != 16 || c.Pending != 4 || c.Sending != 0 {
-		t.Errorf("after resume: %+v; want 16 success, the 4 killed in flight pending (not sent again)", c)
+	if c := counts(t, dbPath, id); c.Success != 12 || c.Pending != 8 || c.Sending != 0 {
+		t.Errorf("after resume: %+v; want 12 success, the 8 killed in flight pending (not sent again)", c)
 	}
 }
 

@@ -87,7 +87,9 @@ func main() {
 		case <-finished:
 		}
 	}()
+	endProfile := cli.StartProfile(os.Stderr, os.Args[1:])
 	code := cli.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr, os.Args[1:]...)
+	endProfile()
 	close(finished)
 	os.Exit(code)
 }

@@ -296,6 +296,22 @@ func openDB(tb testing.TB, path string) *store.DB {
 }
 
 // counts are a run's rows per state.
+// settledSending waits until n rows of run id are 'sending': at
+// concurrency c with every call held, c in flight and c claimed ahead (a
+// sender claims its next row while it calls one), after which the process
+// journals nothing until a call ends.
+func settledSending(tb testing.TB, dbPath, id string, n int) {
+	tb.Helper()
+	deadline := time.After(60 * time.Second)
+	for c := counts(tb, dbPath, id); c.Sending != n; c = counts(tb, dbPath, id) {
+		select {
+		case <-deadline:
+			tb.Fatalf("rows sending never reached %d in 60 s: %+v", n, c)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 func counts(tb testing.TB, dbPath, id string) bulk.Counts {
 	tb.Helper()
 	db := openDB(tb, dbPath)

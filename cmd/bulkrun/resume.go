@@ -63,7 +63,7 @@ func (r *resumeCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", refused(err)
 	}
 	defer lease.Release(ctx)
-	return "", execute(ctx, env, lease, run, op, table, rows, call.Stdout, errs.progress)
+	return "", execute(ctx, env, lease, run, op, table, rows, r.card, call.Stdout, errs.progress)
 }
 
 // openRun opens the environment of a command that works on run id (with a

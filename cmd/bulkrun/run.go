@@ -18,6 +18,8 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/internal/budget"
 	"github.com/svcrecon/svcrecon/internal/bulk"
+	"github.com/svcrecon/svcrecon/internal/rates"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -34,6 +36,8 @@ type execFlags struct {
 	xlsx, force bool
 	concurrency int
 	maxDebit    string
+	rates       string      // --rates: the rate card's path
+	card        *rates.Card // read by apply
 }
 
 // dbAndLogFlags are the common flags of a command that only reads the
@@ -51,12 +55,19 @@ func (f *execFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "overwrite results files that exist and are not this run's (another run's, or your own)")
 	fs.IntVar(&f.concurrency, "concurrency", 8, "calls in flight at once")
 	fs.StringVar(&f.maxDebit, "max-debit", "", "spend at most AMOUNT: a call starts only while the run's confirmed debits, with every call in flight or pending counted at the expected debit, stay within it (the first call goes alone to learn the debit; on PostgreSQL shared by every worker)")
+	fs.StringVar(&f.rates, "rates", "", "the rate card (rates.yaml): its price of the operation (operations:) is the expected debit of --max-debit from the first call")
 }
 
 // apply overrides s with the flags set on the command line.
 func (f *execFlags) apply(set map[string]bool, s *bulk.Settings) error {
 	if f.concurrency < 1 || f.concurrency > 1024 {
 		return cli.Usagef("--concurrency %d: want 1 to 1024", f.concurrency)
+	}
+	if f.card == nil && f.rates != "" {
+		var err error
+		if f.card, err = cli.LoadRates("bulkrun", f.rates); err != nil {
+			return err
+		}
 	}
 	if set["concurrency"] || s.Concurrency == 0 {
 		s.Concurrency = f.concurrency
@@ -259,7 +270,7 @@ func (r *runCmd) start(ctx context.Context, env *cli.Env, in *runInput, call *cl
 			return refused(err)
 		}
 		defer lease.Release(ctx)
-		return execute(ctx, env, lease, run, op, table, rows, call.Stdout, errs.progress)
+		return execute(ctx, env, lease, run, op, table, rows, r.card, call.Stdout, errs.progress)
 	}
 }
 
@@ -398,10 +409,12 @@ func showDryRun(w io.Writer, rows []bulk.Row, runID string, existing bool) error
 
 // execute sends the rows, writes the results and reports; its progress bar
 // is drawn on progress. The run is held by lease; losing it stops the run.
-func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row, stdout, progress io.Writer) error {
+func execute(ctx context.Context, env *cli.Env, lease *bulk.Lease, run *bulk.Run, op *svcapi.Operation, table *bulk.Table, rows []bulk.Row,
+	card *rates.Card, stdout, progress io.Writer) error {
 	ctx, cancel := lease.Context(ctx)
 	defer cancel()
 	runner := newRunner(env, run, lease, progress)
+	runner.Price = priceOf(card)
 	runner.Recheck = newRechecker(env, takeOverWait, 4, rows)
 	before, err := bulk.CountRows(ctx, env.DB, run)
 	if err != nil {
@@ -464,6 +477,17 @@ func newRunner(env *cli.Env, run *bulk.Run, lease *bulk.Lease, progress io.Write
 		runner.MaxDebit = decimal.RequireFromString(s.MaxDebit)
 	}
 	return runner
+}
+
+// priceOf is the rate card as the spend cap reads it: the expected debit
+// of one call of an operation on today's IST date (nil without a card).
+func priceOf(card *rates.Card) func(op string) (decimal.Decimal, bool) {
+	if card == nil {
+		return nil
+	}
+	return func(op string) (decimal.Decimal, bool) {
+		return card.Debit(op, clock().In(recon.IST).Format(recon.DateLayout))
+	}
 }
 
 // writeResults (re)writes the run's results CSV (and xlsx) and returns the

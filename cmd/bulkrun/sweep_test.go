@@ -18,9 +18,10 @@ import (
 
 // A worker killed on another host (its heartbeat stops, by the database's
 // clock) with four rows in flight — two of them executed by the service,
-// two lost on their way — leaves its run running. bulkrun status sweeps
-// it (interrupted, the four rows pending); bulkrun resume looks them up
-// and sends the two never executed with the rest: the run finishes, every
+// two lost on their way — and four claimed ahead (never sent) leaves its
+// run running. bulkrun status sweeps it (interrupted, the eight rows
+// pending); bulkrun resume looks them up and sends the six never executed
+// with the rest: the run finishes, every
 // row executed once, without settle.
 func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 	g := newGate(4)
@@ -65,6 +66,7 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 		cmd.Wait()
 		t.Fatal("no request reached the fake in 60 s")
 	}
+	settledSending(t, dbPath, runID(t, dbPath), 8) // four calls held, four rows claimed ahead
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	g.open()
@@ -85,15 +87,15 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 
 	code, stdout, stderr := runCLIEnv(t, nil, "status", id, "--db", dbPath)
 	if code != 0 || !strings.Contains(stdout, "run "+id+": the process working on it is gone (host otherhost") ||
-		!strings.Contains(stdout, "its 4 rows in flight are pending") || !strings.Contains(stdout, ", "+bulk.RunInterrupted+"\n") {
+		!strings.Contains(stdout, "its 8 rows in flight are pending") || !strings.Contains(stdout, ", "+bulk.RunInterrupted+"\n") {
 		t.Fatalf("status: exit %d; want the dead worker swept, the run interrupted\n%s%s", code, stdout, stderr)
 	}
-	if c := counts(t, dbPath, id); c.Pending != 4 || c.Sending != 0 {
-		t.Errorf("after status: %+v; want the 4 rows pending, none sending", c)
+	if c := counts(t, dbPath, id); c.Pending != 8 || c.Sending != 0 {
+		t.Errorf("after status: %+v; want the 8 rows pending, none sending", c)
 	}
 	code, stdout, stderr = runCLIEnv(t, nil, "resume", id, "--db", dbPath, "--log-level", "error")
-	if code != cli.ExitOK || !strings.Contains(stdout, "4 rows a dead process left were looked up: 2 success, 0 failed, 2 never executed (sent now)") {
-		t.Fatalf("resume: exit %d; want the 4 rows looked up and the run finished\n%s%s", code, stdout, stderr)
+	if code != cli.ExitOK || !strings.Contains(stdout, "8 rows a dead process left were looked up: 2 success, 0 failed, 6 never executed (sent now)") {
+		t.Fatalf("resume: exit %d; want the 8 rows looked up and the run finished\n%s%s", code, stdout, stderr)
 	}
 	if c := counts(t, dbPath, id); c.Success != 20 {
 		t.Errorf("after resume: %+v; want every row success", c)

@@ -16,12 +16,14 @@ import (
 )
 
 var checkHelp = cli.Help{
-	Synopsis: "reconcile check --from YYYY-MM-DD --to YYYY-MM-DD [--as-of YYYY-MM-DD] [--pair-window 10m]\n" +
+	Synopsis: "reconcile check --from YYYY-MM-DD --to YYYY-MM-DD [--as-of YYYY-MM-DD] [--pair-window 10m] [--rates rates.yaml]\n" +
 		"                       [--fail-on-breaks [--allow-empty]] [--db FILE] [--log-format text|json] [--log-level LEVEL]",
 	Description: "Reconciles a period from the database: pool arithmetic and chain, calls matched to statement\n" +
 		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n" +
 		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n" +
-		"a match (they stay callOnly and statementOnly). Then it records the run's evidence: its manifest\n" +
+		"a match (they stay callOnly and statementOnly). With --rates, each statement debit is priced by\n" +
+		"the rate card (README: The rate card): overcharged, undercharged, or its product unpriced.\n" +
+		"Then it records the run's evidence: its manifest\n" +
 		"(inputs by SHA-256, totals, completeness) and its exceptions, new, carried over or resolved\n" +
 		"(reconcile exceptions list), and prints the verdict: Incomplete: first when a day's statement\n" +
 		"walk did not finish or no call log reaches past its end (exit 0; 3 with --fail-on-breaks).",
@@ -29,6 +31,7 @@ var checkHelp = cli.Help{
   reconcile check --from {yesterday} --to {yesterday} --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
   reconcile check --from {prev-month-start} --to {prev-month-end} --as-of {today}    # age unsettled orders as of today
   reconcile check --from {yesterday} --to {yesterday} --pair-window 2m      # suggest pairs only 2 minutes apart
+  reconcile check --from {month-start} --to {yesterday} --rates rates.yaml   # and the fees against the contract's prices
   reconcile check --from {days-ago:61} --to {days-ago:61} --fail-on-breaks --allow-empty   # a day with no traffic is fine
 Import the call logs (import-calls) and sync the statement (sync) first.
 Re-running a period replaces its previous results.`,
@@ -41,6 +44,7 @@ type checkCmd struct {
 	from, to, asOf           string
 	pairWindow               time.Duration
 	failOnBreaks, allowEmpty bool
+	rates                    string
 }
 
 func (c *checkCmd) Flags(fs *flag.FlagSet) {
@@ -50,7 +54,8 @@ func (c *checkCmd) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.to, "to", "", "last day of the period (IST), YYYY-MM-DD")
 	fs.StringVar(&c.asOf, "as-of", "", "age unsettled orders as of this day (default: --to)")
 	fs.DurationVar(&c.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
-	fs.BoolVar(&c.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when the period has no call and no record")
+	fs.StringVar(&c.rates, "rates", "", "the rate card (rates.yaml): price each statement debit by it, flagging overcharged, undercharged and unpriced")
+	fs.BoolVar(&c.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only, statement-only or fee finding; exit 1 when the period has no call and no record")
 	fs.BoolVar(&c.allowEmpty, "allow-empty", false, "with --fail-on-breaks: a period with no call and no record is not an error")
 }
 
@@ -86,7 +91,9 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err := rep.WriteText(call.Stdout); err != nil {
 		return summary, err
 	}
-	ev, err := nightly.RecordEvidence(ctx, env.DB, rep, nightly.Settings(o.PairWindow, 0, 0), nil, clock)
+	settings := nightly.Settings(o.PairWindow, 0, 0)
+	settings.RateCard = nightly.RateCardSetting(o.Rates)
+	ev, err := nightly.RecordEvidence(ctx, env.DB, rep, settings, nil, clock)
 	if err != nil {
 		return summary, fmt.Errorf("check: evidence: %w", err)
 	}
@@ -122,6 +129,9 @@ func (c *checkCmd) options(call *cli.Call) (ledger.CheckOptions, error) {
 		return o, cli.Usagef("check: --pair-window %s: want a positive duration such as 10m", c.pairWindow)
 	}
 	o = ledger.CheckOptions{From: f, To: t, PairWindow: c.pairWindow}
+	if o.Rates, err = cli.LoadRates("check", c.rates); err != nil {
+		return o, err
+	}
 	if c.asOf != "" {
 		if o.AsOf, err = cli.ParseDate("as-of", c.asOf); err != nil {
 			return o, err

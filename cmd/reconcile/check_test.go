@@ -36,7 +36,7 @@ func flagsOf(t *testing.T, cmd string) []string {
 // service, so their -h lists no network or sandbox flag.
 func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	for cmd, want := range map[string][]string{
-		"check":        {"allow-empty", "as-of", "db", "db-pool", "fail-on-breaks", "from", "log-format", "log-level", "pair-window", "to", "version"},
+		"check":        {"allow-empty", "as-of", "db", "db-pool", "fail-on-breaks", "from", "log-format", "log-level", "pair-window", "rates", "to", "version"},
 		"import-calls": {"complete-through", "db", "db-pool", "log-format", "log-level", "version"},
 		"export":       {"csv-bom", "csv-raw", "db", "db-pool", "format", "from", "log-format", "log-level", "out", "to", "version"},
 	} {

@@ -40,8 +40,8 @@ func TestDatabaseFailureSaysItIsTheDatabase(t *testing.T) {
 		name, trigger string
 		args          []string
 	}{
-		{"import-calls", "INSERT INTO calls", []string{"import-calls", "--db", "DB", log}},
-		{"sync", "INSERT INTO records", []string{"sync", "--db", "DB", "--from", from.Format("2006-01-02"), "--to", to.Format("2006-01-02")}},
+		{"import-calls", `copy "calls"`, []string{"import-calls", "--db", "DB", log}},
+		{"sync", `copy "records"`, []string{"sync", "--db", "DB", "--from", from.Format("2006-01-02"), "--to", to.Format("2006-01-02")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dsn := pgtest.NewDatabase(t)

@@ -189,7 +189,13 @@ func (w *exampleWorld) prepare(t *testing.T, dir string, cmds []*clitest.Command
 		t.Fatal(err)
 	}
 	yaml = bytes.ReplaceAll(yaml, []byte(`"/`), []byte(`"`+dir+`/`))
-	files := map[string][]byte{"schedules.yaml": yaml, "var/log/client/calls-all.jsonl": w.callLog}
+	card, err := os.ReadFile(filepath.Join(w.root, "testdata", "rates-sandbox.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nightly job of schedules.yaml prices the debits by rates.yaml:
+	// the sandbox's prices.
+	files := map[string][]byte{"schedules.yaml": yaml, "var/log/client/calls-all.jsonl": w.callLog, "rates.yaml": card}
 	var dbs []string
 	if withDB {
 		dbs = append(dbs, filepath.Join(dir, "svcrecon.db"))
@@ -207,6 +213,8 @@ func (w *exampleWorld) prepare(t *testing.T, dir string, cmds []*clitest.Command
 			n = v // --flag=value, VAR=value
 		}
 		switch {
+		case strings.HasSuffix(n, ".yaml") && strings.HasPrefix(filepath.Base(n), "rates"): // a rate card: the sandbox's prices
+			files[n] = card
 		case strings.HasSuffix(n, ".yaml"):
 			files[n] = yaml
 		case strings.HasSuffix(n, ".jsonl"):

@@ -16,6 +16,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/calllog"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/nightly"
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/schedule"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -35,7 +36,7 @@ const (
 )
 
 var runHelp = cli.Help{
-	Synopsis: "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--complete-through D] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]",
+	Synopsis: "reconcile run [--date D | --from D --to D] [--as-of D] [--calls FILE-or-GLOB ...] [--complete-through D] [--rates FILE] [--out DIR] [--fail-on-breaks] [--notify URL] [--sandbox] [flags]",
 	Description: "The nightly job, step by step: sync the statement and collect orders of the period (default:\n" +
 		"yesterday in IST), import the call logs given, check, record the run's evidence (its manifest\n" +
 		"and exceptions), and export the workbook, the CSV files and manifest.json to --out; prints what\n" +
@@ -44,11 +45,14 @@ var runHelp = cli.Help{
 		"--sandbox starts the built-in sandbox (no account needed), uses a fresh database\n" +
 		"DIR/" + sandboxDBName + " (unless --db is given), imports the sandbox's client call log (written to\n" +
 		"DIR/" + sandboxCallLogName + ") and reconciles the sandbox's whole history, whose planted\n" +
-		"defects show every kind of finding.\n\n" +
+		"defects show every kind of finding (with --rates testdata/rates-sandbox.yaml, its mispriced\n" +
+		"product too).\n\n" +
+		"--rates prices each statement debit by the rate card (README: The rate card).\n\n" +
 		"With --fail-on-breaks a period with no call and no statement record is an error (exit 1):\n" +
 		"a misconfigured night must not look clean; --allow-empty accepts it. --notify URL POSTs the\n" +
 		"run's summary as JSON (a \"text\" field for chat webhooks) when it ends with breaks or fails.",
 	Examples: `  reconcile run --sandbox                     # try everything: a fresh sandbox, its history, ./reports
+  reconcile run --sandbox --rates testdata/rates-sandbox.yaml   # and its fees against its price list
   reconcile run --calls '/var/log/client/calls-*.jsonl' --out reports --fail-on-breaks   # last night (yesterday, IST)
   reconcile run --date {yesterday} --calls logs/calls-{yesterday}.jsonl
   reconcile run --from {prev-month-start} --to {prev-month-end} --as-of {today} --calls logs/calls-{prev-month}.jsonl.gz --out reports/{prev-month}
@@ -85,6 +89,7 @@ type nightlyCmd struct {
 	notify                      string
 	pairWindow                  time.Duration
 	completeThrough             string
+	rates                       string
 }
 
 func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
@@ -95,7 +100,7 @@ func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&r.asOf, "as-of", "", "age unsettled orders as of this day (default: the last day)")
 	fs.Var(&r.calls, "calls", "a call-log file or glob (JSONL, gzip ok) to import; repeat for more")
 	fs.StringVar(&r.out, "out", "reports", "directory of the reports (created when missing)")
-	fs.BoolVar(&r.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only or statement-only finding; exit 1 when there is nothing to reconcile")
+	fs.BoolVar(&r.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only, statement-only or fee finding; exit 1 when there is nothing to reconcile")
 	fs.BoolVar(&r.allowEmpty, "allow-empty", false, "with --fail-on-breaks, accept a period with no call and no record")
 	fs.IntVar(&r.concurrency, "concurrency", 4, "days synced at once")
 	fs.BoolVar(&r.refresh, "refresh", false, "walk every day of the period again, held or not")
@@ -106,6 +111,7 @@ func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&r.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
 	fs.StringVar(&r.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
 	fs.StringVar(&r.completeThrough, "complete-through", "", "declare the call logs complete through this IST day, YYYY-MM-DD (no call is logged after it)")
+	fs.StringVar(&r.rates, "rates", "", "the rate card (rates.yaml): price each statement debit by it, flagging overcharged, undercharged and unpriced")
 }
 
 func (r *nightlyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
@@ -136,6 +142,7 @@ type runOptions struct {
 	notify                      string
 	pairWindow                  time.Duration
 	completeThrough             time.Time
+	rates                       *rates.Card
 	log                         *slog.Logger
 }
 
@@ -164,6 +171,9 @@ func (r *nightlyCmd) options(ctx context.Context, call *cli.Call) (*runOptions, 
 		if o.completeThrough, err = cli.ParseDate("complete-through", r.completeThrough); err != nil {
 			return nil, err
 		}
+	}
+	if o.rates, err = cli.LoadRates("run", r.rates); err != nil {
+		return nil, err
 	}
 	if o.log, err = r.c.Logger(ctx, call.Stderr); err != nil {
 		return nil, err
@@ -263,7 +273,7 @@ func (o *runOptions) run(ctx context.Context, stdout, lines, progress io.Writer)
 		DB: env.DB, Client: env.Client, Account: env.Account, From: o.from, To: o.to, AsOf: o.asOf,
 		CallLogs: o.callFiles, Out: o.out, CSVRaw: o.csvRaw, Concurrency: o.concurrency, Refresh: o.refresh,
 		RecheckDays: o.recheckDays, OrdersLookback: o.ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
-		PairWindow: o.pairWindow, Secrets: []string{env.Config.ClientSecret},
+		PairWindow: o.pairWindow, Rates: o.rates, Secrets: []string{env.Config.ClientSecret},
 		Log: o.log, Progress: progress, OnStep: func(st nightly.Step) { printStep(st, stdout, lines) }, Now: clock,
 	}
 	cfg.CompleteThrough, cfg.CoverageSource = o.completeThrough, "run --complete-through"

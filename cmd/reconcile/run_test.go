@@ -105,7 +105,7 @@ func TestRunSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	sheets := []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Statement", "Orders"}
+	sheets := []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"}
 	if got := wb.GetSheetList(); !slices.Equal(got[:min(len(got), len(sheets))], sheets) {
 		t.Errorf("sheets = %v, want %v", got, sheets)
 	}

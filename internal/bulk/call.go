@@ -8,82 +8,244 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
 // A row's call: journaled 'sending' (committed) before it, its answer
 // classified and journaled after it, whatever happens to the context.
+//
+// A sender journals the outcome of its last call in the transaction that
+// journals its next row 'sending' (store.DB.StepBulkRows), with the calls
+// table's records of that call (store.DeferCalls): one commit a row, shared
+// with the other senders', instead of three. It does so while it calls the
+// row it claimed before (ahead): the commit is off the calls' path, and a
+// sender has at most one row in flight and one claimed. A claimed row not
+// called yet when the execution's context ends, or the execution stops, is
+// unclaimed: Ctrl-C starts nothing new. A process killed meanwhile leaves
+// it 'sending': pending, looked up, sent again only once proven never
+// executed, as any row whose process died.
 
-// send journals, calls and journals one row, reserved for it (reserve);
-// the reservation is released with the call's outcome, or at once when
-// the row is not called.
-func (ex *execution) send(ctx context.Context, row Row) {
+// ended is a row's call that ended: its outcome, not journaled yet, and
+// the calls table's records of the call.
+type ended struct {
+	row   Row
+	res   Entry
+	calls *store.DeferredCalls
+}
+
+// claimed is a row journaled 'sending' for this execution, to call, and
+// its attempt number.
+type claimed struct {
+	row     Row
+	attempt int
+}
+
+// sender sends the rows handed to it on jobs, one at a time, until jobs is
+// closed: it calls the row it claimed while it journals the outcome of its
+// last call with the claim of its next row (ahead).
+func (ex *execution) sender(ctx context.Context, jobs <-chan Row) {
+	jctx := context.WithoutCancel(ctx)
+	var last *ended   // called, its outcome not journaled
+	var next *claimed // claimed, to call
+	open := true      // jobs is not closed
+	type step struct {
+		next *claimed
+		open bool
+	}
+	steps := make(chan step, 1)
+	for {
+		if next == nil {
+			if !open {
+				ex.journal(jctx, last, nil)
+				return
+			}
+			next, open = ex.take(ctx, jobs, last, nil)
+			last = nil
+			continue
+		}
+		if ctx.Err() != nil || ex.stopped() != "" {
+			ex.journal(jctx, last, nil)
+			ex.drop(jctx, next.row)
+			last, next = nil, nil
+			continue
+		}
+		called := make(chan struct{})
+		go func(last *ended) {
+			n, open := ex.take(ctx, jobs, last, called)
+			steps <- step{n, open}
+		}(last)
+		c := ex.call(jctx, next.row, next.attempt)
+		close(called)
+		s := <-steps
+		last, next, open = c, s.next, open && s.open
+	}
+}
+
+// take journals last's outcome with the claim (claim) of the next row on
+// jobs when one is at hand; else last's outcome alone, then it claims the
+// next row handed until until is closed (nil: however long it takes). It
+// returns the row claimed (nil: none) and false once jobs is closed.
+func (ex *execution) take(ctx context.Context, jobs <-chan Row, last *ended, until <-chan struct{}) (*claimed, bool) {
+	jctx := context.WithoutCancel(ctx)
+	select {
+	case row, ok := <-jobs:
+		if !ok {
+			ex.journal(jctx, last, nil)
+			return nil, false
+		}
+		return ex.claim(ctx, row, last), true
+	default:
+	}
+	ex.journal(jctx, last, nil)
+	select {
+	case row, ok := <-jobs:
+		if !ok {
+			return nil, false
+		}
+		return ex.claim(ctx, row, nil), true
+	case <-until:
+		return nil, true
+	}
+}
+
+// drop unclaims a row claimed but not called (the execution's context
+// ended, or the execution stopped, first) and releases its reservation.
+func (ex *execution) drop(jctx context.Context, row Row) {
+	if err := ex.unclaim(jctx, row); err != nil {
+		ex.stop(StopError, fmt.Errorf("line %d: not sent, but the journal could not be corrected (it stays sending, pending for recheck): %w", row.Line, err))
+	}
+	ex.release(nil)
+}
+
+// claim journals last's outcome and row 'sending', reserved for it
+// (reserve), in one transaction; the reservation is released at once when
+// the row is not claimed. It returns the row claimed, or nil.
+func (ex *execution) claim(ctx context.Context, row Row, last *ended) *claimed {
+	// From the claim on the row is in flight: nothing cancels its journal
+	// writes or its call (the client's time-out bounds it).
+	jctx := context.WithoutCancel(ctx)
+	if ex.Rate > 0 || ex.stopped() != "" {
+		// Journaled at once: the row may wait a while for its turn.
+		ex.journal(jctx, last, nil)
+		last = nil
+	}
 	if ex.stopped() != "" {
 		ex.release(nil)
-		return
+		return nil
 	}
 	if err := ex.limiter.Wait(ctx); err != nil {
 		ex.release(nil)
 		ex.stop(StopInterrupted, nil)
-		return
+		return nil
 	}
 	if !ex.mayStart(ctx) {
+		ex.journal(jctx, last, nil)
 		ex.release(nil)
-		return
+		return nil
 	}
-	// From here on the row is in flight: nothing cancels its journal writes
-	// or its call (the client's time-out bounds it).
-	jctx := context.WithoutCancel(ctx)
-	attempt, err := ex.claim(jctx, row)
-	if err != nil {
+	attempt, ok := ex.journal(jctx, last, &row)
+	if !ok {
 		ex.release(nil)
-		ex.stop(StopError, err)
-		return
+		return nil
 	}
 	if attempt == 0 {
 		ex.release(nil)
 		ex.log.Warn("row already journaled by another process; skipped", LogLine, row.Line, svcapi.LogRef, row.Ref)
-		return
+		return nil
 	}
-	ex.call(jctx, row, attempt)
+	return &claimed{row, attempt}
 }
 
 // call calls a row claimed for this execution (attempt: its attempt
-// number) and journals its outcome; nothing cancels it.
-func (ex *execution) call(jctx context.Context, row Row, attempt int) {
+// number) and returns its outcome, to be journaled (journal); nil when
+// the request never left (the row is unclaimed and the run stops).
+// Nothing cancels it.
+func (ex *execution) call(jctx context.Context, row Row, attempt int) *ended {
 	if attempt > 1 {
 		ex.log.Info("sending again a row the service never executed (txnStatus said not found)",
 			LogLine, row.Line, svcapi.LogRef, row.Ref, "attempt", attempt)
 	}
-	env, callErr := ex.Client.Do(jctx, ex.run.Op, row.Body)
+	cctx, calls := store.DeferCalls(jctx)
+	env, callErr := ex.Client.Do(cctx, ex.run.Op, row.Body)
 	secrets := append([]string{ex.Secret}, row.Secrets...)
 	res, notSent := ex.outcome(env, callErr, attempt, secrets)
+	if !notSent {
+		return &ended{row: row, res: res, calls: calls}
+	}
+	// The request never reached the service (connection refused, bad
+	// configuration): the row stays unsent and the run stops.
 	callErr = scrubErr(callErr, secrets)
-	if notSent {
-		// The request never reached the service (connection refused, bad
-		// configuration): the row stays unsent and the run stops.
-		err := ex.unclaim(jctx, row)
-		ex.release(nil)
-		if err != nil {
-			ex.stop(StopError, fmt.Errorf("line %d: %v; and the journal could not be corrected: %w", row.Line, callErr, err))
-			return
-		}
-		ex.stop(StopError, fmt.Errorf("line %d not sent: %w", row.Line, callErr))
-		return
+	if _, _, err := ex.DB.StepBulkRows(jctx, ex.run.ID, store.BulkStep{Calls: calls}); err != nil {
+		ex.log.Error("call log not written", LogLine, row.Line, svcapi.LogRef, row.Ref, "error", err.Error())
 	}
-	if err := ex.finish(jctx, row, res); err != nil {
-		// The row stays 'sending': its outcome is unknown.
+	err := ex.unclaim(jctx, row)
+	ex.release(nil)
+	if err != nil {
+		ex.stop(StopError, fmt.Errorf("line %d: %v; and the journal could not be corrected: %w", row.Line, callErr, err))
+		return nil
+	}
+	ex.stop(StopError, fmt.Errorf("line %d not sent: %w", row.Line, callErr))
+	return nil
+}
+
+// journal journals, in one transaction, the outcome of last (nil: none)
+// with the calls table's records of its call, and next (nil: none) as
+// 'sending' before its call. It returns next's attempt number (0 when
+// another process journaled it), and false when the journal could not be
+// written (the run stops).
+func (ex *execution) journal(jctx context.Context, last *ended, next *Row) (int, bool) {
+	if last == nil && next == nil {
+		return 0, true
+	}
+	step := store.BulkStep{Worker: ex.worker, At: ex.now()}
+	if last != nil {
+		res := last.res
+		res.Line = last.row.Line
+		step.Done, step.Calls = &res, last.calls
+	}
+	if next != nil {
+		step.Next = &store.BulkNext{Line: next.Line, Ref: next.Ref}
+	}
+	mine, attempt, err := ex.DB.StepBulkRows(jctx, ex.run.ID, step)
+	if last != nil {
+		ex.ended(last, mine, err)
+	}
+	if err == nil {
+		return attempt, true
+	}
+	switch {
+	case last != nil && ex.worker != "":
+		err = fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending): %w", last.row.Line, last.res.State, err)
+	case last != nil:
+		err = fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending on resume): %w",
+			last.row.Line, last.res.State, err)
+	default:
+		err = fmt.Errorf("journal line %d as sending: %w", next.Line, err)
+	}
+	ex.stop(StopError, err)
+	return 0, false
+}
+
+// ended releases the reservation of a call whose outcome was journaled
+// (err: it could not be; the row stays 'sending', its outcome unknown) and
+// counts it. mine is false when the row was taken from this worker.
+func (ex *execution) ended(c *ended, mine bool, err error) {
+	if err != nil {
 		ex.release(&Entry{State: StatePending})
-		ex.stop(StopError, err)
 		return
 	}
-	ex.release(&res)
+	if ex.worker != "" && !mine {
+		ex.log.Warn("row taken from this worker (it was thought gone): its outcome is left to bulkrun recheck",
+			LogLine, c.row.Line, svcapi.LogRef, c.row.Ref, "state", c.res.State)
+	}
+	ex.release(&c.res)
 	ex.mu.Lock()
 	ex.sent++
 	ex.mu.Unlock()
 	ex.bar.Add(1)
-	if res.State != StateSuccess {
-		ex.log.Debug("row not successful", LogLine, row.Line, svcapi.LogRef, row.Ref, "state", res.State, "error", res.Error)
+	if c.res.State != StateSuccess {
+		ex.log.Debug("row not successful", LogLine, c.row.Line, svcapi.LogRef, c.row.Ref, "state", c.res.State, "error", c.res.Error)
 	}
 }
 
@@ -172,19 +334,6 @@ func (ex *execution) debit(env *svcapi.Envelope) (state, amount, why string) {
 // transaction-status look-up.
 const ReasonDebitUnknown = "executed (TXN) but its debit is unknown; bulkrun recheck looks it up"
 
-// claim journals a row as 'sending' before its call (committed, possibly
-// with other rows' writes, before it returns): a new journal row, or a row
-// Recheck returned to unsent (same line and externalRef). It returns the
-// row's attempt number, or 0 when the row is journaled already (another
-// process claimed it).
-func (ex *execution) claim(ctx context.Context, row Row) (int, error) {
-	attempt, err := ex.DB.ClaimBulkRow(ctx, ex.run.ID, row.Line, row.Ref, ex.now())
-	if err != nil {
-		return 0, fmt.Errorf("journal line %d as sending: %w", row.Line, err)
-	}
-	return attempt, nil
-}
-
 // unclaim undoes claim for a request that never left: a first attempt's
 // journal row is deleted (a shared run's is queued again), a re-send goes
 // back to unsent.
@@ -193,25 +342,4 @@ func (ex *execution) unclaim(ctx context.Context, row Row) error {
 		return ex.DB.ReturnBulkRows(ctx, ex.run.ID, ex.worker, []int{row.Line})
 	}
 	return ex.DB.UnclaimBulkRow(ctx, ex.run.ID, row.Line)
-}
-
-// finish journals the outcome of a row's call.
-func (ex *execution) finish(ctx context.Context, row Row, res Entry) error {
-	res.Line = row.Line
-	if ex.worker != "" {
-		mine, err := ex.DB.FinishClaimedBulkRow(ctx, ex.run.ID, ex.worker, res, ex.now())
-		if err == nil && !mine {
-			ex.log.Warn("row taken from this worker (it was thought gone): its outcome is left to bulkrun recheck",
-				LogLine, row.Line, svcapi.LogRef, row.Ref, "state", res.State)
-		}
-		if err == nil {
-			return nil
-		}
-		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending): %w", row.Line, res.State, err)
-	}
-	if err := ex.DB.FinishBulkRow(ctx, ex.run.ID, res, ex.now()); err != nil {
-		return fmt.Errorf("journal outcome of line %d (%s; the row stays 'sending' and becomes pending on resume): %w",
-			row.Line, res.State, err)
-	}
-	return nil
 }

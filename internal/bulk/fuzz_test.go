@@ -3,6 +3,7 @@ package bulk
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -63,4 +64,25 @@ func validText(v any) bool {
 		}
 	}
 	return true
+}
+
+// FuzzFlattenData reads any bytes as a response envelope: the lean
+// scanner flattens it exactly as encoding/json does, or gives it up.
+func FuzzFlattenData(f *testing.F) {
+	for _, s := range []string{
+		`{"statuscode":"TXN","data":{"pan":"ABCDE1234F","pool":{"amount":"1.50","n":1.5e3},"list":[1, {"a":2}],"none":null,"ok":true}}`,
+		`{"data":"text","data":{"a":"\u00e9\"x\\"}}`,
+		`{"data":[1,2]}`, `{"data" : { "a" : { } , "b":"\xff"} }`, `{"data":{"a":1,"a":2}}`, `[]`, `null`, `{"data":1} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		lean, ok := flattenLean(b)
+		if !ok {
+			return
+		}
+		if want := flattenJSON(b); !slices.Equal(lean, want) {
+			t.Fatalf("flattenLean(%q) = %q, encoding/json %q", b, lean, want)
+		}
+	})
 }

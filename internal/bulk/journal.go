@@ -17,9 +17,9 @@ import (
 // Journal is where bulk keeps its runs (bulk_runs) and their journal rows
 // (bulk_rows). *store.DB implements it.
 //
-// ClaimBulkRow, UnclaimBulkRow and FinishBulkRow return only once their
-// write is committed (they may share the commit with other rows' writes):
-// a row is 'sending' in the database before its call.
+// StepBulkRows and UnclaimBulkRow return only once their write is
+// committed (they may share the commit with other rows' writes): a row is
+// 'sending' in the database before its call.
 type Journal interface {
 	CreateBulkRun(ctx context.Context, r store.BulkRun, lease *store.BulkLease) error
 	BulkRunExists(ctx context.Context, id string) (bool, error)
@@ -35,9 +35,8 @@ type Journal interface {
 	EachBulkRowState(ctx context.Context, runID string, fn func(state, poolAmount string) error) error
 	EachBulkRow(ctx context.Context, runID string, fn func(store.BulkRow) error) error
 	EachBulkRowToCheck(ctx context.Context, runID string, sendingBefore time.Time, fn func(store.BulkRow) error) error
-	ClaimBulkRow(ctx context.Context, runID string, line int, ref string, at time.Time) (int, error)
 	UnclaimBulkRow(ctx context.Context, runID string, line int) error
-	FinishBulkRow(ctx context.Context, runID string, r store.BulkRow, at time.Time) error
+	StepBulkRows(ctx context.Context, runID string, s store.BulkStep) (recorded bool, attempt int, err error)
 	CheckedBulkRow(ctx context.Context, runID string, line int, state string, at time.Time) error
 	ResolveBulkRow(ctx context.Context, runID, from string, r store.BulkRow, at time.Time) error
 
@@ -46,7 +45,6 @@ type Journal interface {
 	BulkRowsJournaled(ctx context.Context, runID string) (int, error)
 	ClaimBulkRows(ctx context.Context, c store.BulkClaim) ([]store.BulkClaimed, string, error)
 	ReturnBulkRows(ctx context.Context, runID, worker string, lines []int) error
-	FinishClaimedBulkRow(ctx context.Context, runID, worker string, r store.BulkRow, at time.Time) (bool, error)
 	BulkWorkerRows(ctx context.Context, runID string, fn func(worker, state string, n int) error) error
 }
 

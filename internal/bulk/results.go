@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/svcrecon/svcrecon/internal/export"
+	"github.com/svcrecon/svcrecon/internal/jsonscan"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -47,8 +49,20 @@ type KV struct{ Key, Value string }
 // FlattenData flattens the data member of a response envelope (JSON) into
 // dotted keys in document order, prefixed "data.": objects are walked,
 // arrays are kept as compact JSON text, null is "". A data member that is an
-// array is one key, "data".
+// array is one key, "data". Not JSON: nil.
+//
+// It is read by a lean scanner (jsonscan) in one pass; a document the
+// scanner does not take (nested past its depth) goes to encoding/json,
+// which reads it the same way (FuzzFlattenData).
 func FlattenData(envelope []byte) []KV {
+	if out, ok := flattenLean(envelope); ok {
+		return out
+	}
+	return flattenJSON(envelope)
+}
+
+// flattenJSON is FlattenData through encoding/json.
+func flattenJSON(envelope []byte) []KV {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(envelope, &top) != nil {
 		return nil
@@ -100,6 +114,111 @@ func flatten(key string, raw json.RawMessage, out *[]KV) {
 	default:
 		*out = append(*out, KV{key, string(raw)})
 	}
+}
+
+// flattenLean is FlattenData by jsonscan; ok false when the scanner does
+// not take the document (it is then not JSON, or nested too deep).
+func flattenLean(b []byte) (out []KV, ok bool) {
+	i := jsonscan.SkipWS(b, 0)
+	var data jsonscan.Span
+	end, ok := members(b, i, 0, func(key string, v jsonscan.Span) bool {
+		if key == "data" {
+			data = v // the last one, as encoding/json keeps it
+		}
+		return true
+	})
+	if !ok || jsonscan.SkipWS(b, end) != len(b) {
+		return nil, false
+	}
+	if !data.Set() {
+		return nil, true
+	}
+	return out, flattenSpan(b, "data", data, 1, &out)
+}
+
+// flattenSpan is flatten of the value at s of b, which members has
+// scanned already (it is valid JSON).
+func flattenSpan(b []byte, key string, s jsonscan.Span, depth int, out *[]KV) bool {
+	v := b[s.From:s.To]
+	switch v[0] {
+	case '{':
+		_, ok := members(b, s.From, depth, func(k string, e jsonscan.Span) bool {
+			return flattenSpan(b, key+"."+k, e, depth+1, out)
+		})
+		return ok
+	case '[':
+		var buf bytes.Buffer
+		if json.Compact(&buf, v) == nil {
+			*out = append(*out, KV{key, buf.String()})
+		}
+	case '"':
+		*out = append(*out, KV{key, text(v)})
+	case 'n':
+		*out = append(*out, KV{key, ""})
+	default:
+		*out = append(*out, KV{key, string(v)})
+	}
+	return true
+}
+
+// flattenDepth bounds the objects flattenLean follows into (deeper ones go
+// to encoding/json).
+const flattenDepth = 64
+
+// members scans the object at b[i] == '{' and calls fn with each member's
+// key (unquoted) and value, in document order, while fn returns true. It
+// returns the index after the object; false when b[i:] is not an object of
+// valid JSON, is nested deeper than flattenDepth, or fn returned false.
+func members(b []byte, i, depth int, fn func(key string, v jsonscan.Span) bool) (int, bool) {
+	if depth > flattenDepth || i >= len(b) || b[i] != '{' {
+		return 0, false
+	}
+	i = jsonscan.SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, false
+		}
+		kend, ok := jsonscan.SkipValue(b, i, depth)
+		if !ok {
+			return 0, false
+		}
+		key := text(b[i:kend])
+		i = jsonscan.SkipWS(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return 0, false
+		}
+		vstart := jsonscan.SkipWS(b, i+1)
+		if i, ok = jsonscan.SkipValue(b, vstart, depth); !ok {
+			return 0, false
+		}
+		if !fn(key, jsonscan.Span{From: vstart, To: i}) {
+			return 0, false
+		}
+		i = jsonscan.SkipWS(b, i)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = jsonscan.SkipWS(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// text is the text of a JSON string (quotes included, valid): as it is
+// when it has no escape and is valid UTF-8, else as encoding/json reads it.
+func text(q []byte) string {
+	in := q[1 : len(q)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in)
+	}
+	var s string
+	json.Unmarshal(q, &s)
+	return s
 }
 
 // Results writes a run's results file(s) from its journal and its input

@@ -196,9 +196,7 @@ func (ex *execution) sendAll(ctx context.Context, todo []Row, conc int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for row := range jobs {
-				ex.send(ctx, row)
-			}
+			ex.sender(ctx, jobs)
 		}()
 	}
 	defer wg.Wait()

@@ -22,7 +22,8 @@ const claimBatch = 16
 // A worker holds at most Concurrency rows in flight and as many claimed
 // and waiting their turn; it claims again once half a batch (half its
 // concurrency, at most claimBatch) is free, or at once when none waits:
-// one claim per few rows, not one per row.
+// one claim per few rows, not one per row. A row's slot is free once its
+// outcome is journaled.
 
 // executeShared is Execute for one of the workers of a shared run.
 func (r *Runner) executeShared(ctx context.Context, run *Run, rows []Row, log *slog.Logger) (Summary, error) {
@@ -70,22 +71,38 @@ func (ex *execution) work(ctx context.Context, byLine map[int]Row, conc int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A claimed row is 'sending': it is called whatever happens
+			// to ctx (the client's time-out bounds it). Its outcome is
+			// journaled while the sender calls its next row (that row's
+			// claim is committed already), one outcome at a time.
+			jctx := context.WithoutCancel(ctx)
+			journaled := closed
 			for j := range jobs {
-				// A claimed row is 'sending': it is called whatever
-				// happens to ctx (the client's time-out bounds it).
-				ex.call(context.WithoutCancel(ctx), j.row, j.attempt)
-				<-slots
-				select {
-				case ended <- struct{}{}:
-				default:
-				}
+				c := ex.call(jctx, j.row, j.attempt)
+				<-journaled
+				journaled = make(chan struct{})
+				go func(done chan struct{}) {
+					defer close(done)
+					if c != nil {
+						ex.journal(jctx, c, nil)
+					}
+					<-slots
+					select {
+					case ended <- struct{}{}:
+					default:
+					}
+				}(journaled)
 			}
+			<-journaled
 		}()
 	}
 	ex.claimLoop(ctx, byLine, slots, ended, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
 	close(jobs)
 	wg.Wait()
 }
+
+// closed is a closed channel: nothing to wait for.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // endShared ends this worker's part of the run and counts its rows: the
 // last worker to end sets the run's state. Workers gone meanwhile leave

@@ -305,3 +305,78 @@ func TestSharedWorkerGoneIsReaped(t *testing.T) {
 		}
 	})
 }
+
+// holdJournal holds the first journal write of an outcome until hold is
+// closed, telling held its line.
+type holdJournal struct {
+	Journal
+	once sync.Once
+	held chan int
+	hold chan struct{}
+}
+
+func (j *holdJournal) StepBulkRows(ctx context.Context, runID string, s store.BulkStep) (bool, int, error) {
+	if s.Done != nil {
+		j.once.Do(func() {
+			j.held <- s.Done.Line
+			<-j.hold
+		})
+	}
+	return j.Journal.StepBulkRows(ctx, runID, s)
+}
+
+// TestSharedWorkerCallsWhileItJournals: a worker's sender calls its next
+// row (claimed already) while the outcome of its last call is being
+// journaled, not after; and a row's slot is held until its outcome is
+// journaled, so no third row is claimed meanwhile at concurrency 1.
+func TestSharedWorkerCallsWhileItJournals(t *testing.T) {
+	eachJournal(t, func(t *testing.T, dsn string) {
+		reqs := make(chan string, 8)
+		fx := newSharedFixture(t, dsn, 3, bulktest.Options{Before: func(ref string, _ map[string]any) { reqs <- ref }})
+		r, _ := fx.worker(t, 1)
+		j := &holdJournal{Journal: r.DB, held: make(chan int, 1), hold: make(chan struct{})}
+		r.DB = j
+		ctx := context.Background()
+		done := make(chan error, 1)
+		go func() {
+			_, err := r.Execute(ctx, fx.run, fx.rows)
+			done <- err
+		}()
+		first := <-reqs
+		line := <-j.held
+		select {
+		case second := <-reqs:
+			if second == first {
+				t.Fatalf("%s called twice", first)
+			}
+		case err := <-done:
+			t.Fatalf("Execute ended (%v) with the journal of line %d held", err, line)
+		case <-time.After(time.Minute):
+			close(j.hold)
+			t.Fatalf("no second call in a minute while the outcome of line %d was being journaled: the sender waits for it", line)
+		}
+		var claimed []string
+		if err := openDSN(t, dsn).EachBulkRow(ctx, fx.run.ID, func(r store.BulkRow) error {
+			claimed = append(claimed, fmt.Sprintf("%d %s", r.Line, r.State))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(claimed) != 2 {
+			t.Errorf("rows claimed while line %d's outcome is not journaled: %v; want 2 (its slot is still taken)", line, claimed)
+		}
+		close(j.hold)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		c, err := CountRows(ctx, openDSN(t, dsn), fx.run)
+		if err != nil || c.Success != 3 || c.Pending != 0 {
+			t.Errorf("after the run: %s, %v; want 3 rows success", c, err)
+		}
+		for _, row := range fx.rows {
+			if n := fx.srv.CallCount(row.Ref); n != 1 {
+				t.Errorf("%s called %d times, want once", row.Ref, n)
+			}
+		}
+	})
+}

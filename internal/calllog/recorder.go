@@ -20,7 +20,9 @@ const SourceSvcrecon = "svcrecon"
 // dedup key is the hash of the line svcapi.JSONLRecorder writes for the same
 // record, so importing svcrecon's own call-log file afterwards adds nothing.
 // The line itself is kept redacted in the database (calls show). It is safe
-// for concurrent use.
+// for concurrent use. Under store.DeferCalls a call's records are kept for
+// the caller, whose journal write stores them with the call's outcome in
+// one transaction (bulk).
 type Recorder struct {
 	db  Writer
 	log *slog.Logger
@@ -62,7 +64,11 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 			return fmt.Errorf("record call %s: %w", rec.Operation, err)
 		}
 	}
-	call, perr := parseLine(line)
+	call, ok := fastLine(line, nil) // the lean decoder of the import, which agrees with parseLine
+	var perr error
+	if !ok {
+		call, perr = parseLine(line)
+	}
 	var calls []recon.Call
 	var bad []store.ImportError
 	if perr != nil {
@@ -80,7 +86,10 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 	// A call that was made is recorded even when the run is being
 	// interrupted (Ctrl-C, a stopped sync): the ledger must know it.
 	ctx = context.WithoutCancel(ctx)
-	if _, err := r.db.InsertCalls(ctx, now(), calls, bad); err != nil {
+	if d := store.DeferredCallsOf(ctx); d != nil {
+		// The caller's journal write stores them with the call's outcome.
+		d.Add(now(), calls, bad)
+	} else if _, err := r.db.InsertCalls(ctx, now(), calls, bad); err != nil {
 		return fmt.Errorf("record call %s: %w", rec.Operation, err)
 	}
 	if perr != nil {

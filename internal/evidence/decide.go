@@ -70,20 +70,22 @@ func Decide(ctx context.Context, db Store, d Decision) ([]Event, error) {
 	if d.By == "" {
 		return nil, refused("who decides? (--by)")
 	}
-	e, ok, err := db.Exception(ctx, d.ID)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, refused("no exception %s (see reconcile exceptions list --status all)", d.ID)
-	}
 	d.At = d.At.Truncate(time.Millisecond)
-	evs, err := plan(&e, &d)
-	if err != nil || len(evs) == 0 {
-		return nil, err
-	}
-	c := Changes{Update: []Exception{e}, Events: evs}
-	if err := db.ApplyEvidence(ctx, c); err != nil {
+	c, err := guarded(ctx, db, func() (Changes, bool, error) {
+		e, ok, err := db.Exception(ctx, d.ID)
+		if err != nil {
+			return Changes{}, false, err
+		}
+		if !ok {
+			return Changes{}, false, refused("no exception %s (see reconcile exceptions list --status all)", d.ID)
+		}
+		evs, err := plan(&e, &d)
+		if err != nil || len(evs) == 0 {
+			return Changes{}, true, err
+		}
+		return Changes{Update: []Exception{e}, Events: evs}, false, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return c.Events, nil

@@ -1,6 +1,7 @@
 package evidence_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -127,4 +128,60 @@ func TestKeys(t *testing.T) {
 	if id := evidence.IDOf("gap", "P/R", 10); len(id) != 13 || !strings.HasPrefix(id, "EX-") || id != evidence.IDOf("gap", "P/R", 0) {
 		t.Errorf("IDOf = %q", id)
 	}
+}
+
+// meanwhile is a Store whose first ApplyEvidence lets another run's
+// evidence land first, as a second check of the period on another host
+// would between this one's reading the exceptions and its writing them.
+type meanwhile struct {
+	evidence.Store
+	other   func()
+	applied int
+}
+
+func (m *meanwhile) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
+	if m.applied++; m.applied == 1 {
+		m.other()
+	}
+	return m.Store.ApplyEvidence(ctx, c)
+}
+
+// TestSecondRunMeanwhile checks that two checks of a period finding the
+// same new break at once make one exception, not a failure: the run whose
+// state moved under it tracks again and carries the other's exception.
+func TestSecondRunMeanwhile(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		f.day("2026-11-01")
+		gap := finding{recon.BreakGap, "RC2", "", "2026-11-01 11:00:00"}
+		a := f.insertRun("2026-11-01", "2026-11-01", gap)
+		b := f.insertRun("2026-11-01", "2026-11-01", gap)
+		m := &meanwhile{Store: f.db, other: func() {
+			if res := f.evidence(f.db, b); res.Counts != (evidence.Counts{New: 1}) {
+				t.Errorf("the other run's counts %+v, want 1 new", res.Counts)
+			}
+		}}
+		res := f.evidence(m, a)
+		if m.applied != 2 {
+			t.Errorf("ApplyEvidence called %d times, want 2 (refused once, then applied)", m.applied)
+		}
+		if res.Counts != (evidence.Counts{Carried: 1}) {
+			t.Errorf("counts %+v, want the other's exception carried over", res.Counts)
+		}
+		e := f.exception(recon.BreakGap, "POOL/RC2")
+		if e.FirstRun != b || e.LastRun != a {
+			t.Errorf("exception first seen by run %d, last by %d; want %d then %d", e.FirstRun, e.LastRun, b, a)
+		}
+		if got := f.actions(e.ID); !slices.Equal(got, []string{"svcrecon:seen"}) {
+			t.Errorf("events %v, want one seen", got)
+		}
+		var v evidence.Verification
+		if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range v.Lines {
+			if !l.OK && !l.Skipped {
+				t.Errorf("verify: %s: %s", l.What, l.Note)
+			}
+		}
+	})
 }

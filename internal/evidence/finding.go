@@ -22,11 +22,25 @@ const (
 	KindPending          = recon.Pending
 	KindReversalNotFound = "reversalNotFound"
 	KindUnsettled        = "unsettled"
+	// The fee findings of a check with a rate card (recon.FeeKinds).
+	KindOvercharged  = recon.Overcharged
+	KindUndercharged = recon.Undercharged
+	KindUnpriced     = recon.Unpriced
 )
 
 // Kinds lists the kinds of exception, in the order finance reads them.
 var Kinds = []string{KindArithmetic, KindGap, KindAmountMismatch, KindDuplicateDebit, KindCallOnly,
-	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled}
+	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled, KindOvercharged, KindUndercharged, KindUnpriced}
+
+// isFee says whether kind is a fee finding's: only a run with a rate card
+// finds those (and can resolve them).
+func isFee(kind string) bool {
+	return kind == KindOvercharged || kind == KindUndercharged || kind == KindUnpriced
+}
+
+// feeField is the amount field most fee findings are about: its key is
+// the svcOrderId alone.
+const feeField = "txnChargedValue"
 
 // Finding is one row of a run's findings as evidence reads it: the run's
 // breaks, matching exceptions, unlinked reversals and unsettled orders,
@@ -40,6 +54,8 @@ type Finding struct {
 	ExternalRef string // the call's externalRef (or the record's clientOrderId)
 	OrderID     string // the call's orderid
 	SvcOrderID  string // the statement or order record's svcOrderId
+	Product     string // fee findings: the product (CODE or CODE/SUB)
+	Field       string // fee findings: the amount compared (txnChargedValue, txnSurcharge …)
 	Amount      decimal.Decimal
 	Text        string // the row's note, or what it is in a few words
 }
@@ -73,8 +89,16 @@ func (f *Finding) callRef() string {
 //	duplicateDebit                the externalRef debited twice (else svcOrderId): one exception for all its rows
 //	statementOnly                 svcOrderId of the record
 //	reversalNotFound, unsettled   svcOrderId of the record
+//	overcharged, undercharged     svcOrderId of the debit (and "/" the field, for another than txnChargedValue)
+//	unpriced                      the product (CODE or CODE/SUB)
 func (f *Finding) Key() string {
 	switch f.Kind {
+	case KindOvercharged, KindUndercharged:
+		if f.Field != "" && f.Field != feeField {
+			return f.SvcOrderID + "/" + f.Field
+		}
+	case KindUnpriced:
+		return f.Product
 	case KindArithmetic, KindGap:
 		return f.PoolAccount + "/" + f.callRef()
 	case KindCallOnly, KindPending:

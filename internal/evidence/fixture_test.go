@@ -83,6 +83,14 @@ type finding struct{ kind, ref, svc, ts string }
 // records its evidence a night later than the last.
 func (f *fixture) run(from, to string, fs ...finding) (int64, *evidence.Result) {
 	f.t.Helper()
+	id := f.insertRun(from, to, fs...)
+	return id, f.evidence(f.db, id)
+}
+
+// insertRun stores a run of from..to with findings, as the check would,
+// without its evidence.
+func (f *fixture) insertRun(from, to string, fs ...finding) int64 {
+	f.t.Helper()
 	var id int64
 	if err := f.db.QueryRowContext(f.ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, finished_at,
 		state) VALUES (?, ?, ?, 'x', 'x', 'ok') RETURNING id`, from, to, to).Scan(&id); err != nil {
@@ -101,13 +109,20 @@ func (f *fixture) run(from, to string, fs ...finding) (int64, *evidence.Result) 
 				VALUES (?, ?, ?, ?, 'panDin', ?, '2.95')`, id, x.kind, x.svc, x.ref, x.ts)
 		}
 	}
+	return id
+}
+
+// evidence records run id's evidence through db, a night later than the
+// last.
+func (f *fixture) evidence(db evidence.Store, id int64) *evidence.Result {
+	f.t.Helper()
 	f.now = f.now.AddDate(0, 0, 1)
-	res, err := evidence.Record(f.ctx, f.db, evidence.Check{RunID: id, Findings: "Not reconciled: something",
+	res, err := evidence.Record(f.ctx, db, evidence.Check{RunID: id, Findings: "Not reconciled: something",
 		Settings: evidence.Settings{PairWindow: "10m0s"}, Now: func() time.Time { return f.now }, Version: "svcrecon test"})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return id, res
+	return res
 }
 
 // exception returns the exception of kind and key.

@@ -78,26 +78,27 @@ func ImportWorkbook(ctx context.Context, db Store, path, by string, at time.Time
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	rep := &ImportReport{RunID: runID}
-	var c Changes
-	counts := make([]int, 0, len(rows)) // events of each line of rep.Lines
-	for _, r := range rows {
-		d := Decision{ID: r.id, Status: r.decision, Assignee: &r.assignee, Note: r.note, By: by, At: at.Truncate(time.Millisecond), RunID: runID}
-		line, e, evs := reviewRow(ctx, db, &sm, r, &d)
-		if line.Refused == "" && len(evs) == 0 {
-			rep.Unchanged++
-			continue
+	var rep *ImportReport
+	var counts []int // events of each line of rep.Lines
+	c, err := guarded(ctx, db, func() (Changes, bool, error) {
+		var c Changes
+		rep, counts = &ImportReport{RunID: runID}, make([]int, 0, len(rows))
+		for _, r := range rows {
+			d := Decision{ID: r.id, Status: r.decision, Assignee: &r.assignee, Note: r.note, By: by, At: at.Truncate(time.Millisecond), RunID: runID}
+			line, e, evs := reviewRow(ctx, db, &sm, r, &d)
+			if line.Refused == "" && len(evs) == 0 {
+				rep.Unchanged++
+				continue
+			}
+			if e != nil {
+				c.Update = append(c.Update, *e)
+				c.Events = append(c.Events, evs...)
+			}
+			rep.Lines, counts = append(rep.Lines, line), append(counts, len(evs))
 		}
-		if e != nil {
-			c.Update = append(c.Update, *e)
-			c.Events = append(c.Events, evs...)
-		}
-		rep.Lines, counts = append(rep.Lines, line), append(counts, len(evs))
-	}
-	if len(c.Events) == 0 {
-		return rep, nil
-	}
-	if err := db.ApplyEvidence(ctx, c); err != nil {
+		return c, len(c.Events) == 0, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	next := 0

@@ -48,6 +48,10 @@ type Settings struct {
 	MaxOrphans     int    `json:"maxOrphans"`     // unmatched rows held for the suggested pairs
 	OrdersLookback int    `json:"ordersLookback"` // days of collect orders synced before the period (run; 0 for check)
 	RecheckDays    int    `json:"recheckDays"`    // held days walked again by the run's sync (0 for check)
+	// RateCard is the rate card the fees were checked against (--rates;
+	// ratecard.go), absent when none was given: another card, or the
+	// same card edited, is another settings hash.
+	RateCard *RateCard `json:"rateCard,omitempty"`
 }
 
 // RulesVersion is Settings.Rules: it changes when a rule does.

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,25 +52,62 @@ func Record(ctx context.Context, db Store, c Check) (*Result, error) {
 	if !ok {
 		return nil, fmt.Errorf("evidence of run %d: no such run", c.RunID)
 	}
-	at := c.Now().Truncate(time.Millisecond)
-	t, err := track(ctx, db, run, at)
-	if err != nil {
+	var res *Result
+	if _, err := guarded(ctx, db, func() (c2 Changes, skip bool, err error) {
+		res, c2, err = record(ctx, db, run, &c)
+		return c2, false, err
+	}); err != nil {
 		return nil, fmt.Errorf("evidence of run %d: %w", c.RunID, err)
 	}
-	m, err := buildManifest(ctx, db, run, &c, at, t.unsettledDays())
+	return res, nil
+}
+
+// maxAttempts bounds how often changes are computed again when other
+// writers keep changing the exceptions under them.
+const maxAttempts = 8
+
+// guarded reads the chain's head, computes changes from the state after
+// it and applies them guarded by it; when another writer moved the head
+// meanwhile (ErrMoved) it computes them again. skip says there is nothing
+// to apply.
+func guarded(ctx context.Context, db Store, compute func() (c Changes, skip bool, err error)) (Changes, error) {
+	for attempt := 1; ; attempt++ {
+		base, err := db.EvidenceHead(ctx)
+		if err != nil {
+			return Changes{}, err
+		}
+		c, skip, err := compute()
+		if err != nil || skip {
+			return c, err
+		}
+		c.Base, c.Guard = base, true
+		err = db.ApplyEvidence(ctx, c)
+		if errors.Is(err, ErrMoved) && attempt < maxAttempts {
+			continue
+		}
+		return c, err
+	}
+}
+
+// record tracks run's exceptions and builds its manifest: the changes to
+// apply and what they will have done.
+func record(ctx context.Context, db Store, run RunInfo, c *Check) (*Result, Changes, error) {
+	at := c.Now().Truncate(time.Millisecond)
+	t, err := track(ctx, db, run, at, c.Summary.Fees != nil)
 	if err != nil {
-		return nil, fmt.Errorf("evidence of run %d: %w", c.RunID, err)
+		return nil, Changes{}, err
+	}
+	m, err := buildManifest(ctx, db, run, c, at, t.unsettledDays())
+	if err != nil {
+		return nil, Changes{}, err
 	}
 	js, err := m.File()
 	if err != nil {
-		return nil, err
+		return nil, Changes{}, err
 	}
 	t.c.Manifest = &StoredManifest{RunID: run.ID, From: run.From, To: run.To, Digest: m.Digest, Verdict: m.Verdict,
 		Created: at, JSON: js}
-	if err := db.ApplyEvidence(ctx, t.c); err != nil {
-		return nil, fmt.Errorf("evidence of run %d: %w", c.RunID, err)
-	}
-	return &Result{Manifest: m, Counts: t.n}, nil
+	return &Result{Manifest: m, Counts: t.n}, t.c, nil
 }
 
 // unsettledDays are the days of the run's unsettled orders.

@@ -87,20 +87,22 @@ func Sign(ctx context.Context, db Store, s SignOff) (Event, error) {
 		return Event{}, refused("run %d is stale: its inputs changed since its check (%s); check %s..%s again and sign the new run",
 			s.RunID, joinShort(stale, 3), sm.From, sm.To)
 	}
-	states, err := SignOffs(ctx, db, func(m StoredManifest) bool { return m.RunID == s.RunID })
-	if err != nil {
-		return Event{}, err
-	}
-	if err := allowed(s, states); err != nil {
-		return Event{}, err
-	}
 	action := ActionSignoffPreparer
 	if s.Role == RoleApprover {
 		action = ActionSignoffApprover
 	}
-	ev := Event{RunID: s.RunID, At: s.At.Truncate(time.Millisecond), By: s.By, Action: action, Note: s.Note, Data: sm.Digest}
-	c := Changes{Events: []Event{ev}}
-	if err := db.ApplyEvidence(ctx, c); err != nil {
+	c, err := guarded(ctx, db, func() (Changes, bool, error) { // two signing at once: the second sees the first
+		states, err := SignOffs(ctx, db, func(m StoredManifest) bool { return m.RunID == s.RunID })
+		if err != nil {
+			return Changes{}, false, err
+		}
+		if err := allowed(s, states); err != nil {
+			return Changes{}, false, err
+		}
+		ev := Event{RunID: s.RunID, At: s.At.Truncate(time.Millisecond), By: s.By, Action: action, Note: s.Note, Data: sm.Digest}
+		return Changes{Events: []Event{ev}}, false, nil
+	})
+	if err != nil {
 		return Event{}, err
 	}
 	return c.Events[0], nil

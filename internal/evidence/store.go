@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"time"
 
@@ -54,7 +55,12 @@ type Store interface {
 	// ApplyEvidence writes c in one transaction: the exceptions new and
 	// changed, the sightings, the events (each linked with Chain after the
 	// last one appended), and the manifest with the chain's head after them.
+	// With c.Guard set it returns ErrMoved, writing nothing, when the
+	// chain's head is no longer c.Base.
 	ApplyEvidence(ctx context.Context, c Changes) error
+	// EvidenceHead is the sequence number of the chain's last event (0
+	// when there is none).
+	EvidenceHead(ctx context.Context) (int64, error)
 	// SetManifestJSON replaces the JSON kept of a run's manifest (an
 	// export added its section); the digest stays.
 	SetManifestJSON(ctx context.Context, runID int64, json []byte) error
@@ -152,7 +158,18 @@ type Changes struct {
 	// Manifest, when set, is saved (replacing the run's), with HeadSeq and
 	// HeadHash of the last event after Events.
 	Manifest *StoredManifest
+	// Base, when Guard is set, is the chain's head (EvidenceHead) read
+	// before the state these changes were computed from: another writer
+	// that appended events since (a second check of the same period on
+	// another host, a decision) makes ApplyEvidence refuse them with
+	// ErrMoved, and the caller computes them again.
+	Base  int64
+	Guard bool
 }
+
+// ErrMoved is ApplyEvidence's refusal of changes computed from exceptions
+// that another writer has changed since.
+var ErrMoved = errors.New("the exceptions changed while this run's were computed")
 
 // EventFilter selects events. Zero values select all.
 type EventFilter struct {

@@ -20,13 +20,14 @@ type Counts struct {
 
 // tracker works out what a run changes of the exceptions.
 type tracker struct {
-	run   RunInfo
-	at    time.Time
-	all   map[string]*Exception // by kind|key
-	ids   map[string]string     // id -> kind|key
-	found map[string]*Finding   // this run's, by kind|key
-	c     Changes
-	n     Counts
+	run    RunInfo
+	priced bool // the run checked the fees (a rate card): it may resolve fee findings
+	at     time.Time
+	all    map[string]*Exception // by kind|key
+	ids    map[string]string     // id -> kind|key
+	found  map[string]*Finding   // this run's, by kind|key
+	c      Changes
+	n      Counts
 }
 
 // track reads the run's findings and the exceptions, and returns the
@@ -34,9 +35,11 @@ type tracker struct {
 // before moves its last sighting (a resolved one is reopened, event
 // reopened; explained and written-off ones stay so); an open exception
 // the run covers (see covers) and did not find is resolved (event
-// resolved). Every exception the run found gets a sighting.
-func track(ctx context.Context, db Store, run RunInfo, at time.Time) (*tracker, error) {
-	t := &tracker{run: run, at: at, all: map[string]*Exception{}, ids: map[string]string{}, found: map[string]*Finding{}}
+// resolved). Every exception the run found gets a sighting. priced says
+// the run checked the fees against a rate card: one that did not never
+// resolves a fee finding (it could not have found it).
+func track(ctx context.Context, db Store, run RunInfo, at time.Time, priced bool) (*tracker, error) {
+	t := &tracker{run: run, priced: priced, at: at, all: map[string]*Exception{}, ids: map[string]string{}, found: map[string]*Finding{}}
 	for f, err := range db.EvidenceFindings(ctx, run.ID) {
 		if err != nil {
 			return nil, fmt.Errorf("findings of run %d: %w", run.ID, err)
@@ -118,7 +121,7 @@ func (t *tracker) resolve() {
 	slices.Sort(keys)
 	for _, k := range keys {
 		e := t.all[k]
-		if e.Status != StatusOpen || t.found[k] != nil || !covers(t.run, e) {
+		if e.Status != StatusOpen || t.found[k] != nil || !covers(t.run, e) || isFee(e.Kind) && !t.priced {
 			continue
 		}
 		e.Status = StatusResolved

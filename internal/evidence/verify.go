@@ -135,6 +135,7 @@ func VerifyManifest(ctx context.Context, db Store, path string, v *Verification)
 	if err := verifyInputs(ctx, db, m, v); err != nil {
 		return err
 	}
+	verifyRateCard(m, v)
 	verifyExport(m, filepath.Dir(path), v)
 	return nil
 }

@@ -178,6 +178,7 @@ func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []stor
 	if v.Unlinked > 0 {
 		parts = append(parts, plural(v.Unlinked, "reversal", "reversals")+" not linked")
 	}
+	parts = append(parts, feeVerdict(s.Fees)...)
 	for i := range br {
 		if d := br[i].Difference(); !d.IsZero() {
 			parts = append(parts, fmt.Sprintf("the bridge of pool %s is off by %s", poolName(br[i].Account), recon.Money(d)))

@@ -175,6 +175,7 @@ var lifeSheets = map[string]findingOf{
 	"Unsettled": func(c []string) *evidence.Finding {
 		return &evidence.Finding{Kind: evidence.KindUnsettled, SvcOrderID: c[0]}
 	},
+	"Fees": feeFinding, // fees.go
 }
 
 // matchFinding reads a row of Matching, Duplicates or Pending (matchCols).

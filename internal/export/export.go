@@ -57,7 +57,9 @@
 // of recon_matched, the exceptions first, with
 // suggestedPair), Duplicates and Pending (its duplicateDebit and pending
 // rows), Reversals (only unlinked rows red), Unsettled (the run's rows,
-// beforePeriod marking orders older than the period), Statement (every
+// beforePeriod marking orders older than the period), Fees (the debits
+// charged other than the rate card's price and the products without one,
+// fees.go; no rows when the run had no rate card), Statement (every
 // records column of the period's statement records plus reversed) and
 // Orders (the period's collect orders plus unsettled, ageDays and ageBucket
 // against the run's as-of date; older unsettled orders are on Unsettled).
@@ -222,6 +224,7 @@ type Reports interface {
 	ReportPending(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
 	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledger.Reversal, error]
 	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error]
+	ReportFees(ctx context.Context, runID int64) iter.Seq2[*ledger.Fee, error]
 	ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*store.ReportRecord, error]
 	CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error)
 }
@@ -241,7 +244,7 @@ var (
 // Reconciliation exports the current reconciliation run of the period
 // o.From..o.To: reconciliation-<from>_<to>.xlsx with the sheets Summary,
 // Legend, Breaks, Matching, Duplicates, Reversals, Unsettled, Pending,
-// Statement and Orders, and/or one CSV file per sheet but the Legend
+// Fees, Statement and Orders, and/or one CSV file per sheet but the Legend
 // (summary.csv … orders.csv) in o.Dir.
 // Without a current run of the period it returns a *NoRunError (ErrNoRun).
 // Files are written under temporary names and renamed when complete; on

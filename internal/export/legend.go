@@ -15,6 +15,7 @@ const (
 	legendOutcome = "outcome (Matching)"
 	legendBreak   = "break kind (Breaks)"
 	legendBucket  = "age in days (Unsettled)"
+	legendFee     = "fee kind (Fees)"
 	legendColumn  = "column"
 )
 
@@ -82,7 +83,7 @@ var legend = []legendEntry{
 func legendSheet() sheet {
 	cols := []Column{{"term", Text, false}, {"kind", Text, false}, {"meaning", Prose, false}, {"whatToDo", Prose, false}}
 	rows := func(yield func(Row, error) bool) {
-		for _, e := range legend {
+		for _, e := range append(legend, feeLegend...) {
 			if !yield(Row{Cells: []string{e.Term, e.Kind, e.Meaning, e.Action}}, nil) {
 				return
 			}

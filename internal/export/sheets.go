@@ -205,7 +205,7 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 	}))
 	unsettled := unsettledSheet(ctx, db, r)
 	statement, orders := recordSheets(ctx, db, r)
-	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, statement, orders}
+	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, feesSheet(ctx, db, r), statement, orders}
 }
 
 // unsettledSheet is the Unsettled sheet: the run's unsettled orders, those

@@ -101,7 +101,7 @@ func finishedIST(r *ledger.Run) (time.Time, bool) {
 // (from, to, asOf, runId, finishedAt in IST with its offset); "pool
 // <account>" per pool; calls; outcomes (<outcome>.count / .amount); breaks
 // (<kind>.count / .delta); reversals; unsettled (<bucket>.count /
-// .amount); pending; suggestedPairs (count, and the pairs the Summary
+// .amount); pending; fees (feesPairs); suggestedPairs (count, and the pairs the Summary
 // lists: pairsCSV) and daily (the statement per day: dailyCSV). It holds
 // what the Summary sheet shows.
 func summaryPairs(sd *summaryData) []pair {
@@ -147,6 +147,7 @@ func summaryPairs(sd *summaryData) []pair {
 		p = append(p, pair{"unsettled", k + ".count", n(u.Count)}, pair{"unsettled", k + ".amount", orZero(u.Amount)})
 	}
 	p = append(p, pair{"pending", "count", n(s.Pending.Count)}, pair{"pending", "amount", orZero(s.Pending.Amount)})
+	p = append(p, feesPairs(s.Fees)...)
 	return append(append(p, pairsCSV(sd)...), dailyCSV(sd.days)...)
 }
 
@@ -343,6 +344,7 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 	summaryPeriod(g, sd.run)
 	summaryEvidence(g, w.ev)
 	summaryFindings(g, &sd.run.Summary)
+	summaryFees(g, sd.run.Summary.Fees)
 	suggestedPairs(g, sd)
 	g.skip()
 	g.put(roleSection, MarkNone, "Statement per day (txnDate)", "Debits (DR)", "Credits (CR)", "DR records", "CR records")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -23,8 +24,11 @@ type CheckOptions struct {
 	// MaxOrphans bounds the unmatched rows held for the suggested pairs
 	// (0: MaxOrphans).
 	MaxOrphans int
-	Now        func() time.Time
-	Log        *slog.Logger
+	// Rates, when set, is the rate card the fees stage prices the
+	// period's debits by (fees.go); nil: the fees are not checked.
+	Rates *rates.Card
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Check reconciles a period (design: reconciliation; recon-contract.md):
@@ -63,7 +67,7 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	case o.PairWindow == 0:
 		o.PairWindow = DefaultPairWindow
 	}
-	c := &checkRun{db: db, log: o.Log, t0: time.Now(), opts: stageOptions{pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans},
+	c := &checkRun{db: db, log: o.Log, t0: time.Now(), rates: o.Rates, opts: stageOptions{pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans},
 		run: Run{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
@@ -106,6 +110,7 @@ type checkRun struct {
 	run    Run
 	window Window
 	opts   stageOptions
+	rates  *rates.Card
 	t0     time.Time
 }
 
@@ -129,6 +134,9 @@ func (c *checkRun) check(ctx context.Context) (*Report, error) {
 	c.log.Debug("check step done", "step", "calls and records", "seconds", time.Since(t).Seconds())
 	if err == nil {
 		err = c.unsettled(ctx, p.tally)
+	}
+	if err == nil && c.rates != nil {
+		err = runFees(c.rates, c.db.CheckDebits(ctx, c.window), p.tally)
 	}
 	var rep *Report
 	var summary []byte

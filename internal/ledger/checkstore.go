@@ -12,6 +12,8 @@ import (
 type CheckStore interface {
 	// PeriodReader is what the load stage reads of the period up front.
 	PeriodReader
+	// DebitReader is what the fees stage reads (fees.go).
+	DebitReader
 	// CheckCalls yields the window's calls in (ts, id) order.
 	CheckCalls(ctx context.Context, w Window) iter.Seq2[recon.Call, error]
 	// CheckStatement yields the window's statement records in time order.
@@ -105,6 +107,7 @@ type RunWriter interface {
 	Match(Match)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
+	Fee(Fee)
 	// RewriteMatches offers each matching row stored so far of refs (the
 	// rows of the calls whose externalRef is one of refs, and the rows
 	// without a call whose externalRef is) to rewrite, and stores the row

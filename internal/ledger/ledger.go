@@ -2,7 +2,8 @@
 // arithmetic of every pool object, the chain of balances per pool account
 // with same-second ordering and gaps explained by statement records, calls
 // matched to statement records, duplicate debits, reversals, unsettled
-// collect orders with their age, and suggested pairs. It reads the calls
+// collect orders with their age, suggested pairs, and, with a rate card,
+// the fees of the statement's debits. It reads the calls
 // table (filled by package calllog) and the synced statement and
 // collect-order records.
 //
@@ -10,9 +11,9 @@
 // its own: load (load.go, resolve.go), pool (pool.go: arithmetic.go,
 // chain.go), matching (match.go, window.go), duplicates (duplicates.go,
 // bloom.go), gaps (gaps.go), reversals (reversals.go), suggested pairs
-// (suggest.go, pair.go), unsettled (unsettled.go) and summary
-// (summary.go). pipeline.go wires them; check.go runs a check and stores
-// it. A stage reads what earlier stages produced and knows no other stage.
+// (suggest.go, pair.go), unsettled (unsettled.go), fees against a rate
+// card (fees.go) and summary (summary.go). pipeline.go wires them;
+// check.go runs a check and stores it. A stage reads what earlier stages produced and knows no other stage.
 //
 // The check scales with the month without its memory doing so: it reads
 // the period's calls and records as two ordered streams and keeps only the

@@ -26,6 +26,7 @@ type memStore struct {
 	breaks    []Break
 	reversals []Reversal
 	unsettled []Unsettled
+	fees      []Fee
 }
 
 const memFrom, memTo = "2026-11-21 00:00:00", "2026-11-21 23:59:59"
@@ -206,6 +207,7 @@ func (m *memStore) Break(b Break)         { m.breaks = append(m.breaks, b) }
 func (m *memStore) Match(x Match)         { m.matches = append(m.matches, x) }
 func (m *memStore) Reversal(r Reversal)   { m.reversals = append(m.reversals, r) }
 func (m *memStore) Unsettled(u Unsettled) { m.unsettled = append(m.unsettled, u) }
+func (m *memStore) Fee(f Fee)             { m.fees = append(m.fees, f) }
 func (m *memStore) Err() error            { return nil }
 
 func (m *memStore) RewriteMatches(refs []string, rewrite func(Match) (Match, bool)) error {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -18,11 +19,13 @@ import (
 // either written or held by the suggested-pairs stage (suggest.go); the
 // records the matching stage finishes flow to the suggested-pairs,
 // reversals (reversals.go) and gap (gaps.go) stages; every finding flows
-// through the summary stage's tally (summary.go) to the run's writer. A
-// stage knows no other: it reads what earlier stages produced (values, the
-// stream handed on, or a question answered for it, such as the duplicates
-// stage's verdict on an externalRef), and what it finds goes where the
-// pipeline sends it. Only the pipeline knows them all.
+// through the summary stage's tally (summary.go) to the run's writer.
+// With a rate card, the fees stage (fees.go) then reads the period's
+// debit records as a stream of their own (runFees), its findings through
+// the tally too. A stage knows no other: it reads what earlier stages
+// produced (values, the stream handed on, or a question answered for it,
+// such as the duplicates stage's verdict on an externalRef), and what it
+// finds goes where the pipeline sends it. Only the pipeline knows them all.
 
 // stageOptions are the options of the stages.
 type stageOptions struct {
@@ -222,6 +225,23 @@ func (p *pipeline) end() error {
 	}
 	p.pairs.end(p.match.products, p.per.recAccts)
 	return p.out.Err()
+}
+
+// runFees runs the fees stage (fees.go) over the period's debit records
+// with the rate card, its findings through the summary stage's tally.
+func runFees(card *rates.Card, debits iter.Seq2[Debit, error], t *tally) error {
+	s := newFeeStage(card, t.fee)
+	t.fees = &feeTally{card: card, stage: s, kinds: newCounts()}
+	for d, err := range debits {
+		if err != nil {
+			return fmt.Errorf("read debits: %w", err)
+		}
+		if err := s.debit(&d); err != nil {
+			return err
+		}
+	}
+	s.end()
+	return t.out.Err()
 }
 
 // floor is the earliest a gap the pool stage finds from now on may start.

@@ -19,6 +19,7 @@ type Report struct {
 	Summary    recon.Summary
 	Breaks     []Break // arithmetic, gap and explainedGap breaks (bounded)
 	Exceptions []Match // match rows that are not matched or reversed (bounded)
+	Fees       []Fee   // fee findings against the rate card (bounded; none without one)
 	Records    int     // the period's statement records (DR and CR)
 }
 
@@ -29,12 +30,26 @@ func (r *Report) Empty() bool { return r.Summary.Calls == 0 && r.Records == 0 }
 
 // HasFindings reports whether the run found anything finance must look at:
 // an arithmetic break, an unexplained gap, an amount mismatch, a duplicate
-// debit, a statement-only record or a call-only debit.
+// debit, a statement-only record or a call-only debit; with a rate card,
+// a debit overcharged or undercharged, or a product unpriced.
 func (r *Report) HasFindings() bool {
 	s := r.Summary
 	return s.Breaks[recon.BreakArithmetic].Count > 0 || s.Breaks[recon.BreakGap].Count > 0 ||
 		s.Outcomes[recon.AmountMismatch].Count > 0 || s.Outcomes[recon.DuplicateDebit].Count > 0 ||
-		s.Outcomes[recon.StatementOnly].Count > 0 || s.Outcomes[recon.CallOnly].Count > 0
+		s.Outcomes[recon.StatementOnly].Count > 0 || s.Outcomes[recon.CallOnly].Count > 0 || hasFeeFindings(&s)
+}
+
+// hasFeeFindings reports whether the fees stage found anything.
+func hasFeeFindings(s *recon.Summary) bool {
+	if s.Fees == nil {
+		return false
+	}
+	for _, k := range recon.FeeKinds {
+		if s.Fees.Kinds[k].Count > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteText writes the summary table, then the first breaks, matching
@@ -99,6 +114,25 @@ func (r *Report) writeTable(b *strings.Builder) {
 	}
 	b.WriteString("\n")
 	row("pending", s.Pending.Count, s.Pending.Amount)
+	writeFees(b, s.Fees, row)
+}
+
+// writeFees writes the fees' lines of the summary table: against which
+// rate card, the debits priced, and the count and total of each kind.
+func writeFees(b *strings.Builder, f *recon.FeeSummary, row func(string, any, string)) {
+	if f == nil {
+		b.WriteString("\nfees: not checked (no rate card: --rates)\n")
+		return
+	}
+	fmt.Fprintf(b, "\nfees against %s (sha256 %.12s…)\n", redact.Text(f.RateCard), f.SHA256)
+	row("  debits priced", f.Priced, "")
+	for _, k := range recon.FeeKinds {
+		label := "  " + k
+		if k == recon.Unpriced {
+			label = fmt.Sprintf("  unpriced (%d products)", f.UnpricedProducts)
+		}
+		row(label, f.Kinds[k].Count, f.Kinds[k].Amount)
+	}
 }
 
 // showFindings is how many of each kind of finding WriteText shows.
@@ -145,6 +179,20 @@ func (r *Report) writeFindings(b *strings.Builder) {
 		}
 	}
 	more(n, "suggested pairs")
+	for i, f := range r.Fees {
+		if i == showFindings {
+			break
+		}
+		if f.Kind == recon.Unpriced {
+			fmt.Fprintf(b, "unpriced %s: %d debits, %s (%s)\n", redact.Text(f.Product()), f.Debits, f.Charged, redact.Text(f.Rule))
+			continue
+		}
+		fmt.Fprintf(b, "%s %s svcOrderId %s %s %s: expected %s, charged %s, difference %s (%s)\n", f.Kind, f.TxnDateTime,
+			dash(f.SvcOrderID), redact.Text(f.Product()), f.Field, f.Expected, f.Charged, f.Difference, redact.Text(f.Rule))
+	}
+	if f := r.Summary.Fees; f != nil {
+		more(f.Kinds[recon.Overcharged].Count+f.Kinds[recon.Undercharged].Count+f.UnpricedProducts, "fee findings")
+	}
 }
 
 // dash is a value as the report prints it: "-" for none; the service's

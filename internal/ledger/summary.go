@@ -29,6 +29,7 @@ type findingWriter interface {
 	Match(Match)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
+	Fee(Fee)
 	Err() error
 }
 
@@ -40,6 +41,7 @@ type tally struct {
 	reversals, unlinked int
 	reversed            decimal.Decimal
 	lists               reportLists
+	fees                *feeTally // the fees stage's (fees.go); nil without a rate card
 }
 
 // counts are how many findings of each key, and their amounts' sum.
@@ -125,6 +127,7 @@ func (t *tally) fill(s *recon.Summary) {
 	for _, b := range recon.BucketNames() {
 		s.Unsettled[b] = t.buckets.countSum(b)
 	}
+	t.fees.fill(s)
 }
 
 // summarize builds the run's report: its summary from the stages' counts,
@@ -137,6 +140,7 @@ func summarize(run Run, pool *poolStage, m *matcher, pairs *suggester, t *tally)
 	s.SuggestedPairs, s.PairingSkipped = pairs.pairs, pairs.skipped
 	rep := &Report{Summary: s, Records: records}
 	rep.Breaks, rep.Exceptions = t.lists.sorted()
+	rep.Fees = t.fees.fees()
 	return rep
 }
 

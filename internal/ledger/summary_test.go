@@ -13,8 +13,10 @@ type findings struct {
 	breaks    []Break
 	reversals []Reversal
 	unsettled []Unsettled
+	fees      []Fee
 }
 
+func (f *findings) Fee(x Fee)             { f.fees = append(f.fees, x) }
 func (f *findings) Break(b Break)         { f.breaks = append(f.breaks, b) }
 func (f *findings) Match(m Match)         { f.matches = append(f.matches, m) }
 func (f *findings) Reversal(r Reversal)   { f.reversals = append(f.reversals, r) }

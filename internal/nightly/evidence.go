@@ -11,6 +11,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -24,6 +25,15 @@ func Settings(pairWindow time.Duration, ordersLookback, recheckDays int) evidenc
 	}
 	return evidence.Settings{PairWindow: pairWindow.String(), MaxOrphans: ledger.MaxOrphans,
 		OrdersLookback: ordersLookback, RecheckDays: recheckDays}
+}
+
+// RateCardSetting is the rate card as the manifest's settings name it
+// (nil without one).
+func RateCardSetting(c *rates.Card) *evidence.RateCard {
+	if c == nil {
+		return nil
+	}
+	return &evidence.RateCard{Path: c.Path, SHA256: c.SHA256}
 }
 
 // RecordEvidence is the evidence step after a check (check, run): the

@@ -19,6 +19,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/progress"
+	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -81,6 +82,9 @@ type Config struct {
 	Calls *statement.CallCounter
 	// PairWindow is the check's window for suggested pairs (0: the default).
 	PairWindow time.Duration
+	// Rates, when set, is the rate card the check prices the debits by
+	// (--rates); nil: the fees are not checked.
+	Rates *rates.Card
 	// Secrets (the client secret) are scrubbed by value from imported call logs.
 	Secrets []string
 	// CompleteThrough, when set, declares before the check that the call
@@ -200,13 +204,15 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	if err := declareCoverage(ctx, &c); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepImport, err)
 	}
-	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log, PairWindow: c.PairWindow})
+	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
+		PairWindow: c.PairWindow, Rates: c.Rates})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepCheck, err)
 	}
 	sum.Report = rep
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
 	settings := Settings(c.PairWindow, c.OrdersLookback, c.RecheckDays)
+	settings.RateCard = RateCardSetting(c.Rates)
 	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepEvidence, err)
 	}
@@ -349,8 +355,8 @@ func writeCallLog(w CallLogWriter, path string) error {
 
 // Finding is one kind of finding of a check and how many there are.
 type Finding struct {
-	Name  string // a break kind or outcome (gap, callOnly, …), "reversal not found", "unsettled orders"
-	Key   string // the same as a JSON key: gap, callOnly, reversalNotFound, unsettled
+	Name  string // a break kind or outcome (gap, callOnly, …), "reversal not found", "unsettled orders", a fee kind, "unpriced products"
+	Key   string // the same as a JSON key: gap, callOnly, reversalNotFound, unsettled, overcharged, undercharged, unpriced
 	Count int
 }
 
@@ -377,6 +383,11 @@ func FindingCounts(rep *ledger.Report) []Finding {
 		unsettled += s.Unsettled[b].Count
 	}
 	add(unsettled, "unsettled orders", "unsettled")
+	if f := s.Fees; f != nil {
+		add(f.Kinds[recon.Overcharged].Count, recon.Overcharged, recon.Overcharged)
+		add(f.Kinds[recon.Undercharged].Count, recon.Undercharged, recon.Undercharged)
+		add(f.UnpricedProducts, "unpriced products", recon.Unpriced)
+	}
 	return out
 }
 

@@ -26,6 +26,9 @@ type Summary struct {
 	// PairingSkipped, when set, says why no pairs were suggested although
 	// calls and records were left unmatched (too many of them to hold).
 	PairingSkipped string `json:"pairingSkipped,omitempty"`
+	// Fees is what the fees stage found against the rate card; nil when
+	// the check was given none (the fees were not checked).
+	Fees *FeeSummary `json:"fees,omitempty"`
 }
 
 // PoolSummary is one pool account's chain over the period.

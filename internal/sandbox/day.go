@@ -264,6 +264,10 @@ func (g *dayGen) drawAmounts(s *slot) {
 	case prodBrandOrder:
 		s.extra = []int64{25000, 50000, 100000, 200000}[rng.IntN(4)]
 		s.amount = s.extra
+	case prodMispriced:
+		if g.w.mispricedDay(g.d) {
+			s.amount += mispriceDelta // mispriced.go
+		}
 	}
 	switch s.kind {
 	case sMismatch:

@@ -89,7 +89,7 @@ func (s *Sandbox) serveBillable(w http.ResponseWriter, req *request, pending boo
 		closing: t.close, number: t.number, narration: prod.subCode}}
 	switch idx {
 	case prodFundTransfer:
-		rec.orderValue, rec.fee = t.extra, t.amount-t.extra
+		rec.orderValue, rec.fee, rec.subCode = t.extra, t.amount-t.extra, transferModes[t.sub]
 	case prodBrandOrder:
 		rec.orderValue = t.extra
 	}

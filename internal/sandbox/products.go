@@ -70,7 +70,9 @@ func transferFee(mode string) int64 {
 	return 590
 }
 
-// transferModes are indexed by slot.sub.
+// transferModes are indexed by slot.sub; a transfer's statement record
+// names its mode as its subProductCode (DMT/IMPS, DMT/NEFT, DMT/RTGS), so
+// that a rate card can price each mode's fee.
 var transferModes = []string{"IMPS", "NEFT", "RTGS"}
 
 // pickProduct chooses a product by weight from a uniform number in [0, weightTotal).

@@ -16,6 +16,7 @@ type stmtRec struct {
 	reversal   string
 	number     bool // orderValue and convenienceFee as JSON numbers
 	narration  string
+	subCode    string // the subProductCode when not the product's: a transfer's mode
 }
 
 // liveRec is a statement record made by a live call.
@@ -91,6 +92,7 @@ func (w *world) slotRecord(dd *dayData, i int32) stmtRec {
 	case prodFundTransfer:
 		r.orderValue = s.extra
 		r.fee = s.amount - s.extra
+		r.subCode = transferModes[s.sub]
 	case prodBrandOrder:
 		r.orderValue = s.extra
 	}
@@ -129,7 +131,11 @@ func appendStatementRecord(b []byte, r *stmtRec) []byte {
 	b = append(b, `,"productName":`...)
 	b = appendStr(b, p.name)
 	b = append(b, `,"subProductCode":`...)
-	b = appendStr(b, p.subCode)
+	if r.subCode != "" {
+		b = appendStr(b, r.subCode)
+	} else {
+		b = appendStr(b, p.subCode)
+	}
 	b = append(b, `,"subProductName":`...)
 	if p.subName == "" {
 		b = append(b, "null"...)

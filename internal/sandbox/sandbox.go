@@ -44,6 +44,13 @@
 // The unlinked reversal record is dated the day after the period (00:05:00)
 // and is served by the statement for that day.
 //
+// One more is planted that only a rate card shows (Mispriced, not among
+// Planted): every debit of Mobile to PAN (IDV/MOBPAN, price 3.54) on the
+// days of the middle fifth of the history is charged 4.54, call and
+// record alike; checked against testdata/rates-sandbox.yaml (the price
+// list below as a rate card) each is overcharged by 1.00, and the
+// amountMismatch's record, 1.18 below its price, undercharged.
+//
 // # Live calls
 //
 // Live billable calls debit the pool balance left by the history; each
@@ -52,7 +59,8 @@
 // 2.36, mobilePanLookup 3.54, panDin 2.95, nameAbbreviations 0.59, litigation
 // 25.00, creditReport 35.40, companyLookup 11.80, corporateEmpCheck 5.90,
 // balanceInquiry 1.18, fundTransfer transferAmount + 5.90 (IMPS), 2.95 (NEFT)
-// or 23.60 (RTGS), brandOrder the denomination. addPaymentMethod,
+// or 23.60 (RTGS), its record naming the mode as its subProductCode,
+// brandOrder the denomination. addPaymentMethod,
 // initiateUserRegistration and okycQr debit nothing.
 //
 // Failures answer an envelope with orderid null and environment SANDBOX:

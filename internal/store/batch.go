@@ -31,6 +31,8 @@ type Batch struct {
 	mu      sync.Mutex
 	queue   []*batchWrite
 	leading bool // a writer is committing; queued writers wait for it
+
+	stmts sync.Map // query → *sql.Stmt prepared on the database (prepared)
 }
 
 type batchWrite struct {
@@ -95,4 +97,53 @@ func (b *Batch) Do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 	}
 	b.mu.Unlock()
 	return err
+}
+
+// prepared returns the statements of queries, each prepared on the
+// database once and kept: Tx.StmtContext then runs it on a transaction's
+// connection, prepared there once, not parsed again at every write (SQLite
+// parses a statement given as text each time). It may take a connection
+// of the pool: call it outside a transaction.
+func (b *Batch) prepared(ctx context.Context, queries ...string) ([]*sql.Stmt, error) {
+	out := make([]*sql.Stmt, len(queries))
+	for i, q := range queries {
+		if s, ok := b.stmts.Load(q); ok {
+			out[i] = s.(*sql.Stmt)
+			continue
+		}
+		s, err := b.db.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if prev, loaded := b.stmts.LoadOrStore(q, s); loaded {
+			s.Close()
+			s = prev.(*sql.Stmt)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// txStmt is q as a statement of tx when prepared has kept it, else nil.
+func (b *Batch) txStmt(ctx context.Context, tx *sql.Tx, q string) *sql.Stmt {
+	if s, ok := b.stmts.Load(q); ok {
+		return tx.StmtContext(ctx, s.(*sql.Stmt))
+	}
+	return nil
+}
+
+// exec runs q in tx: its kept statement (prepared), or its text.
+func (b *Batch) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) (sql.Result, error) {
+	if s := b.txStmt(ctx, tx, q); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, q, args...)
+}
+
+// queryRow is exec for a query of one row.
+func (b *Batch) queryRow(ctx context.Context, tx *sql.Tx, q string, args ...any) *sql.Row {
+	if s := b.txStmt(ctx, tx, q); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, q, args...)
 }

@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 // Bulk run states (bulk_runs.state).
@@ -294,8 +297,9 @@ func (db *DB) eachBulkRow(ctx context.Context, runID string, where string, fn fu
 }
 
 // The row writes of a run being sent (ClaimBulkRow, UnclaimBulkRow,
-// FinishBulkRow) are committed in batches shared by every caller (group
-// commit, see Batch): each returns once its write is committed.
+// FinishBulkRow, StepBulkRows) are committed in batches shared by every
+// caller (group commit, see Batch): each returns once its write is
+// committed.
 
 // ClaimBulkRow journals a row as BulkSending, sent at at, before its call:
 // a new journal row, or a row returned to BulkUnsent (or seeded
@@ -303,24 +307,39 @@ func (db *DB) eachBulkRow(ctx context.Context, runID string, where string, fn fu
 // number (1 for a first call), or 0 when the row is journaled already in
 // another state (another process claimed it).
 func (db *DB) ClaimBulkRow(ctx context.Context, runID string, line int, ref string, at time.Time) (int, error) {
-	var attempt int
-	err := db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO bulk_rows (run_id, line, external_ref, state, sent_at, attempts)
-			VALUES (?, ?, ?, ?, ?, 1)
-			ON CONFLICT (run_id, line) DO UPDATE SET state = excluded.state, sent_at = excluded.sent_at,
-				attempts = bulk_rows.attempts + 1, done_at = NULL
-			WHERE bulk_rows.state IN (?, ?) AND bulk_rows.external_ref = excluded.external_ref
-			RETURNING attempts`, runID, line, ref, BulkSending, FormatTime(at), BulkUnsent, BulkQueued).Scan(&attempt)
-		if errors.Is(err, sql.ErrNoRows) {
-			attempt = 0
-			return nil
-		}
-		return err
-	})
+	_, attempt, err := db.StepBulkRows(ctx, runID, BulkStep{Next: &BulkNext{Line: line, Ref: ref}, At: at})
+	return attempt, err
+}
+
+// reclaimRowSQL journals row ?5 of run ?4 as state ?1 sent at ?2, attempts
+// one up, when it is in state ?6 or ?7 with externalRef ?3.
+const reclaimRowSQL = `UPDATE bulk_rows SET state = ?, sent_at = ?, attempts = attempts + 1, done_at = NULL
+	WHERE external_ref = ? AND run_id = ? AND line = ? AND state IN (?, ?)
+	RETURNING attempts`
+
+// claimRowSQL is the INSERT of a new journal row; a row journaled already
+// is left as it is (an INSERT OR IGNORE on SQLite, which needs no
+// statement journal, unlike an upsert).
+func (db *DB) claimRowSQL() string {
+	return db.dialect.insertIgnore("bulk_rows", "run_id, line, external_ref, state, sent_at, attempts", "(?, ?, ?, ?, ?, 1)", "run_id, line")
+}
+
+// claimBulkRow is ClaimBulkRow in tx: a new row (attempt 1), else a row
+// returned to unsent or seeded queued with the same externalRef.
+func (db *DB) claimBulkRow(ctx context.Context, tx *sql.Tx, runID string, next BulkNext, at string) (int, error) {
+	res, err := db.journal.exec(ctx, tx, db.claimRowSQL(), runID, next.Line, next.Ref, BulkSending, at)
 	if err != nil {
 		return 0, err
 	}
-	return attempt, nil
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return int(n), err
+	}
+	var attempt int
+	err = db.journal.queryRow(ctx, tx, reclaimRowSQL, BulkSending, at, next.Ref, runID, next.Line, BulkUnsent, BulkQueued).Scan(&attempt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return attempt, err
 }
 
 // UnclaimBulkRow undoes ClaimBulkRow for a request that never left: a first
@@ -341,19 +360,152 @@ func (db *DB) UnclaimBulkRow(ctx context.Context, runID string, line int) error 
 // FinishBulkRow records the outcome of row r.Line's call (state,
 // statuscode, status, order id, pool amount, response, error), done at at.
 func (db *DB) FinishBulkRow(ctx context.Context, runID string, r BulkRow, at time.Time) error {
+	_, _, err := db.StepBulkRows(ctx, runID, BulkStep{Done: &r, At: at})
+	return err
+}
+
+// finishRowSQL records the outcome of a row's call; finishClaimedRowSQL
+// while the row is in state ?11 and its worker's, ?12.
+const (
+	finishRowSQL = `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
+	response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`
+	finishClaimedRowSQL = finishRowSQL + ` AND state = ? AND worker = ?`
+)
+
+// finishBulkRow records the outcome r of a row's call, done at at: while
+// the row is worker's and 'sending' when worker is not "" (a worker of a
+// shared run), else in any state. It returns whether the row was
+// recorded.
+func (db *DB) finishBulkRow(ctx context.Context, tx *sql.Tx, runID, worker string, r BulkRow, at string) (bool, error) {
 	var resp any
 	if r.Response != nil {
 		resp = string(r.Response)
 	}
-	return db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
-			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ?`,
-			r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, resp, r.Error, FormatTime(at), runID, r.Line)
-		if err != nil || r.State != BulkSuccess {
-			return err
+	q := finishRowSQL
+	args := []any{r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, resp, r.Error, at, runID, r.Line}
+	if worker != "" {
+		q = finishClaimedRowSQL
+		args = append(args, BulkSending, worker)
+	}
+	res, err := db.journal.exec(ctx, tx, q, args...)
+	if err != nil {
+		return false, err
+	}
+	if worker != "" {
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return false, err
 		}
-		return db.addDebit(ctx, tx, runID, r.PoolAmount)
+	}
+	if r.State == BulkSuccess {
+		return true, db.addDebit(ctx, tx, runID, r.PoolAmount)
+	}
+	return true, nil
+}
+
+// BulkStep is what a sender journals in one transaction between two of its
+// calls (StepBulkRows): the outcome of the row it called, with the calls
+// table's records of that call, and the claim of the next row it calls —
+// one commit, shared with other senders', instead of three.
+type BulkStep struct {
+	Done *BulkRow // the outcome of row Done.Line's call (FinishBulkRow), or nil
+	// Worker, for a worker of a shared run, records Done only while the
+	// row is still its own and 'sending' (FinishClaimedBulkRow).
+	Worker string
+	Calls  *DeferredCalls // the records of Done's call that DeferCalls kept, or nil
+	Next   *BulkNext      // the row to journal 'sending' before its call (ClaimBulkRow), or nil
+	At     time.Time      // when Done ended and Next is sent
+}
+
+// BulkNext is a row to claim: its line and externalRef.
+type BulkNext struct {
+	Line int
+	Ref  string
+}
+
+// StepBulkRows journals s in one transaction (shared with other writers',
+// see Batch) and returns once it is committed: whether s.Done was recorded
+// (false when it was no longer s.Worker's), and s.Next's attempt number
+// (ClaimBulkRow's). The calls are inserted whether or not Done was
+// recorded: the call was made.
+func (db *DB) StepBulkRows(ctx context.Context, runID string, s BulkStep) (recorded bool, attempt int, err error) {
+	at := FormatTime(s.At)
+	if _, err := db.journal.prepared(ctx, db.claimRowSQL(), reclaimRowSQL, finishRowSQL, finishClaimedRowSQL, db.debitsSQL(), addDebitSQL); err != nil {
+		return false, 0, err
+	}
+	var stored []*recon.LineBlock
+	err = db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		recorded, attempt = false, 0
+		if s.Calls != nil {
+			if stored, err = s.Calls.insert(ctx, db, tx); err != nil {
+				return fmt.Errorf("record the call in the calls table: %w", err)
+			}
+		}
+		if s.Done != nil {
+			if recorded, err = db.finishBulkRow(ctx, tx, runID, s.Worker, *s.Done, at); err != nil {
+				return err
+			}
+		}
+		if s.Next != nil {
+			attempt, err = db.claimBulkRow(ctx, tx, runID, *s.Next, at)
+		}
+		return err
 	})
+	if err != nil {
+		for _, b := range stored {
+			b.ID = 0 // rolled back
+		}
+	}
+	return recorded, attempt, err
+}
+
+// DeferredCalls are the calls table's records of one call made under
+// DeferCalls, kept (Add) instead of written, for the journal write of that
+// call's outcome to insert in its own transaction (BulkStep.Calls). It is
+// safe for concurrent use.
+type DeferredCalls struct {
+	mu    sync.Mutex
+	at    time.Time
+	calls []recon.Call
+	bad   []ImportError
+}
+
+type deferredKey struct{}
+
+// DeferCalls returns a context under which the recorder of the calls table
+// (calllog.Recorder) keeps a call's records in the DeferredCalls returned
+// instead of writing them.
+func DeferCalls(ctx context.Context) (context.Context, *DeferredCalls) {
+	d := &DeferredCalls{}
+	return context.WithValue(ctx, deferredKey{}, d), d
+}
+
+// DeferredCallsOf returns the DeferredCalls of a context made by
+// DeferCalls, or nil.
+func DeferredCallsOf(ctx context.Context) *DeferredCalls {
+	d, _ := ctx.Value(deferredKey{}).(*DeferredCalls)
+	return d
+}
+
+// Add keeps calls and bad lines, as InsertCalls would store them, imported
+// at at.
+func (d *DeferredCalls) Add(at time.Time, calls []recon.Call, bad []ImportError) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.at = at
+	d.calls = append(d.calls, calls...)
+	d.bad = append(d.bad, bad...)
+}
+
+// insert stores the kept calls in tx.
+func (d *DeferredCalls) insert(ctx context.Context, db *DB, tx *sql.Tx) ([]*recon.LineBlock, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.calls) == 0 && len(d.bad) == 0 {
+		return nil, nil
+	}
+	_, stored, err := db.insertCalls(ctx, tx, FormatTime(d.at), d.calls, d.bad)
+	return stored, err
 }
 
 // CheckedBulkRow records a failed look-up of a row still in state: its

@@ -4,9 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
 var t0 = time.Date(2026, 11, 21, 4, 45, 0, 0, time.UTC)
@@ -274,6 +278,258 @@ func TestBulkLease(t *testing.T) {
 		}
 		if l, err := db.BulkRunLease(ctx, "LEASE"); l != nil || err != nil {
 			t.Errorf("after release: %+v, %v; want no lease", l, err)
+		}
+	})
+}
+
+// StepBulkRows journals a row's outcome, its call's records kept by
+// DeferCalls and the next row's claim in one transaction; a worker's step
+// records the outcome only while the row is its own, and stores the call
+// all the same.
+func TestStepBulkRows(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "STEP1", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: 3, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, n, err := db.StepBulkRows(ctx, "STEP1", BulkStep{Next: &BulkNext{Line: 2, Ref: "R2"}, At: t0}); n != 1 || err != nil {
+			t.Fatalf("claim of line 2 = %d, %v; want 1", n, err)
+		}
+		dctx, calls := DeferCalls(ctx)
+		if DeferredCallsOf(dctx) != calls || DeferredCallsOf(ctx) != nil {
+			t.Fatal("DeferredCallsOf does not find the deferred calls of its context alone")
+		}
+		calls.Add(t0, []recon.Call{{Hash: "h2", Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: "R2",
+			Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte("x")}}}, nil)
+		done := BulkRow{Line: 2, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+		recorded, n, err := db.StepBulkRows(ctx, "STEP1", BulkStep{Done: &done, Calls: calls, Next: &BulkNext{Line: 3, Ref: "R3"}, At: t0})
+		if !recorded || n != 1 || err != nil {
+			t.Fatalf("step = %v, %d, %v; want the outcome recorded and line 3 claimed", recorded, n, err)
+		}
+		states := map[int]string{}
+		if err := db.EachBulkRow(ctx, "STEP1", func(r BulkRow) error { states[r.Line] = r.State + r.PoolAmount; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		var stored int
+		if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref = 'R2' AND line_block IS NOT NULL`).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if states[2] != BulkSuccess+"1.50" || states[3] != BulkSending || stored != 1 {
+			t.Errorf("after the step: rows %v, %d calls of R2 stored; want line 2 success 1.50, line 3 sending, its call stored", states, stored)
+		}
+		// A worker's step on a row that is not its own: not recorded.
+		dctx, calls = DeferCalls(ctx)
+		calls.Add(t0, []recon.Call{{Hash: "h3", Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
+			Outcome: recon.CallSuccess}}, nil)
+		done = BulkRow{Line: 3, State: BulkFailed}
+		if recorded, _, err := db.StepBulkRows(dctx, "STEP1", BulkStep{Done: &done, Worker: "W", Calls: calls, At: t0}); recorded || err != nil {
+			t.Fatalf("worker W's step on a row not its own = %v, %v; want not recorded", recorded, err)
+		}
+		if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref = 'R3'`).Scan(&stored); err != nil || stored != 1 {
+			t.Errorf("calls of R3 = %d, %v; want 1 (the call was made)", stored, err)
+		}
+	})
+}
+
+// failInsertOfLine makes every INSERT of journal line `line` fail with
+// "injected" (a trigger), standing for a write that fails, or a process
+// that dies, inside StepBulkRows's transaction after the outcome is
+// written; the returned func removes it.
+func failInsertOfLine(t *testing.T, db *DB, dsn string, line int) func() {
+	t.Helper()
+	create := []string{fmt.Sprintf(`CREATE TRIGGER step_fail BEFORE INSERT ON bulk_rows WHEN NEW.line = %d
+		BEGIN SELECT RAISE(ABORT, 'injected'); END`, line)}
+	drop := []string{`DROP TRIGGER step_fail`}
+	if strings.HasPrefix(dsn, "postgres") {
+		create = []string{fmt.Sprintf(`CREATE FUNCTION step_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN IF NEW.line = %d THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`, line),
+			`CREATE TRIGGER step_fail BEFORE INSERT ON bulk_rows FOR EACH ROW EXECUTE FUNCTION step_fail()`}
+		drop = []string{`DROP TRIGGER step_fail ON bulk_rows`, `DROP FUNCTION step_fail()`}
+	}
+	for _, q := range create {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for _, q := range drop {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// stepState is what the journal of run STEP2 holds: each row's state and
+// pool amount, the run's debits, and how many calls of R1 and R2 the calls
+// table has.
+func stepState(t *testing.T, db *DB) (rows map[int]string, debited string, calls int) {
+	t.Helper()
+	rows = map[int]string{}
+	if err := db.EachBulkRow(context.Background(), "STEP2", func(r BulkRow) error {
+		rows[r.Line] = r.State + " " + r.PoolAmount
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT debited FROM bulk_runs WHERE id = 'STEP2'`).Scan(&debited); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref IN ('R1', 'R2')`).Scan(&calls); err != nil {
+		t.Fatal(err)
+	}
+	return rows, debited, calls
+}
+
+// deferredCall is the calls table's record of the call of ref, kept as
+// DeferCalls keeps it.
+func deferredCall(ref string) *DeferredCalls {
+	_, d := DeferCalls(context.Background())
+	d.Add(t0, []recon.Call{{Hash: "h" + ref, Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: ref,
+		Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte(ref)}}}, nil)
+	return d
+}
+
+// A step is one transaction: when it fails after the outcome of line 1 is
+// written (the claim of line 2 fails), nothing of it stays — line 1 is
+// still 'sending' with no outcome, no debit and no call recorded, line 2
+// is not journaled — as when the process dies before the commit. Either
+// way the database, opened again as a resume would, is resumable and sends
+// nothing twice: the row whose outcome is unknown is swept to pending (a
+// look-up, never a second call) and cannot be claimed again; the next row
+// is claimed once.
+func TestStepBulkRowsCommitsAllOrNothing(t *testing.T) {
+	eachBackendURL(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openURL(t, dsn)
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "STEP2", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: 3, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := db.ClaimBulkRow(ctx, "STEP2", 1, "R1", t0); n != 1 || err != nil {
+			t.Fatalf("claim of line 1 = %d, %v; want 1", n, err)
+		}
+		_, debited0, _ := stepState(t, db)
+		unfail := failInsertOfLine(t, db, dsn, 2)
+		done := BulkRow{Line: 1, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+		_, _, err := db.StepBulkRows(ctx, "STEP2", BulkStep{Done: &done, Calls: deferredCall("R1"), Next: &BulkNext{Line: 2, Ref: "R2"}, At: t0})
+		if err == nil || !strings.Contains(err.Error(), "injected") {
+			t.Fatalf("step with the claim of line 2 failing = %v; want the injected error", err)
+		}
+		rows, debited, calls := stepState(t, db)
+		if len(rows) != 1 || rows[1] != BulkSending+" " || debited != debited0 || calls != 0 {
+			t.Errorf("after the failed step: rows %v, debited %q (was %q), %d calls; want line 1 alone, still sending, nothing recorded",
+				rows, debited, debited0, calls)
+		}
+		unfail()
+		db.Close() // the process is gone
+
+		db = openURL(t, dsn) // the resume
+		sw, err := db.SweepBulkRun(ctx, "STEP2", func(BulkLease) bool { return true }, "died sending")
+		if err != nil || sw.Pended != 1 || !sw.Interrupted {
+			t.Fatalf("sweep = %+v, %v; want line 1 pended and the run interrupted", sw, err)
+		}
+		var check []int
+		if err := db.EachBulkRowToCheck(ctx, "STEP2", t0, func(r BulkRow) error { check = append(check, r.Line); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(check) != 1 || check[0] != 1 {
+			t.Errorf("rows to look up = %v; want line 1", check)
+		}
+		if n, err := db.ClaimBulkRow(ctx, "STEP2", 1, "R1", t0); n != 0 || err != nil {
+			t.Errorf("claim of line 1 (outcome unknown) after the resume = %d, %v; want 0: never sent twice", n, err)
+		}
+
+		// The step committed, then the process died during the next call:
+		// line 2's outcome is kept, line 3 is 'sending', and neither is
+		// sent again.
+		if n, err := db.ClaimBulkRow(ctx, "STEP2", 2, "R2", t0); n != 1 || err != nil {
+			t.Fatalf("claim of line 2 after the resume = %d, %v; want 1", n, err)
+		}
+		done = BulkRow{Line: 2, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "2.25"}
+		if _, n, err := db.StepBulkRows(ctx, "STEP2", BulkStep{Done: &done, Calls: deferredCall("R2"), Next: &BulkNext{Line: 3, Ref: "R3"}, At: t0}); n != 1 || err != nil {
+			t.Fatalf("step of lines 2 and 3 = %d, %v; want line 3 claimed", n, err)
+		}
+		db.Close()
+		db = openURL(t, dsn)
+		rows, debited, calls = stepState(t, db)
+		if rows[2] != BulkSuccess+" 2.25" || rows[3] != BulkSending+" " || debited != "2.25" || calls != 1 {
+			t.Errorf("after the committed step: rows %v, debited %q, %d calls; want line 2 success 2.25 with its call and debit, line 3 sending",
+				rows, debited, calls)
+		}
+		for _, r := range []BulkNext{{2, "R2"}, {3, "R3"}} {
+			if n, err := db.ClaimBulkRow(ctx, "STEP2", r.Line, r.Ref, t0); n != 0 || err != nil {
+				t.Errorf("claim of line %d after the crash = %d, %v; want 0: never sent twice", r.Line, n, err)
+			}
+		}
+	})
+}
+
+// Two processes' senders stepping through the same lines at once (each
+// journaling its last outcome with its next claim, as bulkrun's senders
+// do): every line is claimed, and so called, by exactly one of them.
+func TestStepBulkRowsClaimsEachRowOnce(t *testing.T) {
+	eachBackendURL(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		const lines, senders = 120, 3
+		dbs := []*DB{openURL(t, dsn), openURL(t, dsn)}
+		if err := dbs[0].CreateBulkRun(ctx, BulkRun{ID: "STEP3", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: lines, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		claims := map[int]int{}
+		var wg sync.WaitGroup
+		errs := make(chan error, len(dbs)*senders)
+		for _, db := range dbs {
+			for range senders {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var last *BulkRow
+					for i := range lines {
+						line := 1 + i // every sender in the same order: they race for each line
+						step := BulkStep{Done: last, Next: &BulkNext{Line: line, Ref: fmt.Sprintf("R%d", line)}, At: t0}
+						_, attempt, err := db.StepBulkRows(ctx, "STEP3", step)
+						if err != nil {
+							errs <- err
+							return
+						}
+						last = nil
+						if attempt > 0 {
+							mu.Lock()
+							claims[line]++
+							mu.Unlock()
+							last = &BulkRow{Line: line, State: BulkFailed, StatusCode: "IAN"}
+						}
+					}
+					if last != nil {
+						if _, _, err := db.StepBulkRows(ctx, "STEP3", BulkStep{Done: last, At: t0}); err != nil {
+							errs <- err
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		for line := 1; line <= lines; line++ {
+			if claims[line] != 1 {
+				t.Errorf("line %d claimed %d times, want 1", line, claims[line])
+			}
+		}
+		ended := 0
+		if err := dbs[0].EachBulkRow(ctx, "STEP3", func(r BulkRow) error {
+			if r.State == BulkFailed {
+				ended++
+			}
+			return nil
+		}); err != nil || ended != lines {
+			t.Errorf("%d rows with their outcome journaled (%v); want %d", ended, err, lines)
 		}
 	})
 }

@@ -376,9 +376,8 @@ func (db *DB) addDebit(ctx context.Context, tx *sql.Tx, runID, amount string) er
 	if amount == "" || err != nil {
 		return nil
 	}
-	q := `SELECT debited, debit_max FROM bulk_runs WHERE id = ?` + db.dialect.forUpdate()
 	var d, m string
-	if err := tx.QueryRowContext(ctx, q, runID).Scan(&d, &m); err != nil {
+	if err := db.journal.queryRow(ctx, tx, db.debitsSQL(), runID).Scan(&d, &m); err != nil {
 		return fmt.Errorf("read debits of bulk run %s: %w", runID, err)
 	}
 	debited, err1 := decimal.NewFromString(d)
@@ -386,10 +385,18 @@ func (db *DB) addDebit(ctx context.Context, tx *sql.Tx, runID, amount string) er
 	if d == "" || err1 != nil || err2 != nil {
 		return nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE bulk_runs SET debited = ?, debit_max = ?, debit_rows = debit_rows + 1 WHERE id = ?`,
-		debited.Add(a).String(), decimal.Max(largest, a).String(), runID)
+	_, err = db.journal.exec(ctx, tx, addDebitSQL, debited.Add(a).String(), decimal.Max(largest, a).String(), runID)
 	return err
 }
+
+// debitsSQL reads a run's debits and largest debit, locking its row until
+// the transaction ends (on PostgreSQL); addDebitSQL stores them with one
+// more row that debited.
+func (db *DB) debitsSQL() string {
+	return `SELECT debited, debit_max FROM bulk_runs WHERE id = ?` + db.dialect.forUpdate()
+}
+
+const addDebitSQL = `UPDATE bulk_runs SET debited = ?, debit_max = ?, debit_rows = debit_rows + 1 WHERE id = ?`
 
 // ReturnBulkRows gives back rows worker claimed and never sent: a first
 // attempt becomes BulkQueued again, a re-send BulkUnsent, with the
@@ -415,24 +422,8 @@ func (db *DB) ReturnBulkRows(ctx context.Context, runID, worker string, lines []
 // 'sending'; false when it is not (the worker was reaped as gone and the
 // row turned pending: the transaction-status look-up resolves it).
 func (db *DB) FinishClaimedBulkRow(ctx context.Context, runID, worker string, r BulkRow, at time.Time) (bool, error) {
-	var resp any
-	if r.Response != nil {
-		resp = string(r.Response)
-	}
-	var n int64
-	err := db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE bulk_rows SET state = ?, statuscode = ?, status = ?, orderid = ?, pool_amount = ?,
-			response = ?, error = ?, done_at = ? WHERE run_id = ? AND line = ? AND state = ? AND worker = ?`,
-			r.State, r.StatusCode, r.Status, r.OrderID, r.PoolAmount, resp, r.Error, FormatTime(at), runID, r.Line, BulkSending, worker)
-		if err != nil {
-			return err
-		}
-		if n, err = res.RowsAffected(); err != nil || n == 0 || r.State != BulkSuccess {
-			return err
-		}
-		return db.addDebit(ctx, tx, runID, r.PoolAmount)
-	})
-	return n == 1, err
+	mine, _, err := db.StepBulkRows(ctx, runID, BulkStep{Done: &r, Worker: worker, At: at})
+	return mine, err
 }
 
 // EndBulkWorker removes worker from the workers of run runID. When no

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,31 +61,21 @@ func batchConsts(calls []recon.Call, stamp string) callConsts {
 	return k
 }
 
-// insertCallsSQL is the INSERT of rows calls with the shared values k. A
-// call stored before (by its time and line hash) is skipped.
-func (db *DB) insertCallsSQL(rows int, k callConsts) string {
-	var one strings.Builder
-	one.WriteByte('(')
-	for i, c := range callCols {
-		if i > 0 {
-			one.WriteByte(',')
-		}
-		switch {
-		case c == "imported_at":
-			one.WriteString("'" + sqlText(k.stamp) + "'")
-		case k.file && c == "source":
-			one.WriteString("'" + sqlText(k.source) + "'")
-		case k.file && c == "line_source":
-			one.WriteString(strconv.FormatInt(k.sourceID, 10))
-		case k.file && c == "line_block":
-			one.WriteString("NULL")
-		default:
-			one.WriteByte('?')
+// callsInsert is the insert of calls with the shared values k. A call
+// stored before (by its time and line hash) is skipped.
+func callsInsert(k callConsts) *rowInsert {
+	ins := &rowInsert{table: "calls", key: "ts, line_hash", per: callsPerInsert,
+		fixed: []fixedValue{{"imported_at", k.stamp}}}
+	if k.file {
+		ins.fixed = append(ins.fixed, fixedValue{"source", k.source}, fixedValue{"line_source", k.sourceID},
+			fixedValue{"line_block", nil})
+	}
+	for _, c := range callCols {
+		if !slices.ContainsFunc(ins.fixed, func(f fixedValue) bool { return f.col == c }) {
+			ins.cols = append(ins.cols, c)
 		}
 	}
-	one.WriteByte(')')
-	return db.dialect.insertIgnore("calls", strings.Join(callCols, ", "),
-		strings.Repeat(one.String()+",", rows-1)+one.String(), "ts, line_hash")
+	return ins
 }
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
@@ -115,68 +106,19 @@ func appendCallArgs(a []any, c *recon.Call, k callConsts) []any {
 }
 
 // InsertCalls stores a batch of calls and bad lines in one transaction,
-// stamped imported at at, through a prepared multi-row INSERT. A call whose
-// line (Hash) was stored before is skipped; a bad line already recorded
-// with the same reason is not recorded again. The line blocks the calls
-// point into (Call.Block) are stored first, those not stored yet; a block
-// none of whose calls is new is not kept. It returns how many calls were
-// new.
+// stamped imported at at (insertCallRows: many a statement on SQLite, a
+// COPY on PostgreSQL). A call whose line (Hash) was stored before is
+// skipped; a bad line already recorded with the same reason is not
+// recorded again. The line blocks the calls point into (Call.Block) are
+// stored first, those not stored yet; a block none of whose calls is new
+// is not kept. It returns how many calls were new.
 func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
-	stamp := FormatTime(at)
 	var inserted int
 	var stored []*recon.LineBlock // blocks given an id in this transaction
-	var noted []callAcct          // call_accounts rows added in this transaction
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		inserted = 0
-		if len(bad) > 0 {
-			st, err := tx.PrepareContext(ctx, insertImportErrorSQL)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			for _, b := range bad {
-				if _, err := st.ExecContext(ctx, b.Source, b.Line, b.Reason, stamp); err != nil {
-					return fmt.Errorf("record bad line %d: %w", b.Line, err)
-				}
-			}
-		}
-		for i := range calls {
-			b := calls[i].Block
-			if b == nil || b.ID != 0 {
-				continue
-			}
-			if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
-				return fmt.Errorf("store lines: %w", err)
-			}
-			stored = append(stored, b)
-		}
-		var before int64 // the last call id before this batch
-		if len(stored) > 0 {
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM calls`).Scan(&before); err != nil {
-				return err
-			}
-		}
-		n, err := db.insertCallRows(ctx, tx, calls, stamp)
-		if err != nil {
-			return err
-		}
-		inserted = n
-		if noted, err = db.noteCallAccounts(ctx, tx, calls); err != nil {
-			return err
-		}
-		// A block whose lines were all imported before holds nothing new.
-		// When every call is new, every block is used; else only the calls
-		// added by this batch (ids after before) are looked at.
-		for _, b := range stored {
-			if inserted == len(calls) {
-				break
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?
-				AND NOT EXISTS (SELECT 1 FROM calls WHERE id > ? AND line_block = ?)`, b.ID, before, b.ID); err != nil {
-				return err
-			}
-		}
-		return nil
+		var err error
+		inserted, stored, err = db.insertCalls(ctx, tx, FormatTime(at), calls, bad)
+		return err
 	})
 	if err != nil {
 		for _, b := range stored {
@@ -184,10 +126,43 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 		}
 		return 0, err
 	}
-	for _, a := range noted {
-		db.callAccts.Store(a, true)
-	}
 	return inserted, nil
+}
+
+// insertCalls is InsertCalls in transaction tx, stamped imported at stamp.
+// stored are the blocks it gave an id (also on error: they are rolled
+// back with tx).
+func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls []recon.Call, bad []ImportError) (inserted int, stored []*recon.LineBlock, err error) {
+	if len(bad) > 0 {
+		st, err := tx.PrepareContext(ctx, insertImportErrorSQL)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer st.Close()
+		for _, b := range bad {
+			if _, err := st.ExecContext(ctx, b.Source, b.Line, b.Reason, stamp); err != nil {
+				return 0, nil, fmt.Errorf("record bad line %d: %w", b.Line, err)
+			}
+		}
+	}
+	for i := range calls {
+		b := calls[i].Block
+		if b == nil || b.ID != 0 {
+			continue
+		}
+		if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
+			return 0, stored, fmt.Errorf("store lines: %w", err)
+		}
+		stored = append(stored, b)
+	}
+	inserted, err = db.insertCallRows(ctx, tx, calls, stamp)
+	if err != nil {
+		return 0, stored, err
+	}
+	if err := noteCallAccounts(ctx, tx, calls); err != nil {
+		return 0, stored, err
+	}
+	return inserted, stored, dropEmptyBlocks(ctx, tx, calls, stored, inserted)
 }
 
 // callAcct is a row of call_accounts: a pool account that calls with a
@@ -196,9 +171,8 @@ func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call,
 type callAcct struct{ account, day string }
 
 // noteCallAccounts adds the pool accounts the calls name, by day, to
-// call_accounts (those this process has not stored before), and returns
-// the rows it added: the caller remembers them once committed.
-func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) ([]callAcct, error) {
+// call_accounts: one statement of the batch's few distinct pairs.
+func noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
 	var add []callAcct
 	seen := map[callAcct]bool{}
 	for i := range calls {
@@ -207,57 +181,77 @@ func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Ca
 			continue
 		}
 		a := callAcct{c.Pool.Account, c.TS[:len(time.DateOnly)]}
-		if _, done := db.callAccts.Load(a); done || seen[a] {
-			continue
+		if !seen[a] {
+			seen[a] = true
+			add = append(add, a)
 		}
-		seen[a] = true
-		add = append(add, a)
 	}
 	if len(add) == 0 {
-		return nil, nil
+		return nil
 	}
 	args := make([]any, 0, 2*len(add))
 	for _, a := range add {
 		args = append(args, a.account, a.day)
 	}
-	q := db.dialect.insertIgnore("call_accounts", "account, day", strings.Repeat("(?, ?), ", len(add)-1)+"(?, ?)",
-		"account, day")
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return nil, fmt.Errorf("note pool accounts: %w", err)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO call_accounts (account, day) VALUES `+
+		strings.Repeat("(?, ?), ", len(add)-1)+`(?, ?) ON CONFLICT DO NOTHING`, args...); err != nil {
+		return fmt.Errorf("note pool accounts: %w", err)
 	}
-	return add, nil
+	return nil
 }
 
-// insertCallRows inserts calls callsPerInsert at a time and returns how
-// many were new.
-func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
-	var full *sql.Stmt
-	defer func() {
-		if full != nil {
-			full.Close()
+// dropEmptyBlocks deletes the blocks stored in this transaction (stored)
+// none of whose lines was inserted, all of them imported before: there are
+// none when every call was inserted, and all are when none was; otherwise
+// each block's calls are looked up by their key. (calls has no index on
+// line_block: a look-up by it read the whole table, for each call
+// svcrecon records.)
+func dropEmptyBlocks(ctx context.Context, tx *sql.Tx, calls []recon.Call, stored []*recon.LineBlock, inserted int) error {
+	if inserted == len(calls) {
+		return nil
+	}
+	for _, b := range stored {
+		keep := false
+		for i := 0; i < len(calls) && inserted > 0 && !keep; i++ {
+			c := &calls[i]
+			if c.Block != b {
+				continue
+			}
+			var one int
+			err := tx.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE ts = ? AND line_hash = ? AND line_block = ?`,
+				c.TS, c.Hash, b.ID).Scan(&one)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			keep = err == nil
 		}
-	}()
-	args := make([]any, 0, callsPerInsert*len(callCols))
-	inserted := 0
+		if keep {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM call_blocks WHERE id = ?`, b.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertCallRows inserts calls, a statement of callsPerInsert at a time
+// on SQLite, a COPY of many on PostgreSQL (dialect.batchRows), and
+// returns how many were new.
+func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
 	k := batchConsts(calls, stamp)
+	ins := callsInsert(k)
+	defer ins.close()
+	per := db.dialect.batchRows(callsPerInsert)
+	args := make([]any, 0, min(per, len(calls))*ins.width())
+	inserted := 0
 	for len(calls) > 0 {
-		n := min(len(calls), callsPerInsert)
+		n := min(len(calls), per)
 		args = args[:0]
 		for i := range calls[:n] {
 			args = appendCallArgs(args, &calls[i], k)
 		}
-		st := insertStmt{stmt: full}
-		switch {
-		case n < callsPerInsert:
-			st = insertStmt{q: db.insertCallsSQL(n, k)}
-		case full == nil:
-			var err error
-			if full, err = tx.PrepareContext(ctx, db.insertCallsSQL(callsPerInsert, k)); err != nil {
-				return 0, err
-			}
-			st = insertStmt{stmt: full}
-		}
-		added, err := db.dialect.insertCount(ctx, tx, st, args)
+		added, err := db.dialect.insertRows(ctx, tx, ins, args)
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
 		}

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 )
 
 // dialect is everything in which SQLite and PostgreSQL differ for the
@@ -64,20 +67,22 @@ type dialect interface {
 
 	// insertIgnore is the INSERT of the rows values (one or more
 	// parenthesized tuples) into table's columns cols that skips a row
-	// whose key (the columns of a unique index) is stored already.
+	// whose key (the columns of a unique index) is stored already: for a
+	// few rows (bulk inserts go through insertRows).
 	insertIgnore(table, cols, values, key string) string
-	// insertCount runs st, an insertIgnore, and returns how many rows it
-	// inserted. A COPY-based insert (PostgreSQL) would go here.
-	insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error)
-	// insertNew is insertIgnore for insertNewKeys: a row inserted is told
-	// by its key.
-	insertNew(table, cols, values, key string) string
-	// insertNewKeys runs st, an insertNew of n rows of table (args), and
-	// calls seen with the rows of the keys of the rows it inserted, unless
-	// it inserted all n: then all is true and seen is not called. A
-	// COPY-based insert (PostgreSQL) would go here.
-	insertNewKeys(ctx context.Context, tx *sql.Tx, st insertStmt, n int, args []any, table, key string,
-		seen func(*sql.Rows) error) (all bool, err error)
+	// insertRows inserts the rows of args (whole rows of ins.cols' values,
+	// in order), skipping a row whose key (ins.key) is stored already, and
+	// returns how many it inserted. A table without a key takes every row.
+	insertRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (int64, error)
+	// insertNewRows is insertRows telling which rows it inserted: it calls
+	// seen with the rows of the keys (ins.key's columns) of the rows it
+	// inserted, unless it inserted them all: then all is true and seen is
+	// not called.
+	insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any, seen func(*sql.Rows) error) (all bool, err error)
+	// batchRows is how many rows a writer gathers for one insertRows, given
+	// the rows of one of its statements: SQLite inserts a statement's rows
+	// at a time, PostgreSQL copies many more.
+	batchRows(statementRows int) int
 
 	// Reading.
 
@@ -91,34 +96,73 @@ type dialect interface {
 	analyze(ctx context.Context, db *sql.DB, tables []string) (denied []tableStats, err error)
 }
 
-// insertStmt is a multi-row INSERT: prepared (stmt), or its text q run in
-// the transaction.
-type insertStmt struct {
-	stmt *sql.Stmt
-	q    string
+// rowInsert is a multi-row insert into a table, for one transaction:
+// the columns each row gives a value of, those of one value for every row
+// (the run, the time of the import), and the key a row stored already is
+// known by. Each dialect writes the rows its own way (insertRows): SQLite
+// with multi-row INSERT statements of per rows, PostgreSQL with COPY.
+type rowInsert struct {
+	table string
+	cols  []string     // the columns of each row's values, in order
+	fixed []fixedValue // the columns of one value for all the rows
+	key   string       // the unique key's columns, comma-separated; "" none
+	per   int          // rows one INSERT statement carries (SQLite)
+
+	stmt   *sql.Stmt // SQLite: the prepared statement of per rows
+	staged int       // PostgreSQL: the savepoints taken (postgres_copy.go)
 }
 
-func (s insertStmt) exec(ctx context.Context, tx *sql.Tx, args []any) (sql.Result, error) {
-	if s.stmt != nil {
-		return s.stmt.ExecContext(ctx, args...)
-	}
-	return tx.ExecContext(ctx, s.q, args...)
+// fixedValue is a column of the same value in every row.
+type fixedValue struct {
+	col string
+	val any // string, int64 or nil
 }
 
-// execCount runs s and returns how many rows it changed.
-func (s insertStmt) execCount(ctx context.Context, tx *sql.Tx, args []any) (int64, error) {
-	res, err := s.exec(ctx, tx, args)
-	if err != nil {
-		return 0, err
+// width is how many values a row gives in args.
+func (ins *rowInsert) width() int { return len(ins.cols) }
+
+// columns lists every column a row fills: cols, then the fixed ones.
+func (ins *rowInsert) columns() []string {
+	all := append([]string(nil), ins.cols...)
+	for _, f := range ins.fixed {
+		all = append(all, f.col)
 	}
-	return res.RowsAffected()
+	return all
 }
 
-func (s insertStmt) query(ctx context.Context, tx *sql.Tx, args []any) (*sql.Rows, error) {
-	if s.stmt != nil {
-		return s.stmt.QueryContext(ctx, args...)
+// valuesSQL is "table (columns) VALUES (…), …" of rows rows: the values
+// of cols bound (?), the fixed ones written as literals.
+func (ins *rowInsert) valuesSQL(rows int) string {
+	var one strings.Builder
+	one.WriteString("(" + strings.Repeat("?,", ins.width()))
+	for _, f := range ins.fixed {
+		one.WriteString(sqlLiteral(f.val) + ",")
 	}
-	return tx.QueryContext(ctx, s.q, args...)
+	row := strings.TrimSuffix(one.String(), ",") + ")"
+	return ins.table + ` (` + strings.Join(ins.columns(), ", ") + `) VALUES ` + strings.Repeat(row+",", rows-1) + row
+}
+
+// sqlLiteral writes v (a string, an int64 or nil) as an SQL literal.
+func sqlLiteral(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		return "'" + sqlText(v) + "'"
+	}
+	panic(fmt.Sprintf("store: no literal of %T", v))
+}
+
+// close releases the prepared statement, if any.
+func (ins *rowInsert) close() error {
+	if ins.stmt == nil {
+		return nil
+	}
+	err := ins.stmt.Close()
+	ins.stmt = nil
+	return err
 }
 
 // Keys of the exclusive locks taken with dialect.lock.

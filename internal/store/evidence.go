@@ -96,6 +96,7 @@ func (db *DB) EvidenceFindings(ctx context.Context, runID int64) iter.Seq2[evide
 			WHERE run_id = ? AND reversal_found = 0 ORDER BY txn_date_time, svc_order_id`, []any{runID}, scanReversalFinding},
 		{`SELECT svc_order_id, client_order_id, txn_date_time, amount, age_bucket FROM recon_unsettled
 			WHERE run_id = ? ORDER BY txn_date_time, svc_order_id`, []any{runID}, scanUnsettledFinding},
+		{feeFindings, []any{runID}, scanFeeFinding}, // fees.go
 	}
 	return func(yield func(evidence.Finding, error) bool) {
 		for _, q := range queries {

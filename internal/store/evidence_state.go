@@ -26,6 +26,15 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		if err := db.dialect.lock(ctx, tx, evidenceLock); err != nil {
 			return err
 		}
+		if c.Guard {
+			head, err := evidenceHead(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if head != c.Base {
+				return evidence.ErrMoved
+			}
+		}
 		for i := range c.New {
 			e := &c.New[i]
 			if _, err := tx.ExecContext(ctx, `INSERT INTO exceptions (`+exceptionCols+`)
@@ -59,6 +68,24 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		}
 		return saveManifest(ctx, tx, c.Manifest, seq, hash)
 	})
+}
+
+// EvidenceHead is the sequence number of the chain's last event, 0 when
+// there is none.
+func (db *DB) EvidenceHead(ctx context.Context) (int64, error) {
+	return evidenceHead(ctx, db)
+}
+
+// evidenceHead reads the chain's head through q (the database or a
+// transaction).
+func evidenceHead(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int64, error) {
+	var seq int64
+	if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM evidence_events`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("the chain's head: %w", err)
+	}
+	return seq, nil
 }
 
 // appendEvents appends evs after the chain's last event; it returns the

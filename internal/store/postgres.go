@@ -180,7 +180,13 @@ func (c *pgConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, err
 	return c.Conn.PrepareContext(ctx, rebind(q))
 }
 
+// ExecContext runs q; copyQuery runs its COPY (postgres_copy.go).
 func (c *pgConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	if q == copyQuery && len(args) == 1 {
+		if cp, ok := args[0].Value.(*pgCopy); ok {
+			return cp.copyFrom(ctx, c.Conn.Conn())
+		}
+	}
 	return c.Conn.ExecContext(ctx, rebind(q), args)
 }
 
@@ -188,16 +194,26 @@ func (c *pgConn) QueryContext(ctx context.Context, q string, args []driver.Named
 	return c.Conn.QueryContext(ctx, rebind(q), args)
 }
 
-// CheckNamedValue stores booleans as 1 and 0, as SQLite does: the schema
-// keeps flags in integer columns on both backends.
+// CheckNamedValue stores booleans as 1 and 0 (pgValue), and lets a COPY
+// (copyQuery's *pgCopy) through.
 func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
-	if b, ok := nv.Value.(bool); ok {
-		nv.Value = int64(0)
-		if b {
-			nv.Value = int64(1)
-		}
+	if _, ok := nv.Value.(*pgCopy); ok {
+		return nil
 	}
+	nv.Value = pgValue(nv.Value)
 	return c.Conn.CheckNamedValue(nv)
+}
+
+// pgValue is v as stored: a boolean as 1 or 0, as SQLite stores it (the
+// schema keeps flags in integer columns on both backends).
+func pgValue(v any) any {
+	if b, ok := v.(bool); ok {
+		if b {
+			return int64(1)
+		}
+		return int64(0)
+	}
+	return v
 }
 
 // rebind rewrites ? (the next parameter) and ?NNN (parameter NNN) outside
@@ -239,7 +255,7 @@ func rebind(q string) string {
 }
 
 // postgresDialect is PostgreSQL's dialect: row locks, advisory locks,
-// ON CONFLICT, RETURNING, ctids and ANALYZE.
+// COPY (postgres_copy.go), ctids and ANALYZE.
 type postgresDialect struct{}
 
 func (postgresDialect) migrations() fs.FS { return subFS("migrations/postgres") }
@@ -302,24 +318,6 @@ func (postgresDialect) now() string {
 
 func (postgresDialect) insertIgnore(table, cols, values, key string) string {
 	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT (` + key + `) DO NOTHING`
-}
-
-func (postgresDialect) insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error) {
-	return st.execCount(ctx, tx, args)
-}
-
-func (d postgresDialect) insertNew(table, cols, values, key string) string {
-	return d.insertIgnore(table, cols, values, key) + ` RETURNING ` + key
-}
-
-// insertNewKeys reads the keys insertNew returns.
-func (postgresDialect) insertNewKeys(ctx context.Context, tx *sql.Tx, st insertStmt, _ int, args []any, _, _ string,
-	seen func(*sql.Rows) error) (bool, error) {
-	rows, err := st.query(ctx, tx, args)
-	if err != nil {
-		return false, err
-	}
-	return false, seen(rows)
 }
 
 func (postgresDialect) rowKey(alias string) string   { return alias + ".ctid::text" }

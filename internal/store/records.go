@@ -83,7 +83,8 @@ type recordTx struct {
 	tx            *sql.Tx
 	ctx           context.Context
 	now           string
-	insert        *sql.Stmt // recordsPerInsert rows at once
+	insert        *rowInsert
+	batch         int // records gathered for one insert
 	touch, update *sql.Stmt
 	window, count *sql.Stmt
 	args          []any
@@ -93,30 +94,33 @@ type recordTx struct {
 	dirty         map[[2]string]bool // (kind, day) with a record new or changed: a new version (day_versions)
 }
 
-// recordsPerInsert is how many records one INSERT of WriteRecords carries.
+// recordsPerInsert is how many records one INSERT statement of
+// WriteRecords carries (SQLite; see dialect.batchRows).
 const recordsPerInsert = 32
 
 // recordKey is the key of a record: its unique index's columns.
 const recordKey = "kind, account, svc_order_id"
 
-// insertRecordsSQL inserts rows records stamped now, skipping those already
-// stored, in a way that tells which were new (flush).
-func (db *DB) insertRecordsSQL(rows int, now string) string {
-	one := "(?, ?, ?" + strings.Repeat(", ?", recon.NumFields) + ", '" + sqlText(now) + "', '" + sqlText(now) + "')"
-	return db.dialect.insertNew("records", recordKey+", "+strings.Join(recordColumns, ", ")+", first_synced_at, last_synced_at",
-		strings.Repeat(one+", ", rows-1)+one, recordKey)
+// recordsInsert is the insert of records stamped now, skipping those
+// already stored, in a way that tells which were new (flush).
+func recordsInsert(now string) *rowInsert {
+	return &rowInsert{table: "records", cols: append([]string{"kind", "account", "svc_order_id"}, recordColumns...),
+		fixed: []fixedValue{{"first_synced_at", now}, {"last_synced_at", now}}, key: recordKey, per: recordsPerInsert}
 }
 
 // WriteRecords stores pages in one transaction: each page's records are
 // upserted by (kind, account, svcOrderId), then its window checkpoint is
 // written. It returns how many records were inserted and how many had their
 // content changed (a record stored again unchanged only has its
-// last_synced_at moved to at). Records are inserted recordsPerInsert at a
-// time; those already stored are then compared and updated one by one. On
-// error nothing is stored.
+// last_synced_at moved to at). Records are inserted many at a time (a
+// statement of recordsPerInsert on SQLite, a COPY on PostgreSQL); those
+// already stored are then compared and updated one by one. On error
+// nothing is stored.
 func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage) (newN, updN int, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		w := &recordTx{db: db, tx: tx, ctx: ctx, now: FormatTime(at), args: make([]any, 0, recordsPerInsert*(recon.NumFields+3))}
+		w := &recordTx{db: db, tx: tx, ctx: ctx, now: FormatTime(at), batch: db.dialect.batchRows(recordsPerInsert)}
+		w.insert = recordsInsert(w.now)
+		w.args = make([]any, 0, min(w.batch, 1024)*(recon.NumFields+3))
 		var perr error
 		prep := func(q string) *sql.Stmt {
 			if perr != nil {
@@ -126,10 +130,11 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 			s, perr = tx.PrepareContext(ctx, q)
 			return s
 		}
-		w.insert, w.touch, w.update = prep(db.insertRecordsSQL(recordsPerInsert, w.now)), prep(touchRecordSQL), prep(updateRecordSQL)
+		w.touch, w.update = prep(touchRecordSQL), prep(updateRecordSQL)
 		w.window, w.count = prep(windowSQL), prep(countDaySQL)
 		defer func() {
-			for _, s := range []*sql.Stmt{w.insert, w.touch, w.update, w.window, w.count} {
+			w.insert.close()
+			for _, s := range []*sql.Stmt{w.touch, w.update, w.window, w.count} {
 				if s != nil {
 					s.Close()
 				}
@@ -161,7 +166,7 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 func (w *recordTx) page(p *RecordPage) error {
 	for i := range p.Records {
 		w.pending = append(w.pending, &p.Records[i])
-		if len(w.pending) == recordsPerInsert {
+		if len(w.pending) == w.batch {
 			if err := w.flush(); err != nil {
 				return err
 			}
@@ -170,11 +175,13 @@ func (w *recordTx) page(p *RecordPage) error {
 	if p.Window == nil {
 		return nil
 	}
-	// The checkpoint (and the day's count) comes after the page's records.
-	if err := w.flush(); err != nil {
-		return err
-	}
+	// The day's count comes after the page's records; the checkpoint needs
+	// them in the same transaction only, so that pages are inserted
+	// together (a COPY of many on PostgreSQL).
 	if p.Finish != nil {
+		if err := w.flush(); err != nil {
+			return err
+		}
 		n, err := w.stored(p.Window)
 		if err != nil {
 			return err
@@ -205,11 +212,7 @@ func (w *recordTx) flush() error {
 		w.inserted = map[string]bool{}
 	}
 	clear(w.inserted)
-	st := insertStmt{stmt: w.insert}
-	if len(recs) != recordsPerInsert {
-		st = insertStmt{q: w.db.insertRecordsSQL(len(recs), w.now)}
-	}
-	all, err := w.db.dialect.insertNewKeys(w.ctx, w.tx, st, len(recs), a, "records", recordKey, w.noteInserted)
+	all, err := w.db.dialect.insertNewRows(w.ctx, w.tx, w.insert, a, w.noteInserted)
 	if err != nil {
 		return fmt.Errorf("insert records %s…: %w", recs[0].SvcOrderID, err)
 	}

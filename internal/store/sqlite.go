@@ -166,38 +166,92 @@ func (sqliteDialect) insertIgnore(table, cols, values, _ string) string {
 	return `INSERT OR IGNORE INTO ` + table + ` (` + cols + `) VALUES ` + values
 }
 
-func (sqliteDialect) insertCount(ctx context.Context, tx *sql.Tx, st insertStmt, args []any) (int64, error) {
-	return st.execCount(ctx, tx, args)
+// batchRows is a statement's rows: each insertRows runs one statement.
+func (sqliteDialect) batchRows(statementRows int) int { return statementRows }
+
+// insertRows runs the rows through multi-row INSERT statements.
+func (sqliteDialect) insertRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (int64, error) {
+	var n int64
+	err := sqliteStatements(ctx, tx, ins, args, func(res sql.Result) error {
+		k, err := res.RowsAffected()
+		n += k
+		return err
+	})
+	return n, err
 }
 
-func (d sqliteDialect) insertNew(table, cols, values, key string) string {
-	return d.insertIgnore(table, cols, values, key)
-}
-
-// insertNewKeys counts the rows inserted, which is all of them in what a
+// insertNewRows counts the rows inserted, which is all of them in what a
 // first sync meets. When some were not new, the new ones are read back by
-// their rowids (table's id): the rows one statement inserts take
-// consecutive rowids ending at the last one inserted (no row is deleted
-// meanwhile, and the table has no AUTOINCREMENT).
-func (sqliteDialect) insertNewKeys(ctx context.Context, tx *sql.Tx, st insertStmt, n int, args []any, table, key string,
+// their rowids (the table's id): the rows inserted take consecutive rowids
+// ending at the last one inserted (no row is deleted meanwhile, and the
+// table has no AUTOINCREMENT).
+func (sqliteDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any,
 	seen func(*sql.Rows) error) (bool, error) {
-	res, err := st.exec(ctx, tx, args)
-	if err != nil {
+	var inserted, last int64
+	err := sqliteStatements(ctx, tx, ins, args, func(res sql.Result) error {
+		k, err := res.RowsAffected()
+		if err != nil || k == 0 {
+			return err
+		}
+		inserted += k
+		last, err = res.LastInsertId()
+		return err
+	})
+	switch {
+	case err != nil:
 		return false, err
+	case inserted == int64(len(args)/ins.width()):
+		return true, nil
+	case inserted == 0:
+		return false, nil
 	}
-	k, err := res.RowsAffected()
-	if err != nil || k == int64(n) || k == 0 {
-		return err == nil && k == int64(n), err
-	}
-	last, err := res.LastInsertId()
-	if err != nil {
-		return false, err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+key+` FROM `+table+` WHERE id > ?`, last-k)
+	rows, err := tx.QueryContext(ctx, `SELECT `+ins.key+` FROM `+ins.table+` WHERE id > ?`, last-inserted)
 	if err != nil {
 		return false, err
 	}
 	return false, seen(rows)
+}
+
+// sqliteStatements inserts the rows of args ins.per at a time, with a
+// statement prepared once (kept in ins), the rows left with one more; done
+// is given each statement's result. A row whose key is stored already is
+// skipped (OR IGNORE, which, unlike ON CONFLICT, needs no statement
+// journal; the values of NOT NULL columns are never NULL). The fixed
+// values are written in the statement as literals.
+func sqliteStatements(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any, done func(sql.Result) error) error {
+	w := ins.width()
+	for len(args) >= w {
+		n := min(len(args)/w, ins.per)
+		var res sql.Result
+		var err error
+		switch {
+		case n < ins.per:
+			res, err = tx.ExecContext(ctx, sqliteInsertSQL(ins, n), args[:n*w]...)
+		case ins.stmt == nil:
+			if ins.stmt, err = tx.PrepareContext(ctx, sqliteInsertSQL(ins, n)); err != nil {
+				return err
+			}
+			fallthrough
+		default:
+			res, err = ins.stmt.ExecContext(ctx, args[:n*w]...)
+		}
+		if err == nil {
+			err = done(res)
+		}
+		if err != nil {
+			return err
+		}
+		args = args[n*w:]
+	}
+	return nil
+}
+
+// sqliteInsertSQL is the INSERT of rows rows of ins.
+func sqliteInsertSQL(ins *rowInsert, rows int) string {
+	if ins.key == "" {
+		return `INSERT INTO ` + ins.valuesSQL(rows)
+	}
+	return `INSERT OR IGNORE INTO ` + ins.valuesSQL(rows)
 }
 
 func (sqliteDialect) rowKey(alias string) string   { return "CAST(" + alias + ".rowid AS TEXT)" }

@@ -31,8 +31,6 @@ type DB struct {
 	dialect dialect    // what differs between SQLite and PostgreSQL
 
 	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
-
-	callAccts sync.Map // callAcct → true: stored in call_accounts by this process (calls.go)
 }
 
 // Options tune Open.

@@ -1,0 +1,113 @@
+package bulk
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/bulk/bulktest"
+	"github.com/svcrecon/svcrecon/internal/store"
+)
+
+// TestSenderCallsWhileItJournals: a sender of a run held alone calls the
+// row it claimed ahead while the outcome of its last call is journaled
+// with the claim of the row after (one transaction), not after it.
+func TestSenderCallsWhileItJournals(t *testing.T) {
+	reqs := make(chan string, 8)
+	fx := newFixture(t, 3, bulktest.Options{Before: func(ref string, _ map[string]any) { reqs <- ref }})
+	r := fx.runner(1)
+	j := &holdJournal{Journal: r.DB, held: make(chan int, 1), hold: make(chan struct{})}
+	r.DB = j
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Execute(context.Background(), fx.run, fx.rows)
+		done <- err
+	}()
+	first := <-reqs
+	line := <-j.held
+	select {
+	case second := <-reqs:
+		if second == first {
+			t.Fatalf("%s called twice", first)
+		}
+	case err := <-done:
+		t.Fatalf("Execute ended (%v) with the journal of line %d held", err, line)
+	case <-time.After(time.Minute):
+		close(j.hold)
+		t.Fatalf("no second call in a minute while the outcome of line %d was being journaled: the sender waits for it", line)
+	}
+	close(j.hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range fx.rows {
+		if e := fx.entries(t)[row.Line]; e.State != StateSuccess || fx.srv.CallCount(row.Ref) != 1 {
+			t.Errorf("line %d: %s, called %d times; want success, called once", row.Line, e.State, fx.srv.CallCount(row.Ref))
+		}
+	}
+}
+
+// claimJournal tells claims the line of each row it journals 'sending'.
+type claimJournal struct {
+	Journal
+	claims chan int
+}
+
+func (j *claimJournal) StepBulkRows(ctx context.Context, runID string, s store.BulkStep) (bool, int, error) {
+	mine, attempt, err := j.Journal.StepBulkRows(ctx, runID, s)
+	if s.Next != nil && attempt > 0 {
+		j.claims <- s.Next.Line
+	}
+	return mine, attempt, err
+}
+
+// TestCtrlCUnclaimsTheRowClaimedAhead: Ctrl-C while a call is in flight
+// and the sender's next row is claimed already: the call finishes and is
+// journaled, the claimed row is not called but unclaimed (unsent, for the
+// next resume), and nothing is left 'sending'.
+func TestCtrlCUnclaimsTheRowClaimedAhead(t *testing.T) {
+	gate := make(chan struct{})
+	fx := newFixture(t, 3, bulktest.Options{Before: func(string, map[string]any) { <-gate }})
+	defer func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	}()
+	r := fx.runner(1)
+	j := &claimJournal{Journal: r.DB, claims: make(chan int, 8)}
+	r.DB = j
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		sum Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := r.Execute(ctx, fx.run, fx.rows)
+		done <- result{sum, err}
+	}()
+	for range 2 { // the row in flight, held at the gate, and the one claimed ahead
+		select {
+		case <-j.claims:
+		case <-time.After(time.Minute):
+			t.Fatal("no row claimed ahead in a minute while a call is in flight")
+		}
+	}
+	cancel()
+	close(gate)
+	res := <-done
+	if res.err != nil || res.sum.Stop != StopInterrupted {
+		t.Fatalf("Execute = %+v, %v; want interrupted", res.sum, res.err)
+	}
+	es := fx.entries(t)
+	if fx.srv.Requests() != 1 || len(es) != 1 || es[fx.rows[0].Line].State != StateSuccess {
+		t.Errorf("after Ctrl-C: %d requests, journal %+v; want the call in flight alone, journaled success", fx.srv.Requests(), es)
+	}
+	c, err := CountRows(context.Background(), fx.db, fx.run)
+	if err != nil || c.Sending != 0 || c.Unsent != 2 {
+		t.Errorf("counts %s, %v; want nothing sending, two rows unsent", c, err)
+	}
+}
