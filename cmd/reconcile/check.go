@@ -16,14 +16,17 @@ import (
 )
 
 var checkHelp = cli.Help{
-	Synopsis: "reconcile check --from YYYY-MM-DD --to YYYY-MM-DD [--as-of YYYY-MM-DD] [--pair-window 10m] [--rates rates.yaml]\n" +
+	Synopsis: "reconcile check --from YYYY-MM-DD --to YYYY-MM-DD [--as-of YYYY-MM-DD] [--pair-window 10m]\n" +
+		"                       [--pair-tolerance 0.01] [--pair-tolerance-percent 0.5] [--timing-window 5m] [--rates rates.yaml]\n" +
 		"                       [--fail-on-breaks [--allow-empty]] [--db FILE] [--log-format text|json] [--log-level LEVEL]",
 	Description: "Reconciles a period from the database: pool arithmetic and chain, calls matched to statement\n" +
 		"records, reversals, unsettled orders. An unmatched call and an unmatched statement record of\n" +
-		"the same amount and product, at most --pair-window apart, are suggested as a pair: a note, never\n" +
-		"a match (they stay callOnly and statementOnly). With --rates, each statement debit is priced by\n" +
-		"the rate card (README: The rate card): overcharged, undercharged, or its product unpriced.\n" +
-		"Then it records the run's evidence: its manifest\n" +
+		"the same amount (or within --pair-tolerance rupees or --pair-tolerance-percent of the call's) and\n" +
+		"product, at most --pair-window apart, are suggested as a pair: a note, never a match (they stay\n" +
+		"callOnly and statementOnly). A call with no record in the last --timing-window of the period,\n" +
+		"while no statement record after the period is stored, is timing, not callOnly. With --rates,\n" +
+		"each statement debit is priced by the rate card (README: The rate card): overcharged,\n" +
+		"undercharged, or its product unpriced. Then it records the run's evidence: its manifest\n" +
 		"(inputs by SHA-256, totals, completeness) and its exceptions, new, carried over or resolved\n" +
 		"(reconcile exceptions list), and prints the verdict: Incomplete: first when a day's statement\n" +
 		"walk did not finish or no call log reaches past its end (exit 0; 3 with --fail-on-breaks).",
@@ -31,6 +34,7 @@ var checkHelp = cli.Help{
   reconcile check --from {yesterday} --to {yesterday} --fail-on-breaks      # exit 3 on findings, 1 on an empty period (cron)
   reconcile check --from {prev-month-start} --to {prev-month-end} --as-of {today}    # age unsettled orders as of today
   reconcile check --from {yesterday} --to {yesterday} --pair-window 2m      # suggest pairs only 2 minutes apart
+  reconcile check --from {yesterday} --to {yesterday} --pair-tolerance 0.01  # suggest pairs a paisa apart too
   reconcile check --from {month-start} --to {yesterday} --rates rates.yaml   # and the fees against the contract's prices
   reconcile check --from {days-ago:61} --to {days-ago:61} --fail-on-breaks --allow-empty   # a day with no traffic is fine
 Import the call logs (import-calls) and sync the statement (sync) first.
@@ -42,7 +46,7 @@ Re-running a period replaces its previous results.`,
 type checkCmd struct {
 	com                      cli.Common
 	from, to, asOf           string
-	pairWindow               time.Duration
+	match                    matchFlags
 	failOnBreaks, allowEmpty bool
 	rates                    string
 }
@@ -53,7 +57,7 @@ func (c *checkCmd) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.from, "from", "", "first day of the period (IST), YYYY-MM-DD")
 	fs.StringVar(&c.to, "to", "", "last day of the period (IST), YYYY-MM-DD")
 	fs.StringVar(&c.asOf, "as-of", "", "age unsettled orders as of this day (default: --to)")
-	fs.DurationVar(&c.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
+	c.match.bind(fs)
 	fs.StringVar(&c.rates, "rates", "", "the rate card (rates.yaml): price each statement debit by it, flagging overcharged, undercharged and unpriced")
 	fs.BoolVar(&c.failOnBreaks, "fail-on-breaks", false, "exit 3 when there is a break, mismatch, duplicate, call-only, statement-only or fee finding; exit 1 when the period has no call and no record")
 	fs.BoolVar(&c.allowEmpty, "allow-empty", false, "with --fail-on-breaks: a period with no call and no record is not an error")
@@ -91,7 +95,7 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err := rep.WriteText(call.Stdout); err != nil {
 		return summary, err
 	}
-	settings := nightly.Settings(o.PairWindow, 0, 0)
+	settings := nightly.Settings(o.Tolerances(), 0, 0)
 	settings.RateCard = nightly.RateCardSetting(o.Rates)
 	ev, err := nightly.RecordEvidence(ctx, env.DB, rep, settings, nil, clock)
 	if err != nil {
@@ -125,10 +129,12 @@ func (c *checkCmd) options(call *cli.Call) (ledger.CheckOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	if c.pairWindow <= 0 {
-		return o, cli.Usagef("check: --pair-window %s: want a positive duration such as 10m", c.pairWindow)
+	tol, err := c.match.tolerances("check")
+	if err != nil {
+		return o, err
 	}
-	o = ledger.CheckOptions{From: f, To: t, PairWindow: c.pairWindow}
+	o = ledger.CheckOptions{From: f, To: t, PairWindow: tol.PairWindow, PairAmount: tol.Amount, PairPercent: tol.Percent,
+		TimingWindow: tol.Timing}
 	if o.Rates, err = cli.LoadRates("check", c.rates); err != nil {
 		return o, err
 	}

@@ -36,7 +36,8 @@ func flagsOf(t *testing.T, cmd string) []string {
 // service, so their -h lists no network or sandbox flag.
 func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	for cmd, want := range map[string][]string{
-		"check":        {"allow-empty", "as-of", "db", "db-pool", "fail-on-breaks", "from", "log-format", "log-level", "pair-window", "rates", "to", "version"},
+		"check": {"allow-empty", "as-of", "db", "db-pool", "fail-on-breaks", "from", "log-format", "log-level", "pair-tolerance",
+			"pair-tolerance-percent", "pair-window", "rates", "timing-window", "to", "version"},
 		"import-calls": {"complete-through", "db", "db-pool", "log-format", "log-level", "version"},
 		"export":       {"csv-bom", "csv-raw", "db", "db-pool", "format", "from", "log-format", "log-level", "out", "to", "version"},
 	} {
@@ -46,15 +47,23 @@ func TestHelpListsOnlyUsedFlags(t *testing.T) {
 	}
 }
 
-// TestCheckPairWindow: --pair-window must be positive; a suggested pair is
-// printed and stays a finding for --fail-on-breaks.
+// TestCheckPairWindow: --pair-window must be positive, and the
+// tolerances within their bounds (exit 2 beyond them); a suggested pair is
+// printed and stays a finding for --fail-on-breaks; a tolerance pairs what
+// a paisa set apart, saying by how much.
 func TestCheckPairWindow(t *testing.T) {
 	ctx := context.Background()
-	for _, w := range []string{"0", "0s", "-1m", "ten"} {
-		var out, errOut bytes.Buffer
-		err := run(ctx, []string{"check", "--from", "2026-11-21", "--to", "2026-11-21", "--pair-window", w}, &out, &errOut)
-		if code := cli.Exit(err, &errOut); code != cli.ExitUsage {
-			t.Errorf("check --pair-window %s: exit %d (%v), want %d", w, code, err, cli.ExitUsage)
+	for _, bad := range [][]string{
+		{"--pair-window", "0"}, {"--pair-window", "0s"}, {"--pair-window", "-1m"}, {"--pair-window", "ten"}, {"--pair-window", "25h"},
+		{"--pair-tolerance", "-0.01"}, {"--pair-tolerance", "100.01"}, {"--pair-tolerance", "0.001"}, {"--pair-tolerance", "a paisa"},
+		{"--pair-tolerance-percent", "5.5"}, {"--pair-tolerance-percent", "-1"}, {"--timing-window", "61m"}, {"--timing-window", "-1s"},
+	} {
+		for _, cmd := range []string{"check", "run"} {
+			var out, errOut bytes.Buffer
+			err := run(ctx, append([]string{cmd, "--from", "2026-11-21", "--to", "2026-11-21"}, bad...), &out, &errOut)
+			if code := cli.Exit(err, &errOut); code != cli.ExitUsage || !strings.Contains(errOut.String(), strings.TrimLeft(bad[0], "-")) {
+				t.Errorf("%s %v: exit %d (%q), want %d naming the flag", cmd, bad, code, errOut.String(), cli.ExitUsage)
+			}
 		}
 	}
 	db := filepath.Join(t.TempDir(), "t.db")
@@ -81,6 +90,27 @@ func TestCheckPairWindow(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "suggested pair 2026") {
 		t.Errorf("check --pair-window 2m suggests a pair 3 minutes apart:\n%s", out.String())
+	}
+	// A second orphan a paisa below its record: paired only with a tolerance.
+	orphan2 := strings.ReplaceAll(strings.ReplaceAll(orphan, "10:00:00", "12:00:00"), `"10","closingBal":"90"`, `"5.01","closingBal":"84.99"`)
+	orphan2 = strings.Replace(orphan2, `"openingBal":"100"`, `"openingBal":"90"`, 1)
+	if _, err := importCalls(ctx, []string{"--db", db, "--log-level", "warn", "-"}, strings.NewReader(orphan2+"\n"), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	addStatementRecord(t, db, "SO2", "R2", "2026-11-21 12:00:04", "5.00")
+	for _, tc := range []struct {
+		flags []string
+		want  bool
+	}{{nil, false}, {[]string{"--pair-tolerance", "0.01"}, true}, {[]string{"--pair-tolerance-percent", "0.2"}, true}} {
+		out.Reset()
+		args := append([]string{"check", "--db", db, "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, tc.flags...)
+		if err := run(ctx, args, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(out.String(), "↔ statement record SO2 — rule: amounts within ")
+		if got != tc.want || got && !strings.Contains(out.String(), "(call 5.01, record 5.00: differs by 0.01)") {
+			t.Errorf("check %v: the pair a paisa apart suggested %v, want %v:\n%s", tc.flags, got, tc.want, out.String())
+		}
 	}
 }
 

@@ -53,8 +53,8 @@ func TestExportCommand(t *testing.T) {
 		t.Fatalf("export: %v (stderr %s)", err, stderr.String())
 	}
 	paths := strings.Fields(stdout.String())
-	if len(paths) != 12 || paths[0] != filepath.Join(out, "reconciliation-2026-11-01_2026-11-02.xlsx") {
-		t.Fatalf("printed paths = %v, want the workbook and 11 CSV files (a run without a manifest: none)", paths)
+	if len(paths) != 13 || paths[0] != filepath.Join(out, "reconciliation-2026-11-01_2026-11-02.xlsx") {
+		t.Fatalf("printed paths = %v, want the workbook and 12 CSV files (a run without a manifest: none)", paths)
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
@@ -71,7 +71,7 @@ func TestExportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if paths := strings.Fields(stdout.String()); len(paths) != 11 || strings.HasSuffix(paths[0], ".xlsx") {
+	if paths := strings.Fields(stdout.String()); len(paths) != 12 || strings.HasSuffix(paths[0], ".xlsx") {
 		t.Errorf("--format csv printed %v", paths)
 	}
 	b, _ = os.ReadFile(filepath.Join(out, "statement.csv"))
@@ -175,7 +175,7 @@ func TestExportJobSummary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export job: %v\n%s", err, errb.String())
 	}
-	want := "export " + from + ".." + to + ": 11 files in " + filepath.Join(dir, "x")
+	want := "export " + from + ".." + to + ": 12 files in " + filepath.Join(dir, "x")
 	if !strings.HasPrefix(sum, want) {
 		t.Errorf("summary = %q, want it to start %q", sum, want)
 	}

@@ -41,7 +41,7 @@ func without(flags []string, drop []string, more ...string) []string {
 func TestEveryHelpListsOnlyUsedFlags(t *testing.T) {
 	want := map[string][]string{
 		"run": without(serviceFlags, []string{"outlet-id"}, "allow-empty", "allow-long-period", "as-of", "calls", "complete-through", "concurrency", "csv-raw", "date",
-			"fail-on-breaks", "from", "notify", "orders-lookback", "out", "pair-window", "rates", "recheck-days", "refresh", "to"),
+			"fail-on-breaks", "from", "notify", "orders-lookback", "out", "pair-tolerance", "pair-tolerance-percent", "pair-window", "rates", "recheck-days", "refresh", "timing-window", "to"),
 		"sync": without(serviceFlags, []string{"outlet-id"}, "allow-long-period", "concurrency", "from", "max-walks", "page-size", "recheck-days",
 			"refresh", "to", "what"),
 		"billersync":         without(serviceFlags, []string{"account"}, "category", "csv-raw", "full", "out", "page-size"),

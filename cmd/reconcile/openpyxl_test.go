@@ -14,7 +14,7 @@ import (
 const openpyxlCheck = `
 import sys, decimal, openpyxl
 wb = openpyxl.load_workbook(sys.argv[1])
-want = ["Summary", "Exceptions", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"]
+want = ["Summary", "Exceptions", "Legend", "Breaks", "Matching", "Differences", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"]
 assert wb.sheetnames[:len(want)] == want, wb.sheetnames
 s = wb["Summary"]
 verdict = s["A1"].value

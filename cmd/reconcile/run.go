@@ -87,7 +87,7 @@ type nightlyCmd struct {
 	refresh, allowLong, csvRaw  bool
 	recheckDays                 int
 	notify                      string
-	pairWindow                  time.Duration
+	match                       matchFlags
 	completeThrough             string
 	rates                       string
 }
@@ -107,7 +107,7 @@ func (r *nightlyCmd) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&r.recheckDays, "recheck-days", statement.DefaultRecheckDays, "walk again in full the last N days of the period already synced (older ones are probed)")
 	fs.BoolVar(&r.allowLong, "allow-long-period", false, "allow a period longer than 400 days")
 	fs.IntVar(&r.ordersLookback, "orders-lookback", nightly.DefaultOrdersLookback, "also sync collect orders of this many days before the period, again each run, to see late settlements")
-	fs.DurationVar(&r.pairWindow, "pair-window", ledger.DefaultPairWindow, "suggest an unmatched call and statement record at most this far apart as a pair")
+	r.match.bind(fs)
 	fs.BoolVar(&r.csvRaw, "csv-raw", false, "write CSV text cells as they are, without the leading ' that keeps =, +, -, @ from being formulas (for machines)")
 	fs.StringVar(&r.notify, "notify", "", "POST the run's summary as JSON to this http(s) URL when it ends with breaks (exit 3) or fails")
 	fs.StringVar(&r.completeThrough, "complete-through", "", "declare the call logs complete through this IST day, YYYY-MM-DD (no call is logged after it)")
@@ -140,7 +140,7 @@ type runOptions struct {
 	recheckDays                 int
 	csvRaw                      bool
 	notify                      string
-	pairWindow                  time.Duration
+	tol                         ledger.Tolerances
 	completeThrough             time.Time
 	rates                       *rates.Card
 	log                         *slog.Logger
@@ -154,8 +154,11 @@ func (r *nightlyCmd) options(ctx context.Context, call *cli.Call) (*runOptions, 
 	}
 	o := &runOptions{c: r.c, dbGiven: call.Given["db"], out: r.out, failOnBreaks: r.failOnBreaks, allowEmpty: r.allowEmpty,
 		concurrency: r.concurrency, ordersLookback: r.ordersLookback, refresh: r.refresh, csvRaw: r.csvRaw,
-		notify: r.notify, pairWindow: r.pairWindow}
+		notify: r.notify}
 	var err error
+	if o.tol, err = r.match.tolerances("run"); err != nil {
+		return nil, err
+	}
 	if o.recheckDays, err = recheckOption(r.recheckDays); err != nil {
 		return nil, err
 	}
@@ -199,8 +202,6 @@ func (r *nightlyCmd) checkFlags(args []string) error {
 		return cli.Usagef("run: --orders-lookback %d: want 0 or more days", r.ordersLookback)
 	case r.concurrency < 1:
 		return cli.Usagef("run: --concurrency %d: want 1 or more", r.concurrency)
-	case r.pairWindow <= 0:
-		return cli.Usagef("run: --pair-window %s: want a positive duration such as 10m", r.pairWindow)
 	case r.out == "":
 		return cli.Usagef("run: --out is empty: give a directory")
 	case r.allowEmpty && !r.failOnBreaks:
@@ -273,7 +274,7 @@ func (o *runOptions) run(ctx context.Context, stdout, lines, progress io.Writer)
 		DB: env.DB, Client: env.Client, Account: env.Account, From: o.from, To: o.to, AsOf: o.asOf,
 		CallLogs: o.callFiles, Out: o.out, CSVRaw: o.csvRaw, Concurrency: o.concurrency, Refresh: o.refresh,
 		RecheckDays: o.recheckDays, OrdersLookback: o.ordersLookback, FreshDB: opts.DefaultSandboxDB != "", Calls: counter,
-		PairWindow: o.pairWindow, Rates: o.rates, Secrets: []string{env.Config.ClientSecret},
+		Tolerances: o.tol, Rates: o.rates, Secrets: []string{env.Config.ClientSecret},
 		Log: o.log, Progress: progress, OnStep: func(st nightly.Step) { printStep(st, stdout, lines) }, Now: clock,
 	}
 	cfg.CompleteThrough, cfg.CoverageSource = o.completeThrough, "run --complete-through"

@@ -105,7 +105,7 @@ func TestRunSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	sheets := []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"}
+	sheets := []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Differences", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"}
 	if got := wb.GetSheetList(); !slices.Equal(got[:min(len(got), len(sheets))], sheets) {
 		t.Errorf("sheets = %v, want %v", got, sheets)
 	}
@@ -175,6 +175,12 @@ func TestRunSandbox(t *testing.T) {
 			ok = hasRow(breaks, map[string]string{"kind": recon.BreakGap, "delta": recon.Money(d.Delta)})
 		case sandbox.DefectReversalUnlinked:
 			ok = hasRow(reversals, map[string]string{"svcOrderId": d.SvcOrderID, "reversalFound": "false"})
+		case sandbox.DefectOnePaisa: // no pair at tolerance 0: the record alone
+			ok = hasRow(matching, map[string]string{"outcome": recon.StatementOnly, "svcOrderId": d.SvcOrderID, "suggestedPair": ""})
+		case sandbox.DefectSplitPosting: // one group of the call and its two records
+			ok = hasRow(matching, map[string]string{"outcome": recon.Matched, "svcOrderId": d.SvcOrderID, "group": "G-" + d.ExternalRef})
+		case sandbox.DefectMidnight:
+			ok = hasRow(matching, map[string]string{"outcome": recon.Timing, "externalRef": d.ExternalRef})
 		default:
 			t.Errorf("unknown planted defect %+v", d)
 			continue
@@ -185,7 +191,7 @@ func TestRunSandbox(t *testing.T) {
 	}
 	for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit,
 		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectOrphanPair,
-		sandbox.DefectReversalUnlinked} {
+		sandbox.DefectReversalUnlinked, sandbox.DefectOnePaisa, sandbox.DefectSplitPosting, sandbox.DefectMidnight} {
 		if !seen[k] {
 			t.Errorf("the sandbox planted no %s defect", k)
 		}

@@ -129,8 +129,8 @@ func Verdict(c *Completeness, findings string) string {
 		return findings
 	}
 	rest := strings.TrimPrefix(findings, "Not reconciled: ")
-	if findings == "Reconciled" {
-		rest = "nothing else to review"
+	if r, ok := strings.CutPrefix(findings, "Reconciled"); ok {
+		rest = "nothing else to review" + r
 	}
 	return "Incomplete: " + c.Describe() + "; " + rest
 }

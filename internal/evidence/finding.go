@@ -20,6 +20,7 @@ const (
 	KindCallOnly         = recon.CallOnly
 	KindStatementOnly    = recon.StatementOnly
 	KindPending          = recon.Pending
+	KindTiming           = recon.Timing
 	KindReversalNotFound = "reversalNotFound"
 	KindUnsettled        = "unsettled"
 	// The fee findings of a check with a rate card (recon.FeeKinds).
@@ -30,7 +31,8 @@ const (
 
 // Kinds lists the kinds of exception, in the order finance reads them.
 var Kinds = []string{KindArithmetic, KindGap, KindAmountMismatch, KindDuplicateDebit, KindCallOnly,
-	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled, KindOvercharged, KindUndercharged, KindUnpriced}
+	KindStatementOnly, KindPending, KindReversalNotFound, KindUnsettled, KindOvercharged, KindUndercharged, KindUnpriced,
+	KindTiming}
 
 // isFee says whether kind is a fee finding's: only a run with a rate card
 // finds those (and can resolve them).
@@ -91,8 +93,14 @@ func (f *Finding) callRef() string {
 //	reversalNotFound, unsettled   svcOrderId of the record
 //	overcharged, undercharged     svcOrderId of the debit (and "/" the field, for another than txnChargedValue)
 //	unpriced                      the product (CODE or CODE/SUB)
+//	timing                        "call " and the call (as above), or "record " and svcOrderId
 func (f *Finding) Key() string {
 	switch f.Kind {
+	case KindTiming:
+		if f.SvcOrderID == "" {
+			return timingCall + f.callRef()
+		}
+		return timingRecord + f.SvcOrderID
 	case KindOvercharged, KindUndercharged:
 		if f.Field != "" && f.Field != feeField {
 			return f.SvcOrderID + "/" + f.Field

@@ -45,6 +45,9 @@ type Settings struct {
 	// the exceptions' identities, the completeness rule).
 	Rules          string `json:"rules"`
 	PairWindow     string `json:"pairWindow"`     // suggested pairs: at most this far apart
+	PairAmount     string `json:"pairAmount"`     // suggested pairs: amounts at most this far apart, rupees ("0.00": equal)
+	PairPercent    string `json:"pairPercent"`    // or this percentage of the call's amount ("0": none)
+	TimingWindow   string `json:"timingWindow"`   // a break this near the period's edge may be timing ("0s": none is)
 	MaxOrphans     int    `json:"maxOrphans"`     // unmatched rows held for the suggested pairs
 	OrdersLookback int    `json:"ordersLookback"` // days of collect orders synced before the period (run; 0 for check)
 	RecheckDays    int    `json:"recheckDays"`    // held days walked again by the run's sync (0 for check)

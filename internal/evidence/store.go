@@ -44,6 +44,13 @@ type Store interface {
 	// EvidenceDayWalks says, per day of from..to that has any, how many
 	// windows of kind k were walked and how many are done.
 	EvidenceDayWalks(ctx context.Context, k recon.Kind, from, to string) ([]DayWalk, error)
+	// EvidenceRecordArrived says whether a statement debit record with
+	// svcOrderId orderID (when set), else clientOrderId ref, is stored.
+	EvidenceRecordArrived(ctx context.Context, orderID, ref string) (bool, error)
+	// EvidenceCallArrived says whether a call with orderid svcOrderID, or
+	// with the externalRef that is the clientOrderId of the statement
+	// record svcOrderID, is stored (read-only operations' calls aside).
+	EvidenceCallArrived(ctx context.Context, svcOrderID string) (bool, error)
 	// EvidenceLastCall is the ts of the latest call logged by a client
 	// (any source but svcrecon's own calls) or with a pool object ("" none).
 	EvidenceLastCall(ctx context.Context) (string, error)

@@ -67,6 +67,9 @@ func track(ctx context.Context, db Store, run RunInfo, at time.Time, priced bool
 		t.sighted(k, t.found[k])
 	}
 	t.resolve()
+	if err := t.arrived(ctx, db); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -112,14 +115,19 @@ func (t *tracker) newID(kind, key, k string) string {
 	}
 }
 
-// resolve resolves the open exceptions the run covers and did not find.
-func (t *tracker) resolve() {
+// keys are the identities of every exception, sorted.
+func (t *tracker) keys() []string {
 	keys := make([]string, 0, len(t.all))
 	for k := range t.all {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
+	return keys
+}
+
+// resolve resolves the open exceptions the run covers and did not find.
+func (t *tracker) resolve() {
+	for _, k := range t.keys() {
 		e := t.all[k]
 		if e.Status != StatusOpen || t.found[k] != nil || !covers(t.run, e) || isFee(e.Kind) && !t.priced {
 			continue

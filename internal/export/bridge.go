@@ -128,7 +128,8 @@ type verdict struct {
 	Text        string
 	Unexplained decimal.Decimal // Σ |delta| of the unexplained breaks
 	Breaks      int             // unexplained breaks
-	Exceptions  int             // matching outcomes other than matched and reversed
+	Exceptions  int             // matching outcomes other than matched, reversed and timing
+	Timing      int             // timing differences: counted apart, no exception
 	Unlinked    int             // reversals whose reversal record was not synced
 }
 
@@ -143,7 +144,9 @@ func plural(n int, one, many string) string {
 // verdictOf judges a run: Reconciled when nothing is unexplained, no
 // matching exception is left, every reversal is linked and every bridge
 // checks; else "Not reconciled: " and what is left, e.g. "Not reconciled:
-// 35.50 unexplained in 2 breaks; 5 exceptions to review". A period with no
+// 35.50 unexplained in 2 breaks; 5 exceptions to review"; timing
+// differences are counted apart: "Reconciled (apart: 1 timing difference,
+// expected the next day)". A period with no
 // call, no statement record and no order is "Nothing to reconcile".
 func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []store.ReportBreakTotal) verdict {
 	s := &r.Summary
@@ -157,7 +160,11 @@ func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []stor
 	seen := s.Calls > 0 || len(totals) > 0
 	for k, o := range s.Outcomes {
 		seen = seen || o.Count > 0
-		if k != recon.Matched && k != recon.Reversed {
+		switch k {
+		case recon.Matched, recon.Reversed:
+		case recon.Timing:
+			v.Timing += o.Count
+		default:
 			v.Exceptions += o.Count
 		}
 	}
@@ -184,13 +191,17 @@ func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []stor
 			parts = append(parts, fmt.Sprintf("the bridge of pool %s is off by %s", poolName(br[i].Account), recon.Money(d)))
 		}
 	}
+	timing := ""
+	if v.Timing > 0 {
+		timing = " (apart: " + plural(v.Timing, "timing difference", "timing differences") + ", expected the next day)"
+	}
 	switch {
 	case len(parts) > 0:
-		v.Text = "Not reconciled: " + strings.Join(parts, "; ")
+		v.Text = "Not reconciled: " + strings.Join(parts, "; ") + timing
 	case !seen:
 		v.Text = fmt.Sprintf("Nothing to reconcile: no call and no record in %s to %s", r.From, r.To)
 	default:
-		v.Reconciled, v.Text = true, "Reconciled"
+		v.Reconciled, v.Text = true, "Reconciled"+timing
 	}
 	return v
 }

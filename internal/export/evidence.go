@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -178,6 +179,11 @@ var lifeSheets = map[string]findingOf{
 	"Fees": feeFinding, // fees.go
 }
 
+// lifeTails are how many of the last columns of a sheet of lifeSheets
+// come after exception and life: the columns added after them, which go
+// at the end of the file.
+var lifeTails = map[string]int{"Matching": matchTail, "Duplicates": matchTail, "Pending": matchTail}
+
 // matchFinding reads a row of Matching, Duplicates or Pending (matchCols).
 func matchFinding(c []string) *evidence.Finding {
 	if c[0] == recon.Matched || c[0] == recon.Reversed {
@@ -187,8 +193,9 @@ func matchFinding(c []string) *evidence.Finding {
 }
 
 // withLives adds the columns exception (the EX- id) and life (new, open
-// since DATE (N days)) at the end of the sheets of lifeSheets: the other
-// columns, and their CSV bytes, stay as they are.
+// since DATE (N days)) to the sheets of lifeSheets, before the sheet's
+// tail (lifeTails): the other columns, and their CSV bytes, stay as they
+// are.
 func withLives(v *evidence.View, sheets []sheet) []sheet {
 	for i := range sheets {
 		s := &sheets[i]
@@ -196,17 +203,19 @@ func withLives(v *evidence.View, sheets []sheet) []sheet {
 		if find == nil {
 			continue
 		}
-		n := len(s.Columns)
-		s.Columns = append(s.Columns[:n:n], Column{"exception", Text, false}, Column{"life", Text, false})
+		all := len(s.Columns)
+		n := all - lifeTails[s.Sheet]
+		s.Columns = slices.Concat(s.Columns[:n], []Column{{"exception", Text, false}, {"life", Text, false}}, s.Columns[n:])
 		rows := s.rows
 		s.rows = func(yield func(Row, error) bool) {
-			cells := make([]string, n+2)
+			cells := make([]string, all+2)
 			for r, err := range rows {
 				if err != nil {
 					yield(r, err)
 					return
 				}
-				copy(cells, r.Cells)
+				copy(cells, r.Cells[:n])
+				copy(cells[n+2:], r.Cells[n:])
 				cells[n], cells[n+1] = "", ""
 				if f := find(r.Cells); f != nil {
 					cells[n], cells[n+1] = v.Lookup(f)

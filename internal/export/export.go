@@ -224,6 +224,7 @@ type Reports interface {
 	ReportPending(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]
 	ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledger.Reversal, error]
 	ReportUnsettled(ctx context.Context, runID int64) iter.Seq2[*ledger.Unsettled, error]
+	ReportDifferences(ctx context.Context, runID int64) iter.Seq2[*ledger.Difference, error]
 	ReportFees(ctx context.Context, runID int64) iter.Seq2[*ledger.Fee, error]
 	ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*store.ReportRecord, error]
 	CountReportRecords(ctx context.Context, k recon.Kind, from, to string) (int64, error)
@@ -286,7 +287,7 @@ func Reconciliation(ctx context.Context, db Reports, o Options) (Files, error) {
 	if err := w.summary(sd); err != nil {
 		return Files{}, err
 	}
-	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet()}, withLives(ev, reconSheets(ctx, db, &r))...) {
+	for _, s := range append([]sheet{exceptionsSheet(ev), legendSheet(&r.Summary)}, withLives(ev, reconSheets(ctx, db, &r))...) {
 		if err := w.Write(ctx, s.Table, s.rows); err != nil {
 			return Files{}, err
 		}

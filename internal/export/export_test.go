@@ -21,7 +21,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden CSV files under testdata/golden")
 
-var wantSheets = []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"}
+var wantSheets = []string{"Summary", "Exceptions", "Legend", "Breaks", "Matching", "Differences", "Duplicates", "Reversals", "Unsettled", "Pending", "Fees", "Statement", "Orders"}
 
 func exportFixture(tb testing.TB, o Options) (Files, string) {
 	tb.Helper()
@@ -393,8 +393,8 @@ func TestExportContinuationSheets(t *testing.T) {
 	f := openBook(t, files.Workbook)
 	want := []string{"Summary", "Exceptions", "Exceptions (2)", "Exceptions (3)", "Exceptions (4)", "Exceptions (5)",
 		"Exceptions (6)", "Legend", "Legend (2)", "Legend (3)", "Legend (4)", "Legend (5)", "Legend (6)",
-		"Legend (7)", "Legend (8)", "Legend (9)", "Legend (10)", "Legend (11)", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
-		"Duplicates", "Reversals", "Unsettled", "Unsettled (2)", "Pending", "Fees", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
+		"Legend (7)", "Legend (8)", "Legend (9)", "Legend (10)", "Legend (11)", "Legend (12)", "Legend (13)", "Legend (14)", "Breaks", "Breaks (2)", "Matching", "Matching (2)", "Matching (3)", "Matching (4)",
+		"Differences", "Duplicates", "Reversals", "Unsettled", "Unsettled (2)", "Pending", "Fees", "Statement", "Statement (2)", "Statement (3)", "Orders", "Orders (2)"}
 	if got := f.GetSheetList(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("sheets = %v, want %v", got, want)
 	}
@@ -434,7 +434,7 @@ func TestExportGoldenCSV(t *testing.T) {
 	for _, p := range files.CSV {
 		names = append(names, filepath.Base(p))
 	}
-	want := []string{"summary.csv", "exceptions.csv", "breaks.csv", "matching.csv", "duplicates.csv", "reversals.csv", "unsettled.csv", "pending.csv", "fees.csv", "statement.csv", "orders.csv"}
+	want := []string{"summary.csv", "exceptions.csv", "breaks.csv", "matching.csv", "differences.csv", "duplicates.csv", "reversals.csv", "unsettled.csv", "pending.csv", "fees.csv", "statement.csv", "orders.csv"}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("CSV files = %v, want %v", names, want)
 	}

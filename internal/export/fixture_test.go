@@ -67,15 +67,19 @@ func fixtureDB(tb testing.TB) *store.DB {
 			(2, '0409000123456', 'arithmetic', 2, NULL, '2026-11-01 11:00:00', 'R2', '999849.00', '999850.00', '-1.00', '', char(13) || 'carriage return'),
 			(2, '0409000123456', 'gap', 2, 1, '2026-11-01 11:00:00', 'R2', '999900.00', '999905.00', '-5.00', '', '-5.00 short'),
 			(2, '0409000123456', 'explainedGap', 3, 2, '2026-11-02 13:00:00', 'R9', '999850.00', '999875.25', '-25.25', 'S3', char(9) || 'tab')`,
-		`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts, call_amount, statement_amount, delta, note, suggested_pair) VALUES
-			(2, 'matched', 1, 'S1', 'R1', 'verifyPanPlusV2', '2026-11-01 10:00:00', '100.00', '100.00', '0', '', ''),
-			(2, 'amountMismatch', 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', '51.00', '50.50', '0.50', '-2.50', ''),
-			(2, 'statementOnly', NULL, 'S5', '@SUM(1+1)', '', '2026-11-03 23:59:59', '', '0.10', '', '', ''),
-			(2, 'duplicateDebit', NULL, 'D1', 'R7', '', '2026-11-02 10:00:00', '', '20.00', '', '=HYPERLINK("http://evil.example","click")', ''),
-			(2, 'duplicateDebit', NULL, 'D2', 'R7', '', '2026-11-02 10:00:05', '', '20.00', '', '+cmd|'' /C calc''!A0', ''),
-			(2, 'pending', 3, '', 'R9', 'mobileLookup', '2026-11-02 13:00:00', '5.00', '', '', 'TUP', ''),
-			(2, 'reversed', NULL, 'S4', 'R4', '', '2026-11-02 12:00:00', '', '1234567.89', '', '', ''),
-			(2, 'callOnly', 4, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '', 'statement record S5 — rule: same amount, 45s apart, product agrees')`,
+		`INSERT INTO recon_matches (run_id, outcome, call_id, svc_order_id, external_ref, operation, ts, call_amount, statement_amount, delta, note, suggested_pair, group_id) VALUES
+			(2, 'matched', 1, 'S1', 'R1', 'verifyPanPlusV2', '2026-11-01 10:00:00', '100.00', '100.00', '0', 'group G-R1: the whole', '', 'G-R1'),
+			(2, 'amountMismatch', 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', '51.00', '50.50', '0.50', '-2.50', '', ''),
+			(2, 'statementOnly', NULL, 'S5', '@SUM(1+1)', '', '2026-11-03 23:59:59', '', '0.10', '', '', '', ''),
+			(2, 'duplicateDebit', NULL, 'D1', 'R7', '', '2026-11-02 10:00:00', '', '20.00', '', '=HYPERLINK("http://evil.example","click")', '', ''),
+			(2, 'duplicateDebit', NULL, 'D2', 'R7', '', '2026-11-02 10:00:05', '', '20.00', '', '+cmd|'' /C calc''!A0', '', ''),
+			(2, 'pending', 3, '', 'R9', 'mobileLookup', '2026-11-02 13:00:00', '5.00', '', '', 'TUP', '', ''),
+			(2, 'reversed', NULL, 'S4', 'R4', '', '2026-11-02 12:00:00', '', '1234567.89', '', '', '', ''),
+			(2, 'callOnly', 4, '', 'R8', 'verifyPanPlusV2', '2026-11-03 09:00:00', '10.00', '', '10.00', '', 'statement record S5 — rule: same amount, 45s apart, product agrees', '')`,
+		`INSERT INTO recon_differences (run_id, call_id, svc_order_id, external_ref, operation, ts, field, call_value, statement_value,
+			difference, note) VALUES
+			(2, 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', 'amount', '51.00', '50.50', '0.50', 'call amount ≠ txnChargedValue'),
+			(2, 2, 'S2', 'R2', 'verifyPanPlusV2', '2026-11-01 11:00:00', 'status', 'TXN', '-FAILED', '', 'the statement''s status is -FAILED')`,
 		`INSERT INTO recon_reversals (run_id, svc_order_id, reversal_svc_order_id, txn_date_time, amount, reversal_found, reversal_txn_date_time, reversal_amount, note) VALUES
 			(2, 'S4', 'S3', '2026-11-02 12:00:00', '1234567.89', 1, '2026-11-02 09:30:00', '25.25', ''),
 			(2, 'S6', 'S99', '2026-11-02 14:00:00', '10.00', 0, '', '', 'reversal record not synced')`,

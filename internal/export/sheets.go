@@ -65,13 +65,23 @@ var matchCols = []Column{
 	{"note", Text, false},
 	{"callId", Int, false},
 	{"suggestedPair", Text, false},
+	{"group", Text, false}, // after exception and life (matchTail)
+}
+
+// matchTail is how many of matchCols come after exception and life
+// (lifeTails).
+const matchTail = 1
+
+// matchSheet is Matching, Duplicates or Pending.
+func matchSheet(name string, seq iter.Seq2[*ledger.Match, error]) sheet {
+	return newSheet(name, matchCols, matchRows(seq))
 }
 
 func matchRows(seq iter.Seq2[*ledger.Match, error]) Rows {
 	return rowsOf(seq, len(matchCols), func(m *ledger.Match, c []string) Mark {
 		c[0], c[1], c[2], c[3], c[4], c[5] = m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode
 		c[6], c[7], c[8], c[9], c[10], c[11] = m.SvcOrderID, m.CallAmount, m.StatementAmount, m.Delta, m.Note, id(m.CallID)
-		c[12] = m.SuggestedPair
+		c[12], c[13] = m.SuggestedPair, m.Group
 		switch m.Outcome {
 		case recon.Matched, recon.Reversed:
 			return MarkNone
@@ -183,9 +193,10 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 		}
 		return MarkBreak
 	}))
-	matching := newSheet("Matching", matchCols, matchRows(db.ReportMatches(ctx, r.ID)))
-	duplicates := newSheet("Duplicates", matchCols, matchRows(db.ReportDuplicates(ctx, r.ID)))
-	pending := newSheet("Pending", matchCols, matchRows(db.ReportPending(ctx, r.ID)))
+	matching := matchSheet("Matching", db.ReportMatches(ctx, r.ID))
+	differences := differencesSheet(ctx, db, r)
+	duplicates := matchSheet("Duplicates", db.ReportDuplicates(ctx, r.ID))
+	pending := matchSheet("Pending", db.ReportPending(ctx, r.ID))
 	reversals := newSheet("Reversals", []Column{
 		{"svcOrderId", Text, false},
 		{"txnDateTime", DateTime, false},
@@ -205,7 +216,28 @@ func reconSheets(ctx context.Context, db Reports, r *ledger.Run) []sheet {
 	}))
 	unsettled := unsettledSheet(ctx, db, r)
 	statement, orders := recordSheets(ctx, db, r)
-	return []sheet{breaks, matching, duplicates, reversals, unsettled, pending, feesSheet(ctx, db, r), statement, orders}
+	return []sheet{breaks, matching, differences, duplicates, reversals, unsettled, pending, feesSheet(ctx, db, r), statement, orders}
+}
+
+// differencesSheet is the Differences sheet: a row per field on which a
+// call and the record it is linked to by key disagree.
+func differencesSheet(ctx context.Context, db Reports, r *ledger.Run) sheet {
+	return newSheet("Differences", []Column{
+		{"timestamp", DateTime, false},
+		{"operation", Text, false},
+		{"externalRef", Text, false},
+		{"svcOrderId", Text, false},
+		{"field", Text, false},
+		{"callValue", Text, false},
+		{"statementValue", Text, false},
+		{"difference", Text, false},
+		{"note", Text, false},
+		{"callId", Int, false},
+	}, rowsOf(db.ReportDifferences(ctx, r.ID), 10, func(d *ledger.Difference, c []string) Mark {
+		c[0], c[1], c[2], c[3], c[4] = d.TS, d.Operation, d.ExternalRef, d.SvcOrderID, d.Field
+		c[5], c[6], c[7], c[8], c[9] = d.CallValue, d.StatementValue, d.Difference, d.Note, id(d.CallID)
+		return MarkLook
+	}))
 }
 
 // unsettledSheet is the Unsettled sheet: the run's unsettled orders, those

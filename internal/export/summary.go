@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -132,7 +133,7 @@ func summaryPairs(sd *summaryData) []pair {
 	p = append(p, pair{"calls", "calls", n(s.Calls)}, pair{"calls", "callsWithDebit", n(s.CallsWithDebit)},
 		pair{"calls", "callsFailed", n(s.CallsFailed)}, pair{"calls", "callsPending", n(s.CallsPending)},
 		pair{"calls", "debited", orZero(s.Debited)}, pair{"calls", "credited", orZero(s.Credited)})
-	for _, k := range recon.Outcomes {
+	for _, k := range csvOutcomes {
 		o := s.Outcomes[k]
 		p = append(p, pair{"outcomes", k + ".count", n(o.Count)}, pair{"outcomes", k + ".amount", orZero(o.Amount)})
 	}
@@ -180,7 +181,7 @@ func dailyCSV(days []store.ReportDay) []pair {
 // summary writes the Summary sheet and summary.csv.
 func (w *Writer) summary(sd *summaryData) error {
 	if w.o.Format.csv() {
-		if err := w.summaryCSV(append(summaryPairs(sd), evidencePairs(w.ev)...)); err != nil {
+		if err := w.summaryCSV(slices.Concat(summaryPairs(sd), evidencePairs(w.ev), matchingPairs(&sd.run.Summary))); err != nil {
 			return err
 		}
 	}
@@ -344,6 +345,7 @@ func (w *Writer) summarySheet(sd *summaryData) error {
 	summaryPeriod(g, sd.run)
 	summaryEvidence(g, w.ev)
 	summaryFindings(g, &sd.run.Summary)
+	summaryMatching(g, &sd.run.Summary)
 	summaryFees(g, sd.run.Summary.Fees)
 	suggestedPairs(g, sd)
 	g.skip()

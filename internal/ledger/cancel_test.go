@@ -64,7 +64,7 @@ func TestStagesStopWhenCancelled(t *testing.T) {
 			}
 			calls := endless(tt.calls, call, &readCalls, callCut, cancel)
 			recs := endless(n, record, &readRecs, recCut, cancel)
-			_, err = runStages(ctx, &per, stageOptions{pairWindow: DefaultPairWindow}, m, m, calls, recs)
+			_, err = runStages(ctx, &per, stageOptions{tol: Tolerances{PairWindow: DefaultPairWindow}}, m, m, calls, recs)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("stages = %v, want context.Canceled", err)
 			}

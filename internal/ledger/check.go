@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
@@ -17,10 +19,16 @@ import (
 // (their time of day is ignored); AsOf defaults to To; Now (default
 // time.Now) only stamps the run's start. PairWindow is how far apart an
 // unmatched call and an unmatched statement record may be to be suggested
-// as a pair (0: DefaultPairWindow; below 0 is an error).
+// as a pair (0: DefaultPairWindow), PairAmount and PairPercent how far
+// their amounts may differ (in rupees, in percent of the call's amount;
+// zero: equal amounts), TimingWindow how near the period's edge a break
+// may lie to be a timing difference (0: none is); beyond Tolerances'
+// bounds they are an error.
 type CheckOptions struct {
-	From, To, AsOf time.Time
-	PairWindow     time.Duration
+	From, To, AsOf          time.Time
+	PairWindow              time.Duration
+	PairAmount, PairPercent decimal.Decimal
+	TimingWindow            time.Duration
 	// MaxOrphans bounds the unmatched rows held for the suggested pairs
 	// (0: MaxOrphans).
 	MaxOrphans int
@@ -61,13 +69,11 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	if o.AsOf.IsZero() {
 		o.AsOf = o.To
 	}
-	switch {
-	case o.PairWindow < 0:
-		return nil, fmt.Errorf("check: pair window %s: want a positive duration", o.PairWindow)
-	case o.PairWindow == 0:
-		o.PairWindow = DefaultPairWindow
+	tol := o.Tolerances()
+	if err := tol.Validate(); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
 	}
-	c := &checkRun{db: db, log: o.Log, t0: time.Now(), rates: o.Rates, opts: stageOptions{pairWindow: o.PairWindow, maxOrphans: o.MaxOrphans},
+	c := &checkRun{db: db, log: o.Log, t0: time.Now(), rates: o.Rates, opts: stageOptions{tol: tol.withDefaults(), maxOrphans: o.MaxOrphans},
 		run: Run{From: day(o.From), To: day(o.To), AsOf: day(o.AsOf), Started: o.Now()}}
 	from, to := c.run.From, c.run.To
 	if to < from {
@@ -83,6 +89,11 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 		"calls", rep.Summary.Calls, "records", rep.Records, "suggestedPairs", rep.Summary.SuggestedPairs,
 		"findings", rep.HasFindings(), "seconds", time.Since(c.t0).Seconds())
 	return rep, nil
+}
+
+// Tolerances are the options' tolerances.
+func (o *CheckOptions) Tolerances() Tolerances {
+	return Tolerances{PairWindow: o.PairWindow, Amount: o.PairAmount, Percent: o.PairPercent, Timing: o.TimingWindow}
 }
 
 // readOnlyOps are the read-only operations (statement and collect-order

@@ -53,6 +53,7 @@ type Record struct {
 	Account, SvcOrderID, ClientOrderID string
 	TxnDateTime, TxnMode, Amount       string // Amount: txnChargedValue
 	ReversalSvcOrderID, ProductCode    string
+	Status                             string // the record's status (SUCCESS)
 }
 
 // Lookup is a successful look-up call (the transaction-status operation)
@@ -105,6 +106,7 @@ type Finder interface {
 type RunWriter interface {
 	Break(Break)
 	Match(Match)
+	Difference(Difference)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
 	Fee(Fee)

@@ -94,7 +94,7 @@ func endToEnd(t *testing.T, seed int64) {
 		t.Errorf("re-import imported %d lines", again.Imported)
 	}
 	from, to := srv.Period()
-	rep, err := ledger.Check(context.Background(), db, ledger.CheckOptions{From: from, To: to})
+	rep, err := ledger.Check(context.Background(), db, ledger.CheckOptions{From: from, To: to, TimingWindow: ledger.DefaultTimingWindow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,10 +215,18 @@ func compareFindings(t *testing.T, db *store.DB, rep *ledger.Report, planted []s
 			t.Errorf("%s breaks = %v, want %v", kind, got, want)
 		}
 	}
-	// Matching outcomes. The orphan pair's call lost its externalRef.
+	// Matching outcomes. The orphan pair's call and the one a paisa
+	// short lost their externalRef; the midnight call is timing, the split
+	// posting one group.
 	wantCallOnly := refs(sandbox.DefectCallOnly)
-	for range byKind[sandbox.DefectOrphanPair] {
+	for range len(byKind[sandbox.DefectOrphanPair]) + len(byKind[sandbox.DefectOnePaisa]) {
 		wantCallOnly = append(wantCallOnly, "")
+	}
+	if got, want := matchRefs(recon.Timing), refs(sandbox.DefectMidnight); !slices.Equal(got, want) {
+		t.Errorf("timing = %q, want %q", got, want)
+	}
+	if got := rep.Summary.Groups; got.Count != len(byKind[sandbox.DefectSplitPosting]) || got.Rows != 2*got.Count {
+		t.Errorf("groups = %+v, want the split posting's (%d)", got, len(byKind[sandbox.DefectSplitPosting]))
 	}
 	sort.Strings(wantCallOnly)
 	if got := matchRefs(recon.CallOnly); !slices.Equal(got, wantCallOnly) {
@@ -251,7 +259,7 @@ func compareFindings(t *testing.T, db *store.DB, rep *ledger.Report, planted []s
 		}
 	}
 	sort.Strings(stmtOnly)
-	wantStmtOnly := append(svcs(sandbox.DefectUnloggedDebit), svcs(sandbox.DefectOrphanPair)...)
+	wantStmtOnly := slices.Concat(svcs(sandbox.DefectUnloggedDebit), svcs(sandbox.DefectOrphanPair), svcs(sandbox.DefectOnePaisa))
 	sort.Strings(wantStmtOnly)
 	if !slices.Equal(stmtOnly, wantStmtOnly) {
 		t.Errorf("statementOnly = %v, want %v", stmtOnly, wantStmtOnly)

@@ -66,12 +66,34 @@ type Match struct {
 	Delta           string // call − statement; "" when equal or not both known
 	Note            string
 	SuggestedPair   string // the suggested counterpart and why ("" = none); never a match
+	// Group is the id of the group the row is a part of ("" = none): a
+	// call and the records it was posted as, or the calls one record
+	// settled, matched as one ("G-" and the externalRef, or the record's
+	// svcOrderId).
+	Group string
 	// OrderID and StatusCode are the call's, read back with the row (a
 	// check leaves them empty: the calls table holds them).
 	OrderID, StatusCode string
 	// CallsOwn says that TS and ExternalRef are the call's own, as the
 	// calls table holds them (the store need not keep them again).
 	CallsOwn bool
+}
+
+// Difference is one field on which a call and the statement record it is
+// linked to by key disagree (recon_differences): Field is one of
+// recon.DiffFields, CallValue and StatementValue the two sides' values
+// (for the product: the operation's productCode and the record's),
+// Difference the amount's call − statement or the time's record − call.
+type Difference struct {
+	CallID                 int64
+	SvcOrderID             string
+	ExternalRef, Operation string
+	TS                     string // the call's time
+	Field                  string
+	CallValue              string
+	StatementValue         string
+	Difference             string
+	Note                   string
 }
 
 // Reversal is a reversed statement record of the period and its reversal

@@ -14,8 +14,9 @@ import (
 // The load stage reads, before the first call, what the later stages must
 // know of the period as a whole: the pool accounts its calls name, the
 // accounts its statement records name, what became of its pending calls
-// (resolve.go) and the externalRefs of its unsuccessful calls that
-// statement records carry. Each is a small set (findings, not the month).
+// (resolve.go), the externalRefs of its unsuccessful calls that
+// statement records carry, and what is stored beyond its edges
+// (timing.go). Each is a small set (findings, not the month).
 
 // period is what the load stage read.
 type period struct {
@@ -32,6 +33,8 @@ type period struct {
 	// openRefs are the externalRefs of unsuccessful calls that records
 	// carry: only those calls may be linked to a record by externalRef.
 	openRefs map[string]bool
+	// edges say what is stored beyond the period (the timing stage's).
+	edges Edges
 }
 
 // PeriodReader is what the load stage reads (a part of CheckStore).
@@ -50,6 +53,9 @@ type PeriodReader interface {
 	CheckLookups(ctx context.Context, w Window, op string) iter.Seq2[Lookup, error]
 	// CheckOpenRefs lists the externalRefs of unsuccessful calls that some record carries.
 	CheckOpenRefs(ctx context.Context, w Window) ([]string, error)
+	// CheckEdges says whether statement records after the window and
+	// calls (but Skip's) before it are stored.
+	CheckEdges(ctx context.Context, w Window) (Edges, error)
 }
 
 // loadPeriod reads the period of window w, step by step (each step's time
@@ -94,6 +100,10 @@ func loadPeriod(ctx context.Context, db PeriodReader, w Window, log *slog.Logger
 	step("read open externalRefs", func() error {
 		refs, err := db.CheckOpenRefs(ctx, w)
 		p.openRefs = setOf(refs)
+		return err
+	})
+	step("read the period's edges", func() (err error) {
+		p.edges, err = db.CheckEdges(ctx, w)
 		return err
 	})
 	p.resolvedOrders = resolvedOrders(p.resolved)

@@ -64,6 +64,10 @@ func (f *fakePeriod) CheckOpenRefs(context.Context, Window) ([]string, error) {
 	return f.openRefs, f.err("open")
 }
 
+func (f *fakePeriod) CheckEdges(context.Context, Window) (Edges, error) {
+	return Edges{RecordsAfter: true}, f.err("edges")
+}
+
 func TestLoadPeriod(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
 	f := &fakePeriod{named: []string{"P1"}, recAccts: []string{"A", "B"}, openRefs: []string{"R1"}, resent: []int64{9},
@@ -74,7 +78,7 @@ func TestLoadPeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(p.named, []string{"P1"}) || !maps.Equal(p.recAccts, map[string]bool{"A": true, "B": true}) ||
-		!maps.Equal(p.openRefs, map[string]bool{"R1": true}) || p.window.From != memFrom {
+		!maps.Equal(p.openRefs, map[string]bool{"R1": true}) || p.window.From != memFrom || !p.edges.RecordsAfter {
 		t.Errorf("period = %+v", p)
 	}
 	if p.resolved[9].state != recon.CallFailed || !p.resolved[9].resent || p.resolved[4].state != recon.CallSuccess {
@@ -92,7 +96,7 @@ func TestLoadPeriod(t *testing.T) {
 	f.warn = nil
 	for step, name := range map[string]string{"stats": "refresh statistics", "pool": "read pool accounts",
 		"records": "read record accounts", "resent": "resolve pending calls", "lookups": "resolve pending calls",
-		"open": "read open externalRefs"} {
+		"open": "read open externalRefs", "edges": "read the period's edges"} {
 		f.fail = step
 		if _, err := loadPeriod(context.Background(), f, w, quiet); !errors.Is(err, errFake) || !strings.HasPrefix(err.Error(), name+": ") {
 			t.Errorf("%s failing: %v, want an error naming %q", step, err, name)

@@ -17,15 +17,17 @@ import (
 // stage's store and their look-ups (over the calls and records it holds),
 // and their writer (it keeps what they write).
 type memStore struct {
-	calls   []recon.Call // the window's calls
-	recs    []Record     // the period's statement records
-	outside []Record     // records outside the period
-	fail    error        // returned by every look-up when set
+	calls   []recon.Call  // the window's calls
+	recs    []Record      // the period's statement records
+	outside []Record      // records outside the period
+	fail    error         // returned by every look-up when set
+	timing  time.Duration // the timing window (0: none)
 
 	matches   []Match
 	breaks    []Break
 	reversals []Reversal
 	unsettled []Unsettled
+	diffs     []Difference
 	fees      []Fee
 }
 
@@ -60,7 +62,8 @@ func (m *memStore) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := runStages(ctx, &per, stageOptions{pairWindow: DefaultPairWindow}, m, m, slices2(m.calls), slices2(m.recs))
+	p, err := runStages(ctx, &per, stageOptions{tol: Tolerances{PairWindow: DefaultPairWindow, Timing: m.timing}}, m, m,
+		slices2(m.calls), slices2(m.recs))
 	if err != nil {
 		return nil, err
 	}
@@ -203,12 +206,13 @@ func (m *memStore) RefCalls(_ context.Context, ref string) ([]RefCall, error) {
 	return out, m.fail
 }
 
-func (m *memStore) Break(b Break)         { m.breaks = append(m.breaks, b) }
-func (m *memStore) Match(x Match)         { m.matches = append(m.matches, x) }
-func (m *memStore) Reversal(r Reversal)   { m.reversals = append(m.reversals, r) }
-func (m *memStore) Unsettled(u Unsettled) { m.unsettled = append(m.unsettled, u) }
-func (m *memStore) Fee(f Fee)             { m.fees = append(m.fees, f) }
-func (m *memStore) Err() error            { return nil }
+func (m *memStore) Break(b Break)           { m.breaks = append(m.breaks, b) }
+func (m *memStore) Match(x Match)           { m.matches = append(m.matches, x) }
+func (m *memStore) Difference(d Difference) { m.diffs = append(m.diffs, d) }
+func (m *memStore) Reversal(r Reversal)     { m.reversals = append(m.reversals, r) }
+func (m *memStore) Unsettled(u Unsettled)   { m.unsettled = append(m.unsettled, u) }
+func (m *memStore) Fee(f Fee)               { m.fees = append(m.fees, f) }
+func (m *memStore) Err() error              { return nil }
 
 func (m *memStore) RewriteMatches(refs []string, rewrite func(Match) (Match, bool)) error {
 	for i := range m.matches {
@@ -225,4 +229,15 @@ func (m *memStore) RewriteMatches(refs []string, rewrite func(Match) (Match, boo
 		}
 	}
 	return nil
+}
+
+func (m *memStore) CheckEdges(_ context.Context, w Window) (Edges, error) {
+	var e Edges
+	for _, r := range m.outside {
+		e.RecordsAfter = e.RecordsAfter || r.TxnDateTime > w.To
+	}
+	for _, c := range m.calls {
+		e.CallsBefore = e.CallsBefore || c.TS < w.From
+	}
+	return e, nil
 }

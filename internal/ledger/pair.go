@@ -41,6 +41,8 @@ type orphanRec struct {
 // pairRule is what a suggested pair must satisfy.
 type pairRule struct {
 	window time.Duration
+	// tol are the amount tolerances (zero: equal amounts only).
+	tol Tolerances
 	// products are the productCodes that matched rows of the period show
 	// for each operation: an operation agrees with a productCode seen for
 	// it, disagrees with another, and is not compared when none is seen.
@@ -128,12 +130,13 @@ func (r *pairRule) sameAccount(call, rec string) bool {
 }
 
 // suggestPairs pairs unmatched calls with unmatched statement records that
-// are probably the same debit: equal amount, the product agreeing where
-// both sides carry one, the same pool account, at most rule.window apart.
-// Among several candidates the nearest in time wins when every other is
-// more than pairMargin further; a pair is suggested only when each side
-// is the other's choice. It returns a note per call and per record, and
-// how many pairs it suggests. It is pure: calls and records in any order.
+// are probably the same debit: equal amount (or within the rule's
+// tolerance), the product agreeing where both sides carry one, the same
+// pool account, at most rule.window apart. Among several candidates the
+// nearest in time wins when every other is more than pairMargin further;
+// a pair is suggested only when each side is the other's choice. It
+// returns a note per call and per record, and how many pairs it suggests.
+// It is pure: calls and records in any order.
 func suggestPairs(calls []orphanCall, recs []orphanRec, rule pairRule) (callNotes, recNotes []pairNote, pairs int) {
 	if rule.accounts == nil {
 		rule.accounts = map[string]bool{}
@@ -141,33 +144,7 @@ func suggestPairs(calls []orphanCall, recs []orphanRec, rule pairRule) (callNote
 			rule.accounts[r.account] = true
 		}
 	}
-	win := int64(rule.window / time.Second)
-	byAmount := map[string][]int{} // records by amount, in time order
-	for j := range recs {
-		k := recs[j].amount.String()
-		byAmount[k] = append(byAmount[k], j)
-	}
-	for _, js := range byAmount {
-		sort.SliceStable(js, func(a, b int) bool { return recs[js[a]].ts < recs[js[b]].ts })
-	}
-	cs, rs := make([]candStat, len(calls)), make([]candStat, len(recs))
-	for i := range calls {
-		c := &calls[i]
-		js := byAmount[c.amount.String()]
-		lo := sort.Search(len(js), func(a int) bool { return recs[js[a]].ts >= c.ts-win })
-		for _, j := range js[lo:] {
-			r := &recs[j]
-			if r.ts > c.ts+win {
-				break
-			}
-			if ok, _ := rule.product(c.op, r.product); !ok || !rule.sameAccount(c.account, r.account) {
-				continue
-			}
-			d := max(r.ts-c.ts, c.ts-r.ts)
-			cs[i].add(j, d)
-			rs[j].add(i, d)
-		}
-	}
+	cs, rs := candidates(calls, recs, &rule)
 	callNotes, recNotes = make([]pairNote, len(calls)), make([]pairNote, len(recs))
 	for i := range callNotes {
 		callNotes[i].with = -1
@@ -209,6 +186,63 @@ func suggestPairs(calls []orphanCall, recs []orphanRec, rule pairRule) (callNote
 	return callNotes, recNotes, pairs
 }
 
+// candidates sums up each call's and each record's candidates: the
+// records (calls) within the rule's amount tolerance and time window whose
+// product and pool account agree, with their distance in time.
+func candidates(calls []orphanCall, recs []orphanRec, rule *pairRule) (cs, rs []candStat) {
+	win := int64(rule.window / time.Second)
+	byAmount := map[string][]int{} // records by amount, in time order
+	for j := range recs {
+		k := recs[j].amount.String()
+		byAmount[k] = append(byAmount[k], j)
+	}
+	amounts := make([]decimal.Decimal, 0, len(byAmount)) // the amounts, ascending
+	for _, js := range byAmount {
+		sort.SliceStable(js, func(a, b int) bool { return recs[js[a]].ts < recs[js[b]].ts })
+		amounts = append(amounts, recs[js[0]].amount)
+	}
+	sort.Slice(amounts, func(a, b int) bool { return amounts[a].LessThan(amounts[b]) })
+	cs, rs = make([]candStat, len(calls)), make([]candStat, len(recs))
+	for i := range calls {
+		c := &calls[i]
+		for _, js := range rule.amountsNear(c.amount, amounts, byAmount) {
+			lo := sort.Search(len(js), func(a int) bool { return recs[js[a]].ts >= c.ts-win })
+			for _, j := range js[lo:] {
+				r := &recs[j]
+				if r.ts > c.ts+win {
+					break
+				}
+				if ok, _ := rule.product(c.op, r.product); !ok || !rule.sameAccount(c.account, r.account) {
+					continue
+				}
+				d := max(r.ts-c.ts, c.ts-r.ts)
+				cs[i].add(j, d)
+				rs[j].add(i, d)
+			}
+		}
+	}
+	return cs, rs
+}
+
+// amountsNear returns the records (indexes, in time order, one list per
+// amount) whose amount is within the rule's tolerance of a call's amount:
+// those of the equal amount alone when the rule is exact.
+func (r *pairRule) amountsNear(call decimal.Decimal, amounts []decimal.Decimal, byAmount map[string][]int) [][]int {
+	if r.tol.exact() {
+		if js := byAmount[call.String()]; len(js) > 0 {
+			return [][]int{js}
+		}
+		return nil
+	}
+	tol := r.tol.allowed(call)
+	lo, hi := call.Sub(tol), call.Add(tol)
+	var out [][]int
+	for a := sort.Search(len(amounts), func(a int) bool { return !amounts[a].LessThan(lo) }); a < len(amounts) && !amounts[a].GreaterThan(hi); a++ {
+		out = append(out, byAmount[amounts[a].String()])
+	}
+	return out
+}
+
 // explain names the rule a pair satisfies, the time between its two sides
 // and whether the product agreed.
 func (r *pairRule) explain(c *orphanCall, rec *orphanRec) string {
@@ -222,8 +256,18 @@ func (r *pairRule) explain(c *orphanCall, rec *orphanRec) string {
 		when = fmtSeconds(-d) + " before the call"
 	}
 	_, product := r.product(c.op, rec.product)
-	return fmt.Sprintf("rule: equal amount %s, same pool account, within %s, nearest in time; the record is %s; %s",
-		recon.Money(c.amount), recon.ShortDuration(r.window), when, product)
+	return fmt.Sprintf("rule: %s, same pool account, within %s, nearest in time; the record is %s; %s",
+		r.amountRule(c.amount, rec.amount), recon.ShortDuration(r.window), when, product)
+}
+
+// amountRule says how a pair's amounts agree: "equal amount 1.50", or,
+// within the tolerance, by how much they differ.
+func (r *pairRule) amountRule(call, rec decimal.Decimal) string {
+	if call.Equal(rec) {
+		return "equal amount " + recon.Money(call)
+	}
+	return fmt.Sprintf("%s (call %s, record %s: differs by %s)", r.tol.Describe(), recon.Money(call), recon.Money(rec),
+		recon.Money(call.Sub(rec)))
 }
 
 func callName(c *orphanCall) string {

@@ -34,6 +34,7 @@ func TestSuggestPairs(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		window time.Duration
+		tol    Tolerances // amount and percent
 		calls  []orphanCall
 		recs   []orphanRec
 		want   want
@@ -99,6 +100,29 @@ func TestSuggestPairs(t *testing.T) {
 			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
 			recs:  []orphanRec{rec("S1", "10:00:00", "1.51", "IDV")},
 			want:  want{calls: []string{""}, recs: []string{""}}},
+		{name: "a paisa apart, within a tolerance of 0.01", tol: Tolerances{Amount: dec("0.01")},
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:07", "1.49", "IDV")},
+			want: want{pairs: map[int]int{0: 0},
+				calls: []string{"statement record S1 — rule: amounts within 0.01 (call 1.50, record 1.49: differs by 0.01), same pool account, " +
+					"within 10m, nearest in time; the record is 7s after the call"},
+				recs: []string{"call 1 verifyPanPlusV2 — rule: amounts within 0.01 (call 1.50, record 1.49: differs by 0.01)"}}},
+		{name: "two paise apart, beyond a tolerance of 0.01", tol: Tolerances{Amount: dec("0.01")},
+			calls: []orphanCall{call(1, "10:00:00", "1.50", pan)},
+			recs:  []orphanRec{rec("S1", "10:00:00", "1.52", "IDV")},
+			want:  want{calls: []string{""}, recs: []string{""}}},
+		{name: "a fee deducted at source, within 2 percent", tol: Tolerances{Percent: dec("2")},
+			calls: []orphanCall{call(1, "10:00:00", "500.00", svcapi.OpFundTransfer)},
+			recs:  []orphanRec{rec("S1", "10:00:03", "491.00", "DMT"), rec("S2", "10:00:04", "489.99", "DMT")},
+			want: want{pairs: map[int]int{0: 0},
+				calls: []string{"rule: amounts within 2% of the call's (call 500.00, record 491.00: differs by 9.00)"},
+				recs:  []string{"call 1 fundTransfer — rule", ""}}},
+		{name: "within either tolerance, the nearest in time wins", tol: Tolerances{Amount: dec("0.05"), Percent: dec("1")},
+			calls: []orphanCall{call(1, "10:00:00", "25.00", lit)},
+			recs:  []orphanRec{rec("S1", "10:04:00", "25.00", "LIT"), rec("S2", "10:00:02", "24.80", "LIT")},
+			want: want{pairs: map[int]int{0: 1},
+				calls: []string{"statement record S2 — rule: amounts within 0.05 or 1% of the call's, whichever is more (call 25.00, record 24.80: differs by 0.20)"},
+				recs:  []string{"call 1 litigation is nearer to statement record S2", "call 1 litigation — "}}},
 		{name: "another pool account",
 			calls: []orphanCall{{id: 1, ts: at("10:00:00"), account: "P2", amount: dec("1.50"), op: pan}},
 			recs:  []orphanRec{rec("S1", "10:00:00", "1.50", "IDV"), {svc: "S2", ts: at("11:00:00"), account: "P2", amount: dec("9"), product: "X"}},
@@ -122,7 +146,7 @@ func TestSuggestPairs(t *testing.T) {
 			if w == 0 {
 				w = DefaultPairWindow
 			}
-			callNotes, recNotes, n := suggestPairs(tt.calls, tt.recs, pairRule{window: w, products: learnt})
+			callNotes, recNotes, n := suggestPairs(tt.calls, tt.recs, pairRule{window: w, tol: tt.tol, products: learnt})
 			if n != len(tt.want.pairs) {
 				t.Errorf("suggestPairs found %d pairs, want %d", n, len(tt.want.pairs))
 			}

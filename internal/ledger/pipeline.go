@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"time"
 
 	"github.com/svcrecon/svcrecon/internal/rates"
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -29,8 +28,8 @@ import (
 
 // stageOptions are the options of the stages.
 type stageOptions struct {
-	pairWindow time.Duration // how far apart a suggested pair may be
-	maxOrphans int           // MaxOrphans unless set
+	tol        Tolerances // the suggested pairs' and the timing window (PairWindow set)
+	maxOrphans int        // MaxOrphans unless set
 }
 
 // lookups are the point look-ups the stages make (Finder).
@@ -53,6 +52,8 @@ type pipeline struct {
 	match *matcher
 	dups  *duplicates
 	pairs *suggester
+	grps  *groups
+	diffs *differ
 	revs  *reversals
 	gaps  *gapLog
 	tally *tally
@@ -73,7 +74,10 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 		revs: &reversals{ctx: ctx, find: find}, tally: newTally(out), out: out, second: -1}
 	p.match = newMatcher(ctx, per, find, next, p)
 	p.gaps = &gapLog{recAccts: per.recAccts, emit: p.tally.brk}
-	p.pairs = &suggester{max: o.maxOrphans, window: o.pairWindow, isDup: p.dups.isDup, emit: p.tally.match}
+	p.pairs = &suggester{max: o.maxOrphans, tol: o.tol, isDup: p.dups.isDup, emit: p.tally.match,
+		timing: newTimingRule(per.window, o.tol.Timing, per.edges)}
+	p.diffs = newDiffer(o.tol.PairWindow, p.tally.difference)
+	p.grps = &groups{max: o.maxOrphans, isDup: p.dups.isDup, emit: p.tally.match, compare: p.diffs.pair}
 	live := newLiveness(ctx)
 	p.match.win.live = live
 	for c, err := range calls {
@@ -180,8 +184,11 @@ func (p *pipeline) endSecond() error {
 
 // row gives a call its row: its record is looked for beyond the period
 // when it has none in it, a debit is noted by the duplicates stage, and
-// the row is a duplicateDebit when its externalRef is known twice, is held
-// for the suggested pairs when it has no record, and is written otherwise.
+// the row is held for the suggested pairs when it has no record (and its
+// externalRef is not known twice), held for the groups when it may be a
+// part of one, a duplicateDebit when its externalRef is known twice, and
+// is written otherwise, compared field by field with its record by the
+// differences stage.
 func (p *pipeline) row(k *kcall) error {
 	if k.rec == nil {
 		if err := p.match.linkOutside(k); err != nil {
@@ -194,19 +201,24 @@ func (p *pipeline) row(k *kcall) error {
 		}
 	}
 	m, amount, orphan := p.match.callRow(k)
+	dup := !k.pending && p.dups.isDup(k.ref)
 	switch {
-	case !k.pending && p.dups.isDup(k.ref):
-		asDuplicate(&m, k.delta())
-	case orphan:
+	case orphan && !dup:
 		p.pairs.holdCall(*k)
 		return nil
+	case p.grps.hold(k, m, amount):
+		return nil
+	case dup:
+		asDuplicate(&m, k.delta())
 	}
+	p.diffs.pair(k, &m)
 	p.tally.match(m, amount, k.ts, nil)
 	return nil
 }
 
 // end ends the stages: the last second, the records after the last call,
-// the gaps left, the duplicates found late, and the suggested pairs.
+// the gaps left, the duplicates found late, the groups, the product
+// differences, and the suggested pairs.
 func (p *pipeline) end() error {
 	if err := p.endSecond(); err != nil {
 		return err
@@ -223,6 +235,8 @@ func (p *pipeline) end() error {
 	for _, f := range fixes {
 		p.tally.replace(f.old, f.fixed, f.amount)
 	}
+	p.pairs.filterRecords(p.grps.end)
+	p.diffs.end()
 	p.pairs.end(p.match.products, p.per.recAccts)
 	return p.out.Err()
 }

@@ -97,9 +97,15 @@ func (r *Report) writeTable(b *strings.Builder) {
 	for _, o := range recon.Outcomes {
 		row("  "+o, s.Outcomes[o].Count, s.Outcomes[o].Amount)
 	}
+	row("  groups (matched as one)", s.Groups.Count, s.Groups.Amount)
+	row("    their rows", s.Groups.Rows, "")
 	row("  suggested pairs (no match)", s.SuggestedPairs, "")
 	if s.PairingSkipped != "" {
 		fmt.Fprintf(b, "    none suggested: %s\n", s.PairingSkipped)
+	}
+	b.WriteString("\nfield differences (matched by key)\n")
+	for _, f := range recon.DiffFields {
+		row("  "+f, s.Differences[f], "")
 	}
 	b.WriteString("\nbreaks                            count        total delta\n")
 	for _, k := range recon.BreakKinds {

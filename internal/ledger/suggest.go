@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -28,10 +27,11 @@ const MaxOrphans = 100_000
 
 // suggester is the suggested-pairs stage.
 type suggester struct {
-	max    int           // MaxOrphans unless set
-	window time.Duration // how far apart a pair may be
+	max    int        // MaxOrphans unless set
+	tol    Tolerances // how far apart a pair may be (PairWindow set)
 	isDup  func(ref string) bool
 	emit   func(m Match, amount decimal.Decimal, ts int64, rec *wrec) // where the rows go (the tally)
+	timing *timingRule                                                // which unpaired rows are timing (timing.go)
 
 	calls   []kcall
 	recs    []*wrec
@@ -74,6 +74,10 @@ func (s *suggester) bound() {
 	s.calls, s.recs = nil, nil
 }
 
+// filterRecords hands the debit records held to keep, which returns
+// those the suggested pairs keep (the groups stage takes its parts).
+func (s *suggester) filterRecords(keep func([]*wrec) []*wrec) { s.recs = keep(s.recs) }
+
 // end writes the rows held, paired unless the pairing was given up. The
 // rule's inputs: the productCodes the matched rows show for each operation
 // (the matching stage's), the accounts the period's records name (the load
@@ -81,7 +85,7 @@ func (s *suggester) bound() {
 func (s *suggester) end(products map[string]map[string]bool, accounts map[string]bool) {
 	var rule *pairRule
 	if s.skipped == "" {
-		rule = &pairRule{window: s.window, products: products, accounts: accounts}
+		rule = &pairRule{window: s.tol.PairWindow, tol: s.tol, products: products, accounts: accounts}
 	}
 	s.settle(s.calls, s.recs, rule)
 	s.calls, s.recs = nil, nil
@@ -90,7 +94,8 @@ func (s *suggester) end(products map[string]map[string]bool, accounts map[string
 // settle writes calls and records without a counterpart: duplicateDebit
 // when their externalRef is known to be debited twice, else callOnly and
 // statementOnly, each with its suggested counterpart where rule allows,
-// or (no rule) noted why there is none.
+// or (no rule) noted why there is none; an unpaired one at the period's
+// edge is timing where the timing stage says so.
 func (s *suggester) settle(heldCalls []kcall, heldRecs []*wrec, rule *pairRule) {
 	var calls []orphanCall
 	var recs []orphanRec
@@ -121,12 +126,14 @@ func (s *suggester) settle(heldCalls []kcall, heldRecs []*wrec, rule *pairRule) 
 		m := Match{Outcome: recon.CallOnly, TS: fmtTS(k.ts), CallID: k.id, ExternalRef: k.ref, Operation: k.op,
 			CallAmount: k.money, Note: "no statement record for this debit"}
 		callNotes[i].put(&m)
+		s.timing.asTiming(&m, k.ts)
 		s.emit(m, k.amount, k.ts, nil)
 	}
 	for i, r := range recWs {
 		m := Match{Outcome: recon.StatementOnly, TS: fmtTS(r.ts), SvcOrderID: r.svc, ExternalRef: r.client,
 			StatementAmount: r.money, Note: "no call logged for this debit"}
 		recNotes[i].put(&m)
+		s.timing.asTiming(&m, r.ts)
 		s.emit(m, r.amount, r.ts, r)
 	}
 }

@@ -34,7 +34,7 @@ func TestSuggester(t *testing.T) {
 	dup := func(ref string) bool { return ref == "D" }
 	t.Run("paired at the end", func(t *testing.T) {
 		var out emitted
-		s := &suggester{window: DefaultPairWindow, isDup: dup, emit: out.emit}
+		s := &suggester{tol: Tolerances{PairWindow: DefaultPairWindow}, isDup: dup, emit: out.emit}
 		s.holdCall(call(1, "A"))
 		s.holdRecord(rec("S1", "B"))
 		s.holdCall(call(2, "D"))
@@ -60,7 +60,7 @@ func TestSuggester(t *testing.T) {
 	})
 	t.Run("given up past the bound", func(t *testing.T) {
 		var out emitted
-		s := &suggester{max: 1, window: DefaultPairWindow, isDup: dup, emit: out.emit}
+		s := &suggester{max: 1, tol: Tolerances{PairWindow: DefaultPairWindow}, isDup: dup, emit: out.emit}
 		s.holdCall(call(1, "A"))
 		s.holdRecord(rec("S1", "B"))
 		s.holdRecord(rec("S2", "C"))

@@ -27,6 +27,7 @@ const (
 type findingWriter interface {
 	Break(Break)
 	Match(Match)
+	Difference(Difference)
 	Reversal(Reversal)
 	Unsettled(Unsettled)
 	Fee(Fee)
@@ -40,6 +41,10 @@ type tally struct {
 	buckets             counts // unsettled orders by aging bucket
 	reversals, unlinked int
 	reversed            decimal.Decimal
+	differences         map[string]int  // by field
+	groups              map[string]bool // the groups' ids
+	groupRows           int
+	grouped             decimal.Decimal // the groups' wholes
 	lists               reportLists
 	fees                *feeTally // the fees stage's (fees.go); nil without a rate card
 }
@@ -65,7 +70,8 @@ func (c counts) remove(key string, amount decimal.Decimal) {
 func (c counts) countSum(key string) recon.CountSum { return countSum(c.n[key], c.sum[key]) }
 
 func newTally(out findingWriter) *tally {
-	return &tally{out: out, outcomes: newCounts(), breaks: newCounts(), buckets: newCounts()}
+	return &tally{out: out, outcomes: newCounts(), breaks: newCounts(), buckets: newCounts(), groups: map[string]bool{},
+		differences: map[string]int{}}
 }
 
 // brk writes a break and counts it.
@@ -76,14 +82,26 @@ func (t *tally) brk(b Break) {
 }
 
 // match writes a matching row and counts it; amount is what it counts for
-// (the call's debit, else the record's); ts is its time, rec the record of
+// (the call's debit, else the record's; none for a record's row in a
+// group, whose call counts the whole); ts is its time, rec the record of
 // a row without a call (nil for a call's).
 func (t *tally) match(m Match, amount decimal.Decimal, ts int64, rec *wrec) {
 	t.out.Match(m)
 	t.outcomes.add(m.Outcome, amount)
+	if m.Group != "" {
+		t.groups[m.Group] = true
+		t.groupRows++
+		t.grouped = t.grouped.Add(amount)
+	}
 	if m.Outcome != recon.Matched && m.Outcome != recon.Reversed {
 		t.lists.addException(m, ts, rec)
 	}
+}
+
+// difference writes a field-level difference and counts it.
+func (t *tally) difference(d Difference) {
+	t.out.Difference(d)
+	t.differences[d.Field]++
 }
 
 // replace counts a row rewritten after it was written (a late duplicate)
@@ -127,6 +145,11 @@ func (t *tally) fill(s *recon.Summary) {
 	for _, b := range recon.BucketNames() {
 		s.Unsettled[b] = t.buckets.countSum(b)
 	}
+	s.Groups = recon.GroupSum{Count: len(t.groups), Rows: t.groupRows, Amount: recon.Money(t.grouped)}
+	s.Differences = map[string]int{}
+	for _, f := range recon.DiffFields {
+		s.Differences[f] = t.differences[f]
+	}
 	t.fees.fill(s)
 }
 
@@ -138,6 +161,7 @@ func summarize(run Run, pool *poolStage, m *matcher, pairs *suggester, t *tally)
 	pool.fill(&s)
 	t.fill(&s)
 	s.SuggestedPairs, s.PairingSkipped = pairs.pairs, pairs.skipped
+	s.Matching = pairs.tol.Settings()
 	rep := &Report{Summary: s, Records: records}
 	rep.Breaks, rep.Exceptions = t.lists.sorted()
 	rep.Fees = t.fees.fees()

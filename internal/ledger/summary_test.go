@@ -13,15 +13,17 @@ type findings struct {
 	breaks    []Break
 	reversals []Reversal
 	unsettled []Unsettled
+	diffs     []Difference
 	fees      []Fee
 }
 
-func (f *findings) Fee(x Fee)             { f.fees = append(f.fees, x) }
-func (f *findings) Break(b Break)         { f.breaks = append(f.breaks, b) }
-func (f *findings) Match(m Match)         { f.matches = append(f.matches, m) }
-func (f *findings) Reversal(r Reversal)   { f.reversals = append(f.reversals, r) }
-func (f *findings) Unsettled(u Unsettled) { f.unsettled = append(f.unsettled, u) }
-func (f *findings) Err() error            { return nil }
+func (f *findings) Difference(d Difference) { f.diffs = append(f.diffs, d) }
+func (f *findings) Fee(x Fee)               { f.fees = append(f.fees, x) }
+func (f *findings) Break(b Break)           { f.breaks = append(f.breaks, b) }
+func (f *findings) Match(m Match)           { f.matches = append(f.matches, m) }
+func (f *findings) Reversal(r Reversal)     { f.reversals = append(f.reversals, r) }
+func (f *findings) Unsettled(u Unsettled)   { f.unsettled = append(f.unsettled, u) }
+func (f *findings) Err() error              { return nil }
 
 // TestTally: every finding is written as it is given and counted in the
 // summary; the report lists the exceptions (not matched or reversed) and

@@ -36,6 +36,7 @@ type wrec struct {
 	client   string
 	reversal string
 	product  string // productCode ("" when the statement gives none)
+	status   string // status ("" when not read)
 	amount   decimal.Decimal
 	money    string // amount as recon.Money writes it
 	ts       int64
@@ -122,7 +123,7 @@ func newRecWindow(ctx context.Context, find windowFinder, out recordOut, next fu
 // compact reads the fields of a record the check uses.
 func compact(r *Record) (*wrec, error) {
 	w := &wrec{id: r.ID, account: r.Account, svc: r.SvcOrderID, client: r.ClientOrderID, reversal: r.ReversalSvcOrderID,
-		product: r.ProductCode}
+		product: r.ProductCode, status: r.Status}
 	var err error
 	if w.ts, err = parseTS(r.TxnDateTime); err != nil {
 		return nil, fmt.Errorf("record %s: %w", w.svc, err)

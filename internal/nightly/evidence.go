@@ -16,15 +16,13 @@ import (
 )
 
 // Settings are the settings that shape a check's result, for its
-// manifest: the pair window, the bound of the unmatched rows held for
-// pairs, and, for a run that synced, the orders look-back and the held
-// days walked again.
-func Settings(pairWindow time.Duration, ordersLookback, recheckDays int) evidence.Settings {
-	if pairWindow == 0 {
-		pairWindow = ledger.DefaultPairWindow
-	}
-	return evidence.Settings{PairWindow: pairWindow.String(), MaxOrphans: ledger.MaxOrphans,
-		OrdersLookback: ordersLookback, RecheckDays: recheckDays}
+// manifest: the pair window and amount tolerances, the timing window, the
+// bound of the unmatched rows held for pairs, and, for a run that synced,
+// the orders look-back and the held days walked again.
+func Settings(tol ledger.Tolerances, ordersLookback, recheckDays int) evidence.Settings {
+	m := tol.Settings()
+	return evidence.Settings{PairWindow: m.PairWindow, PairAmount: m.PairAmount, PairPercent: m.PairPercent,
+		TimingWindow: m.TimingWindow, MaxOrphans: ledger.MaxOrphans, OrdersLookback: ordersLookback, RecheckDays: recheckDays}
 }
 
 // RateCardSetting is the rate card as the manifest's settings name it

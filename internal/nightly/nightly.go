@@ -80,8 +80,9 @@ type Config struct {
 	FreshDB bool
 	// Calls counts the client's attempts, for the sync's retries (optional).
 	Calls *statement.CallCounter
-	// PairWindow is the check's window for suggested pairs (0: the default).
-	PairWindow time.Duration
+	// Tolerances are the check's suggested pairs' window (0: the default)
+	// and amount tolerances, and its timing window (0: none).
+	Tolerances ledger.Tolerances
 	// Rates, when set, is the rate card the check prices the debits by
 	// (--rates); nil: the fees are not checked.
 	Rates *rates.Card
@@ -205,13 +206,14 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 		return sum, fmt.Errorf("%s: %w", StepImport, err)
 	}
 	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
-		PairWindow: c.PairWindow, Rates: c.Rates})
+		PairWindow: c.Tolerances.PairWindow, PairAmount: c.Tolerances.Amount, PairPercent: c.Tolerances.Percent,
+		TimingWindow: c.Tolerances.Timing, Rates: c.Rates})
 	if err != nil {
 		return sum, fmt.Errorf("%s: %w", StepCheck, err)
 	}
 	sum.Report = rep
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
-	settings := Settings(c.PairWindow, c.OrdersLookback, c.RecheckDays)
+	settings := Settings(c.Tolerances, c.OrdersLookback, c.RecheckDays)
 	settings.RateCard = RateCardSetting(c.Rates)
 	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepEvidence, err)
@@ -383,6 +385,7 @@ func FindingCounts(rep *ledger.Report) []Finding {
 		unsettled += s.Unsettled[b].Count
 	}
 	add(unsettled, "unsettled orders", "unsettled")
+	add(s.Outcomes[recon.Timing].Count, "timing (apart)", recon.Timing)
 	if f := s.Fees; f != nil {
 		add(f.Kinds[recon.Overcharged].Count, recon.Overcharged, recon.Overcharged)
 		add(f.Kinds[recon.Undercharged].Count, recon.Undercharged, recon.Undercharged)
@@ -393,7 +396,8 @@ func FindingCounts(rep *ledger.Report) []Finding {
 
 // Findings is a one-line account of what a check found: "no findings",
 // "findings: 2 gap, 1 duplicateDebit, …", or "no breaks; to look at: …"
-// when only pending calls, unlinked reversals or unsettled orders are left.
+// when only pending calls, unlinked reversals, unsettled orders or timing
+// differences are left.
 func Findings(rep *ledger.Report) string {
 	var parts []string
 	for _, f := range FindingCounts(rep) {

@@ -20,10 +20,13 @@ const (
 	DuplicateDebit = "duplicateDebit"
 	Pending        = "pending"
 	Reversed       = "reversed"
+	// Timing is a break whose other side is across the period's edge,
+	// expected in the next day's statement (or the day before's calls).
+	Timing = "timing"
 )
 
 // Outcomes lists the matching outcomes in report order.
-var Outcomes = []string{Matched, AmountMismatch, CallOnly, StatementOnly, DuplicateDebit, Pending, Reversed}
+var Outcomes = []string{Matched, AmountMismatch, CallOnly, StatementOnly, DuplicateDebit, Pending, Reversed, Timing}
 
 // Break kinds (recon_breaks.kind).
 const (
@@ -34,3 +37,15 @@ const (
 
 // BreakKinds lists the break kinds in report order.
 var BreakKinds = []string{BreakArithmetic, BreakGap, BreakExplainedGap}
+
+// The fields on which a call and the record it is linked to by key may
+// differ (recon_differences.field).
+const (
+	DiffAmount  = "amount"  // the call's pool amount and txnChargedValue
+	DiffProduct = "product" // the operation's productCode and the record's
+	DiffStatus  = "status"  // the call succeeded (TXN); the record's status is not SUCCESS
+	DiffTime    = "time"    // further apart than the pair window
+)
+
+// DiffFields lists the fields in report order.
+var DiffFields = []string{DiffAmount, DiffProduct, DiffStatus, DiffTime}

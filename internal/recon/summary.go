@@ -26,9 +26,39 @@ type Summary struct {
 	// PairingSkipped, when set, says why no pairs were suggested although
 	// calls and records were left unmatched (too many of them to hold).
 	PairingSkipped string `json:"pairingSkipped,omitempty"`
+	// Groups counts the groups matched as one: a call and the records it
+	// was posted as, several calls and the record that settled them (parts
+	// summing exactly to the whole). Zero in runs made before groups.
+	Groups GroupSum `json:"groups"`
+	// Differences counts the field-level differences of the pairs linked
+	// by key, by field (DiffFields). Nil in runs made before them.
+	Differences map[string]int `json:"differences,omitempty"`
+	// Matching are the settings the matching ran with (nil in runs made
+	// before they were kept).
+	Matching *MatchSettings `json:"matching,omitempty"`
 	// Fees is what the fees stage found against the rate card; nil when
 	// the check was given none (the fees were not checked).
 	Fees *FeeSummary `json:"fees,omitempty"`
+}
+
+// GroupSum counts groups matched as one, the rows (parts) they hold, and
+// the amount they settle (the whole of each).
+type GroupSum struct {
+	Count  int    `json:"count"`
+	Rows   int    `json:"rows"`
+	Amount string `json:"amount"`
+}
+
+// MatchSettings are the settings of a run's matching: the suggested
+// pairs' time window and amount tolerances (rupees, percent of the call's
+// amount; PairRule words them), and the timing window (durations as Go
+// writes them: "10m0s").
+type MatchSettings struct {
+	PairWindow   string `json:"pairWindow"`
+	PairAmount   string `json:"pairAmount"`
+	PairPercent  string `json:"pairPercent"`
+	PairRule     string `json:"pairRule"`
+	TimingWindow string `json:"timingWindow"`
 }
 
 // PoolSummary is one pool account's chain over the period.

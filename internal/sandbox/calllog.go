@@ -138,7 +138,7 @@ func (w *world) renderCall(dd *dayData, l logLine, account string) ([]byte, erro
 		env = buildEnvelope(svcapi.StatusPending, "Transaction under process", nil, "", stamp, uuid)
 	default:
 		orderID := w.orderID(dd, l.slot)
-		if s.kind == sOrphan {
+		if s.kind == sOrphan || s.kind == sPaisa {
 			// A proxy rewrote the body: the line lost its keys, the
 			// statement still has its debit.
 			ref, orderID = "", ""

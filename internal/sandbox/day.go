@@ -17,19 +17,24 @@ const (
 	sGap                         // the pool silently lost extra just before this call
 	sRevUnlinked                 // a debit reversed by a record after the period
 	sOrphan                      // the call's line lost its orderid and externalRef; the record exists
+	sPaisa                       // as sOrphan, and the record is one paisa short of the call (plants.go)
+	sSplit                       // the call is posted as two records: the first part here, the second in the next slot
+	sSplitPart                   // the second part's record of the sSplit slot before it (no call)
+	sMidnight                    // the period's last call, at 23:58:30; its record posts after midnight
+	sMidnightRec                 // the post day's record of the sMidnight call (no call)
 )
 
 // hasCall says whether the slot has a call line with a pool debit.
 func (k slotKind) hasPoolCall() bool {
 	switch k {
-	case sCR, sUnlogged, sPending:
+	case sCR, sUnlogged, sPending, sSplitPart, sMidnightRec:
 		return false
 	}
 	return true
 }
 
-// hasRecord says whether the slot has a statement record.
-func (k slotKind) hasRecord() bool { return k != sCallOnly }
+// hasRecord says whether the slot has a statement record (that day).
+func (k slotKind) hasRecord() bool { return k != sCallOnly && k != sMidnight }
 
 // slot flags.
 const (
@@ -152,14 +157,24 @@ func (w *world) genWholeDay(d int, open int64, ix *dayIndex) *dayData {
 	return dd
 }
 
-// postDaySlots is the day after the period: the credit of the
-// reversalUnlinked debit, if one was planted.
+// postDaySlots is the day after the period: the record of the midnight
+// call and the credit of the reversalUnlinked debit, if planted.
 func (w *world) postDaySlots(open int64) ([]slot, []int32) {
-	if w.postAmount == 0 {
-		return nil, nil
+	var slots []slot
+	if w.postAmount != 0 { // first: the reversed record names svcOrderId slot 0 of the post day
+		slots = append(slots, slot{kind: sCR, sec: 300, amount: w.postAmount, open: open, close: open + w.postAmount,
+			link: w.postSlot, refOf: -1, prod: w.postProd, flags: flagStrict})
 	}
-	return []slot{{kind: sCR, sec: 300, amount: w.postAmount, open: open, close: open + w.postAmount,
-		link: w.postSlot, refOf: -1, prod: w.postProd, flags: flagStrict}}, []int32{0}
+	if w.mid.amount != 0 {
+		bal := open + w.postAmount
+		slots = append(slots, slot{kind: sMidnightRec, sec: midnightRecSec, amount: w.mid.amount, open: bal, close: bal,
+			link: w.mid.slot, refOf: -1, prod: w.mid.prod, flags: flagStrict})
+	}
+	recs := make([]int32, len(slots))
+	for i := range recs {
+		recs[i] = int32(i)
+	}
+	return slots, recs
 }
 
 // newDayGen starts the generation of day d at its first primary position.
@@ -234,6 +249,9 @@ func (g *dayGen) nextPrimary() {
 	}
 	g.primary = append(g.primary, idx)
 	g.slots = append(g.slots, s)
+	if s.kind == sSplit {
+		g.slots = append(g.slots, splitPart(&s, idx))
+	}
 	if i, ok := g.rev.creditAfter(p); ok {
 		r := &g.slots[g.primary[i-g.primBase]-g.base]
 		r.link = g.base + int32(len(g.slots))
@@ -249,8 +267,13 @@ func (g *dayGen) nextPrimary() {
 func (g *dayGen) drawAmounts(s *slot) {
 	rng := g.rng
 	s.prod = pickProduct(rng.IntN(weightTotal))
-	if s.kind == sMismatch {
+	switch s.kind {
+	case sMismatch, sMidnight:
 		s.prod = prodLitigation
+	case sPaisa:
+		s.prod = prodFundTransfer // priced on top of orderValue: a paisa less of each is no fee finding
+	case sSplit:
+		s.prod = prodBrandOrder // a gift card order settled in two parts
 	}
 	s.amount = products[s.prod].charge
 	switch s.prod {
@@ -352,6 +375,9 @@ func (g *dayGen) timeSlots(from, to, t int32) {
 			gap = 1 // a day's (a period's) first call is alone in its second
 		}
 		t = min(t+gap, dayLastSec)
+		if s.kind == sMidnight {
+			t = max(t, midnightSec)
+		}
 		s.sec = t
 		s.ms = int16(rng.IntN(1000))
 		s.lat = int16(120 + rng.IntN(1400))
@@ -392,6 +418,8 @@ func (g *dayGen) chainBalances(from, to int32, bal, open int64) {
 		case sArith:
 			s.open = bal
 			bal -= s.amount + s.extra
+		case sSplitPart:
+			s.open = bal // the call before took it
 		default:
 			s.open = bal
 			bal -= s.amount
@@ -414,7 +442,7 @@ func tally(slots []slot) (recs []int32, calls int) {
 		if slots[i].kind.hasRecord() {
 			recs = append(recs, int32(i))
 		}
-		if slots[i].kind != sCR && slots[i].kind != sUnlogged {
+		if slots[i].kind.hasPoolCall() || slots[i].kind == sPending {
 			calls++
 		}
 		if slots[i].flags&flagFailedBefore != 0 {

@@ -34,7 +34,7 @@ func TestPlantedAsDocumented(t *testing.T) {
 
 	wantKinds := []string{sandbox.DefectUnloggedDebit, sandbox.DefectAmountMismatch, sandbox.DefectDuplicateDebit,
 		sandbox.DefectArithmetic, sandbox.DefectPending, sandbox.DefectCallOnly, sandbox.DefectGap, sandbox.DefectOrphanPair,
-		sandbox.DefectReversalUnlinked}
+		sandbox.DefectReversalUnlinked, sandbox.DefectOnePaisa, sandbox.DefectSplitPosting, sandbox.DefectMidnight}
 	planted := srv.Planted()
 	if len(planted) != len(wantKinds) {
 		t.Fatalf("planted %d defects %+v, want one of each of %v", len(planted), planted, wantKinds)
@@ -50,7 +50,10 @@ func TestPlantedAsDocumented(t *testing.T) {
 		if _, err := time.ParseInLocation(recon.TimestampLayout, d.At, recon.IST); err != nil {
 			t.Errorf("%s: At %q: %v", d.Kind, d.At, err)
 		}
-		if len(d.At) >= 10 {
+		if last := planted[len(planted)-1].At; i >= len(wantKinds)-4 && len(d.At) >= 10 && d.At[:10] != last[:10] {
+			t.Errorf("%s on %s, want it on the period's last day", d.Kind, d.At)
+		}
+		if len(d.At) >= 10 && i < len(wantKinds)-3 { // the last four share the last day
 			if other, ok := days[d.At[:10]]; ok {
 				t.Errorf("%s and %s share the day %s", other, d.Kind, d.At[:10])
 			}
@@ -58,7 +61,18 @@ func TestPlantedAsDocumented(t *testing.T) {
 		}
 	}
 
-	wantDelta := map[string]string{sandbox.DefectArithmetic: "10.00", sandbox.DefectGap: "25.50", sandbox.DefectAmountMismatch: "1.18"}
+	wantDelta := map[string]string{sandbox.DefectArithmetic: "10.00", sandbox.DefectGap: "25.50", sandbox.DefectAmountMismatch: "1.18",
+		sandbox.DefectOnePaisa: "0.01"}
+	// keyless are the debits whose line lost both keys, at a time.
+	keyless := func(at string) []logCall {
+		var out []logCall
+		for _, c := range callsByRef[""] {
+			if c.hasPool && c.orderID == "" && c.ts == at {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
 	for _, d := range planted {
 		want := decimal.Zero
 		if s, ok := wantDelta[d.Kind]; ok {
@@ -131,14 +145,39 @@ func TestPlantedAsDocumented(t *testing.T) {
 			}
 		case sandbox.DefectOrphanPair: // the record, and a debit whose line lost its keys
 			r := unlogged()
-			var orphans []logCall
-			for _, c := range callsByRef[""] {
-				if c.hasPool {
-					orphans = append(orphans, c)
+			if orphans := keyless(d.At); len(orphans) != 1 || !orphans[0].pool.Amount.Equal(r.TxnChargedValue.Decimal) {
+				t.Errorf("orphanPair: debits without externalRef %+v; want one, without orderid, at %s, of %s", orphans, d.At, r.TxnChargedValue.Decimal)
+			}
+		case sandbox.DefectOnePaisa: // as orphanPair, the record a paisa short
+			r := unlogged()
+			if cs := keyless(d.At); len(cs) != 1 || !cs[0].pool.Amount.Sub(r.TxnChargedValue.Decimal).Equal(d.Delta) {
+				t.Errorf("onePaisa: debits without keys %+v at %s; want one of %s + %s", cs, d.At, r.TxnChargedValue.Decimal, d.Delta)
+			}
+		case sandbox.DefectSplitPosting: // one call, two records of its externalRef that sum to it
+			cs, rs := pooled(), drByRef[d.ExternalRef]
+			if len(cs) != 1 || cs[0].orderID != d.SvcOrderID || len(rs) != 2 || string(rs[0].SvcOrderID) != d.SvcOrderID ||
+				!rs[0].TxnChargedValue.Decimal.Add(rs[1].TxnChargedValue.Decimal).Equal(cs[0].pool.Amount) {
+				t.Errorf("splitPosting: calls %+v, records %+v; want one call %s and two records summing to it", cs, rs, d.SvcOrderID)
+			}
+		case sandbox.DefectMidnight: // the last call; its record after midnight
+			cs := pooled()
+			if len(cs) != 1 || cs[0].orderID != d.SvcOrderID || cs[0].ts != d.At || d.At[11:] != "23:58:30" {
+				t.Errorf("midnight: calls %+v; want one, %s at %s (23:58:30)", cs, d.SvcOrderID, d.At)
+			}
+			if _, ok := byID[d.SvcOrderID]; ok {
+				t.Errorf("midnight: the record %s lies in the period", d.SvcOrderID)
+			}
+			next := to.AddDate(0, 0, 1)
+			var found *svcapi.StatementRecord
+			for _, x := range walk(t, cl, srv.Credentials().Account, next, next, false, 1000) {
+				if string(x.SvcOrderID) == d.SvcOrderID {
+					found = &x
 				}
 			}
-			if len(orphans) != 1 || orphans[0].orderID != "" || orphans[0].ts != d.At || !orphans[0].pool.Amount.Equal(r.TxnChargedValue.Decimal) {
-				t.Errorf("orphanPair: debits without externalRef %+v; want one, without orderid, at %s, of %s", orphans, d.At, r.TxnChargedValue.Decimal)
+			wantAt := next.Format(time.DateOnly) + " 00:06:10"
+			if found == nil || len(cs) != 1 || found.TxnMode != "DR" || string(found.TxnDateTime) != wantAt ||
+				string(found.ClientOrderID) != d.ExternalRef || !found.TxnChargedValue.Decimal.Equal(cs[0].pool.Amount) {
+				t.Errorf("midnight: record %+v; want DR %s of %s at %s", found, d.SvcOrderID, d.ExternalRef, wantAt)
 			}
 		case sandbox.DefectReversalUnlinked:
 			r := byID[d.SvcOrderID]

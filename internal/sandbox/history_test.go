@@ -162,7 +162,9 @@ func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
 		if c.hasPool {
 			pool = append(pool, c)
 			poolOrder[c.orderID] = true
-			poolRef[c.ref]++
+			if c.ref != "" { // lines that lost their keys share none
+				poolRef[c.ref]++
+			}
 			if d := c.pool.Delta(); !d.IsZero() {
 				out = append(out, finding{"arithmetic", c.ref, c.orderID, d.String()})
 			}
@@ -230,6 +232,8 @@ func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
 			r, ok = byRef[c.ref][0], true
 		}
 		switch {
+		case poolRef[c.ref] == 1 && len(byRef[c.ref]) > 1 && sumOf(byRef[c.ref]).Equal(c.pool.Amount):
+			out = append(out, finding{"group", c.ref, c.orderID, ""}) // a split posting
 		case poolRef[c.ref] > 1 || len(byRef[c.ref]) > 1:
 			out = append(out, finding{"duplicateDebit", c.ref, c.orderID, ""})
 		case !ok:
@@ -268,6 +272,15 @@ func check(calls []logCall, recs []svcapi.StatementRecord) []finding {
 		}
 	}
 	return out
+}
+
+// sumOf is the records' txnChargedValue summed.
+func sumOf(rs []svcapi.StatementRecord) decimal.Decimal {
+	sum := decimal.Zero
+	for _, r := range rs {
+		sum = sum.Add(r.TxnChargedValue.Decimal)
+	}
+	return sum
 }
 
 // within reports whether two IST timestamps are at most d apart.
@@ -398,10 +411,19 @@ func TestHistoryChain(t *testing.T) {
 			if d, ok := planted[sandbox.DefectCallOnly]; ok {
 				want = append(want, d.ExternalRef)
 			}
-			if _, ok := planted[sandbox.DefectOrphanPair]; ok {
-				want = append(want, "") // the orphan pair's call lost its externalRef
+			for _, k := range []string{sandbox.DefectOrphanPair, sandbox.DefectOnePaisa} {
+				if _, ok := planted[k]; ok {
+					want = append(want, "") // the call lost its externalRef
+				}
 			}
-			plantedAs("callOnly", func(f finding) string { return f.ref }, want, sandbox.DefectCallOnly, sandbox.DefectOrphanPair)
+			if d, ok := planted[sandbox.DefectMidnight]; ok {
+				want = append(want, d.ExternalRef) // its record the next day (timing, for the check)
+			}
+			plantedAs("callOnly", func(f finding) string { return f.ref }, want, sandbox.DefectCallOnly, sandbox.DefectOrphanPair,
+				sandbox.DefectOnePaisa, sandbox.DefectMidnight)
+			if fs := expect("group", n(sandbox.DefectSplitPosting)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectSplitPosting].SvcOrderID {
+				t.Errorf("group %v, planted %+v", fs[0], planted[sandbox.DefectSplitPosting])
+			}
 			if fs := expect("pair", n(sandbox.DefectOrphanPair)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectOrphanPair].SvcOrderID {
 				t.Errorf("suggested pair %v, planted %+v", fs[0], planted[sandbox.DefectOrphanPair])
 			}
@@ -415,12 +437,13 @@ func TestHistoryChain(t *testing.T) {
 				t.Errorf("pending %v, planted %+v", fs[0], planted[sandbox.DefectPending])
 			}
 			want = nil
-			for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair} {
+			for _, k := range []string{sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair, sandbox.DefectOnePaisa} {
 				if d, ok := planted[k]; ok {
 					want = append(want, d.SvcOrderID)
 				}
 			}
-			plantedAs("statementOnly", func(f finding) string { return f.id }, want, sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair)
+			plantedAs("statementOnly", func(f finding) string { return f.id }, want, sandbox.DefectUnloggedDebit, sandbox.DefectOrphanPair,
+				sandbox.DefectOnePaisa)
 			if fs := expect("reversalNotFound", n(sandbox.DefectReversalUnlinked)); len(fs) == 1 && fs[0].id != planted[sandbox.DefectReversalUnlinked].SvcOrderID {
 				t.Errorf("reversalNotFound %v, planted %+v", fs[0], planted[sandbox.DefectReversalUnlinked])
 			}

@@ -88,6 +88,9 @@ func (w *world) slotRecord(dd *dayData, i int32) stmtRec {
 	} else {
 		r.ref = w.ref(dd, s.refOf)
 	}
+	if s.kind == sMidnightRec {
+		r.orderID, r.ref = w.mid.svc, w.mid.ref
+	}
 	switch s.prod {
 	case prodFundTransfer:
 		r.orderValue = s.extra
@@ -96,8 +99,13 @@ func (w *world) slotRecord(dd *dayData, i int32) stmtRec {
 	case prodBrandOrder:
 		r.orderValue = s.extra
 	}
-	if s.kind == sMismatch {
+	switch s.kind {
+	case sMismatch:
 		r.charged, r.orderValue = s.extra, s.extra
+	case sPaisa:
+		r.charged, r.orderValue = r.charged-paisaDelta, r.orderValue-paisaDelta
+	case sSplit:
+		r.charged, r.orderValue = s.amount-splitPartOf(s.amount), s.amount-splitPartOf(s.amount)
 	}
 	if s.flags&flagReversed != 0 {
 		if s.link < 0 {

@@ -39,8 +39,17 @@ var defectKinds = []struct {
 	{sCallOnly, DefectCallOnly},
 	{sGap, DefectGap},
 	{sOrphan, DefectOrphanPair},
-	{sRevUnlinked, DefectReversalUnlinked}, // last: on the period's last day
+	// These on the period's last day: the days before stay as they were
+	// before the matching's cases were planted (plants.go).
+	{sRevUnlinked, DefectReversalUnlinked},
+	{sPaisa, DefectOnePaisa},
+	{sSplit, DefectSplitPosting},
+	{sMidnight, DefectMidnight}, // the day's last call
 }
+
+// lastDayDefects are how many of defectKinds (the last ones) go on the
+// period's last day.
+const lastDayDefects = 4
 
 // Planted amounts, paise.
 const (
@@ -73,6 +82,7 @@ type world struct {
 	postProd   uint8
 	postRef    string // its externalRef
 	postDR     string // its svcOrderId
+	mid        midnightCall
 	planted    []Defect
 	counts     Counts
 	billers    []biller
@@ -130,7 +140,7 @@ func (w *world) sizeDays() {
 // position, evenly spaced in its day.
 func (w *world) placeDefects() error {
 	last := w.days - 1
-	spread := len(defectKinds) - 1 // all but sRevUnlinked, over the days before the last
+	spread := len(defectKinds) - lastDayDefects // over the days before the last
 	for k := 0; k < spread; k++ {
 		d := 0
 		if last > 0 {
@@ -138,24 +148,52 @@ func (w *world) placeDefects() error {
 		}
 		w.defects[d] = append(w.defects[d], defectPlace{kind: defectKinds[k].kind})
 	}
-	w.defects[last] = append(w.defects[last], defectPlace{kind: sRevUnlinked})
+	for _, k := range defectKinds[spread:] {
+		w.defects[last] = append(w.defects[last], defectPlace{kind: k.kind})
+	}
 	for d, ps := range w.defects {
 		for _, df := range ps {
-			if df.kind == sCallOnly && w.opts.TotalRecords > 0 {
-				w.nDR[d]++ // its record is missing: keep the total
+			switch {
+			case w.opts.TotalRecords == 0:
+			case df.kind == sCallOnly || df.kind == sMidnight:
+				w.nDR[d]++ // its record is missing (that day): keep the total
+			case df.kind == sSplit:
+				w.nDR[d]-- // two records: keep the total
 			}
+		}
+		spaced := len(ps) // evenly spaced; the midnight call is the day's last
+		if d == last && !noMidnight(ps) {
+			spaced--
+		}
+		if d == last && last > 0 {
+			// The last day makes room for its defects (a small world's
+			// too); a one-day world holds them all, or says it cannot.
+			w.nDR[d] = max(w.nDR[d], (spaced+1)*defectSpacing+1)
 		}
 		if w.nDR[d] < 2*defectSpacing {
 			w.nDR[d] = 2 * defectSpacing
 		}
-		if w.nDR[d]/(len(ps)+1) < defectSpacing {
+		if w.nDR[d]/(spaced+1) < defectSpacing {
 			return fmt.Errorf("sandbox: %d calls a day leave no room for %d planted defects on day %d; use more calls, more days or NoDefects: %w", w.nDR[d], len(ps), d+1, ErrNoRoom)
 		}
 		for j := range ps {
-			ps[j].pos = (j + 1) * w.nDR[d] / (len(ps) + 1)
+			ps[j].pos = (j + 1) * w.nDR[d] / (spaced + 1)
+			if ps[j].kind == sMidnight {
+				ps[j].pos = w.nDR[d] - 1
+			}
 		}
 	}
 	return nil
+}
+
+// noMidnight says whether a day's defects lack the midnight call.
+func noMidnight(ps []defectPlace) bool {
+	for _, df := range ps {
+		if df.kind == sMidnight {
+			return false
+		}
+	}
+	return true
 }
 
 // walkHistory generates every day once, the post day last, with balances
@@ -178,7 +216,7 @@ func (w *world) walkHistory() (spent int64) {
 			rel = dd.slots[n-1].close
 		}
 		for i := range dd.slots {
-			if dd.slots[i].kind != sCR {
+			if k := dd.slots[i].kind; k != sCR && k != sSplitPart && k != sMidnightRec {
 				spent += dd.slots[i].amount
 			}
 		}
@@ -267,6 +305,10 @@ func (w *world) notePlanted(dd *dayData) {
 			df.Delta = decimal.New(arithDelta, -2)
 		case sGap:
 			df.Delta = decimal.New(gapDelta, -2)
+		case sPaisa:
+			df.Delta = decimal.New(paisaDelta, -2)
+		case sMidnight:
+			w.mid = midnightCall{amount: s.amount, slot: int32(i), prod: s.prod, ref: df.ExternalRef, svc: df.SvcOrderID}
 		case sRevUnlinked:
 			w.postAmount = s.amount
 			w.postSlot = int32(i)

@@ -195,6 +195,36 @@ func (db *DB) CheckRecordAccounts(ctx context.Context, w ledger.Window) ([]strin
 	return out, nil
 }
 
+// CheckEdges says what is stored beyond the window: a statement record
+// dated after it (of any account), a call (but Skip's) before it.
+func (db *DB) CheckEdges(ctx context.Context, w ledger.Window) (ledger.Edges, error) {
+	var e ledger.Edges
+	accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(recon.Statement))
+	if err != nil {
+		return e, err
+	}
+	for _, a := range accts {
+		if e.RecordsAfter, err = db.exists(ctx, `SELECT 1 FROM records WHERE kind = ? AND account = ?
+			AND txn_date_time > ? LIMIT 1`, string(recon.Statement), a, w.To); err != nil || e.RecordsAfter {
+			break
+		}
+	}
+	if err == nil {
+		e.CallsBefore, err = db.exists(ctx, `SELECT 1 FROM calls WHERE ts < ? AND `+notSkipped(w)+` LIMIT 1`, w.From)
+	}
+	return e, err
+}
+
+// exists reports whether query (SELECT 1 … LIMIT 1) finds a row.
+func (db *DB) exists(ctx context.Context, query string, args ...any) (bool, error) {
+	var one int
+	err := db.QueryRowContext(ctx, query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // CheckResentPending lists the window's pending calls whose externalRef was
 // debited by a later (or same-second) successful call: re-sent and executed.
 // (The redundant outcome <> 'success' lets SQLite read the pending calls
@@ -342,14 +372,14 @@ func splitInto(s string, f []string) bool {
 }
 
 var recordCheckCols = []string{"account", "svc_order_id", "client_order_id", "txn_date_time", "txn_mode",
-	"txn_charged_value", "reversal_svc_order_id", "product_code"}
+	"txn_charged_value", "reversal_svc_order_id", "product_code", "status"}
 
 var recordCheckText = concatCols(recordCheckCols...)
 
 // recordPtrs are the destinations of recordCheckCols in r.
 func recordPtrs(r *ledger.Record) []any {
 	return []any{&r.Account, &r.SvcOrderID, &r.ClientOrderID, &r.TxnDateTime, &r.TxnMode, &r.Amount,
-		&r.ReversalSvcOrderID, &r.ProductCode}
+		&r.ReversalSvcOrderID, &r.ProductCode, &r.Status}
 }
 
 // CheckStatement yields the window's statement records in (txnDateTime,
@@ -390,7 +420,7 @@ func (db *DB) CheckStatement(ctx context.Context, w ledger.Window) iter.Seq2[led
 
 // checkRecordRows runs one records query of CheckStatement.
 func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) iter.Seq2[ledger.Record, error] {
-	var f [8]string
+	var f [9]string
 	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (ledger.Record, error) {
 		var r ledger.Record
 		var text string
@@ -402,7 +432,7 @@ func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) it
 			return rec, err
 		}
 		r.Account, r.SvcOrderID, r.ClientOrderID, r.TxnDateTime = f[0], f[1], f[2], f[3]
-		r.TxnMode, r.Amount, r.ReversalSvcOrderID, r.ProductCode = f[4], f[5], f[6], f[7]
+		r.TxnMode, r.Amount, r.ReversalSvcOrderID, r.ProductCode, r.Status = f[4], f[5], f[6], f[7], f[8]
 		return r, nil
 	}, query, args...))
 }

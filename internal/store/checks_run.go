@@ -75,6 +75,7 @@ const (
 	tMatched
 	tReversals
 	tUnsettled
+	tDifferences
 	tFees // fees.go
 )
 
@@ -87,12 +88,14 @@ var checkTables = [...]struct {
 	{"recon_breaks", []string{"pool_account", "kind", "call_id", "prev_call_id", "ts", "external_ref", "expected",
 		"actual", "delta", "explained_by", "note"}},
 	{"recon_matches", []string{"outcome", "call_id", "svc_order_id", "external_ref", "operation", "ts",
-		"call_amount", "statement_amount", "delta", "note", "suggested_pair"}},
+		"call_amount", "statement_amount", "delta", "note", "suggested_pair", "group_id"}},
 	{"recon_matched", []string{"seq", "call_id", "svc_order_id", "amount"}},
 	{"recon_reversals", []string{"svc_order_id", "reversal_svc_order_id", "txn_date_time", "amount",
 		"reversal_found", "reversal_txn_date_time", "reversal_amount", "note"}},
 	{"recon_unsettled", []string{"svc_order_id", "client_order_id", "txn_date_time", "amount", "age_days",
 		"age_bucket"}},
+	{"recon_differences", []string{"call_id", "svc_order_id", "external_ref", "operation", "ts", "field", "call_value",
+		"statement_value", "difference", "note"}},
 	{"recon_fees", feesCols},
 }
 
@@ -153,7 +156,7 @@ func (w *CheckRunWriter) Match(m ledger.Match) {
 // matchValues are a row's values in recon_matches (but its run).
 func matchValues(m *ledger.Match) []any {
 	return []any{m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS, m.CallAmount,
-		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair}
+		m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, m.Group}
 }
 
 // plainMatch reports whether a matching row goes to recon_matched: a
@@ -162,7 +165,7 @@ func matchValues(m *ledger.Match) []any {
 // check takes it from there).
 func plainMatch(m *ledger.Match) bool {
 	return m.Outcome == recon.Matched && m.CallID != 0 && m.CallsOwn && m.CallAmount == m.StatementAmount &&
-		m.Delta == "" && m.Note == "" && m.SuggestedPair == ""
+		m.Delta == "" && m.Note == "" && m.SuggestedPair == "" && m.Group == ""
 }
 
 // Reversal adds a reversed record.
@@ -178,6 +181,12 @@ func (w *CheckRunWriter) Reversal(r ledger.Reversal) {
 // Unsettled adds an unsettled order.
 func (w *CheckRunWriter) Unsettled(u ledger.Unsettled) {
 	w.add(tUnsettled, u.SvcOrderID, u.ClientOrderID, u.TxnDateTime, u.Amount, u.AgeDays, u.AgeBucket)
+}
+
+// Difference adds a field-level difference.
+func (w *CheckRunWriter) Difference(d ledger.Difference) {
+	w.add(tDifferences, checkNullID(d.CallID), d.SvcOrderID, d.ExternalRef, d.Operation, d.TS, d.Field, d.CallValue,
+		d.StatementValue, d.Difference, d.Note)
 }
 
 // add adds a row of table t, handing a full batch to the goroutine.
@@ -309,7 +318,8 @@ func (w *CheckRunWriter) apply(ctx context.Context, tx *sql.Tx, run ledger.Run) 
 }
 
 func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run, end *checkEnd) error {
-	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled", "recon_fees"} {
+	for _, t := range []string{"recon_breaks", "recon_matches", "recon_matched", "recon_reversals", "recon_unsettled",
+		"recon_differences", "recon_fees"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM recon_runs
 			WHERE period_from = ? AND period_to = ? AND id <> ?)`, run.From, run.To, w.id); err != nil {
 			return err
@@ -355,7 +365,7 @@ func (w *CheckRunWriter) rewriteMatches(ctx context.Context, tx *sql.Tx, op *rew
 // calls with externalRef ref, and those without a call of that externalRef.
 func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref string) ([]ledger.Match, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT outcome, COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
-		call_amount, statement_amount, delta, note, suggested_pair FROM recon_matches
+		call_amount, statement_amount, delta, note, suggested_pair, group_id FROM recon_matches
 		WHERE run_id = ? AND (call_id IN (SELECT id FROM calls WHERE external_ref = ?)
 			OR call_id IS NULL AND external_ref = ?)`, w.id, ref, ref)
 	if err != nil {
@@ -366,7 +376,7 @@ func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref stri
 	for rows.Next() {
 		var m ledger.Match
 		if err := rows.Scan(&m.Outcome, &m.CallID, &m.SvcOrderID, &m.ExternalRef, &m.Operation, &m.TS,
-			&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair); err != nil {
+			&m.CallAmount, &m.StatementAmount, &m.Delta, &m.Note, &m.SuggestedPair, &m.Group); err != nil {
 			return nil, err
 		}
 		found = append(found, m)
@@ -378,13 +388,13 @@ func (w *CheckRunWriter) storedMatches(ctx context.Context, tx *sql.Tx, ref stri
 // its call, or (no call) of its record.
 func (w *CheckRunWriter) replaceMatch(ctx context.Context, tx *sql.Tx, old, m ledger.Match) error {
 	q, key := `UPDATE recon_matches SET outcome = ?, call_id = ?, svc_order_id = ?, external_ref = ?, operation = ?, ts = ?,
-		call_amount = ?, statement_amount = ?, delta = ?, note = ?, suggested_pair = ?
+		call_amount = ?, statement_amount = ?, delta = ?, note = ?, suggested_pair = ?, group_id = ?
 		WHERE run_id = ? AND call_id = ? AND outcome = ?`, any(old.CallID)
 	if old.CallID == 0 {
 		q, key = strings.Replace(q, "call_id = ? AND outcome", "call_id IS NULL AND svc_order_id = ? AND outcome", 1), old.SvcOrderID
 	}
 	_, err := tx.ExecContext(ctx, q, m.Outcome, checkNullID(m.CallID), m.SvcOrderID, m.ExternalRef, m.Operation, m.TS,
-		m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, w.id, key, old.Outcome)
+		m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair, m.Group, w.id, key, old.Outcome)
 	return err
 }
 

@@ -294,6 +294,29 @@ func (db *DB) EvidenceDayWalks(ctx context.Context, k recon.Kind, from, to strin
 	return out, nil
 }
 
+// EvidenceRecordArrived says whether a statement debit record with
+// svcOrderId orderID (when set), else clientOrderId ref, is stored.
+func (db *DB) EvidenceRecordArrived(ctx context.Context, orderID, ref string) (bool, error) {
+	col, key := "svc_order_id", orderID
+	if orderID == "" {
+		col, key = "client_order_id", ref
+	}
+	return db.exists(ctx, `SELECT 1 FROM records WHERE kind = ? AND `+col+` = ? AND txn_mode <> 'CR' LIMIT 1`,
+		string(recon.Statement), key)
+}
+
+// EvidenceCallArrived says whether a call with a pool object is stored
+// whose orderid is svcOrderID, or whose externalRef is the clientOrderId
+// of statement record svcOrderID.
+func (db *DB) EvidenceCallArrived(ctx context.Context, svcOrderID string) (bool, error) {
+	found, err := db.exists(ctx, `SELECT 1 FROM calls WHERE orderid = ? AND pool_shape <> '' LIMIT 1`, svcOrderID)
+	if err != nil || found {
+		return found, err
+	}
+	return db.exists(ctx, `SELECT 1 FROM calls WHERE pool_shape <> '' AND external_ref IN (SELECT client_order_id
+		FROM records WHERE kind = ? AND svc_order_id = ? AND client_order_id <> '') LIMIT 1`, string(recon.Statement), svcOrderID)
+}
+
 // EvidenceLastCall is the ts of the latest call a client logged (any
 // source but svcrecon's own) or of a pool call of svcrecon's own.
 func (db *DB) EvidenceLastCall(ctx context.Context) (string, error) {

@@ -251,7 +251,7 @@ func orZeroText(s string) string {
 // call id aside).
 var matchCols = []string{"m.outcome", "m.ts", "m.operation", "m.external_ref", "COALESCE(c.orderid, '')",
 	"COALESCE(c.statuscode, '')", "m.svc_order_id", "m.call_amount", "m.statement_amount", "m.delta", "m.note",
-	"m.suggested_pair"}
+	"m.suggested_pair", "m.group_id"}
 
 const matchFrom = ` FROM recon_matches m LEFT JOIN calls c ON c.id = m.call_id`
 
@@ -269,7 +269,7 @@ func (db *DB) matchKey() string { return db.dialect.rowKey("m") }
 // operation, externalRef, orderid and statuscode are its call's, and whose
 // two amounts are one.
 var matchedCols = []string{"'" + recon.Matched + "'", "c.ts", "c.operation", "c.external_ref",
-	"c.orderid", "c.statuscode", "d.svc_order_id", "d.amount", "d.amount", "''", "''", "''"}
+	"c.orderid", "c.statuscode", "d.svc_order_id", "d.amount", "d.amount", "''", "''", "''", "''"}
 
 const matchedFrom = ` FROM recon_matched d JOIN calls c ON c.id = d.call_id`
 
@@ -291,12 +291,13 @@ func (db *DB) scanMatch(ctx context.Context, runID int64) func(rows *sql.Rows, m
 					[]any{runID, strings.TrimPrefix(key, "d")}
 			}
 			if err := db.QueryRowContext(ctx, q, args...).
-				Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11]); err != nil {
+				Scan(&f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12]); err != nil {
 				return err
 			}
 		}
 		m.Outcome, m.TS, m.Operation, m.ExternalRef, m.OrderID, m.StatusCode = f[0], f[1], f[2], f[3], f[4], f[5]
 		m.SvcOrderID, m.CallAmount, m.StatementAmount, m.Delta, m.Note, m.SuggestedPair = f[6], f[7], f[8], f[9], f[10], f[11]
+		m.Group = f[12]
 		return nil
 	}
 }
@@ -348,6 +349,18 @@ func (db *DB) ReportReversals(ctx context.Context, runID int64) iter.Seq2[*ledge
 		func(rows *sql.Rows, r *ledger.Reversal) error {
 			return rows.Scan(&r.SvcOrderID, &r.TxnDateTime, &r.Amount, &r.ReversalSvcOrderID,
 				&r.Found, &r.ReversalTxnDateTime, &r.ReversalAmount, &r.Note)
+		})
+}
+
+// ReportDifferences yields a run's field-level differences by time, call
+// and field.
+func (db *DB) ReportDifferences(ctx context.Context, runID int64) iter.Seq2[*ledger.Difference, error] {
+	return reportRows(ctx, db, "differences", `SELECT COALESCE(call_id, 0), svc_order_id, external_ref, operation, ts,
+		field, call_value, statement_value, difference, note
+		FROM recon_differences WHERE run_id = ? ORDER BY ts, call_id, svc_order_id, field`, []any{runID},
+		func(rows *sql.Rows, d *ledger.Difference) error {
+			return rows.Scan(&d.CallID, &d.SvcOrderID, &d.ExternalRef, &d.Operation, &d.TS, &d.Field, &d.CallValue,
+				&d.StatementValue, &d.Difference, &d.Note)
 		})
 }
 

@@ -1,0 +1,4 @@
+-- Groups matched as one (issue 27): a call and the records it was posted
+-- as, or the calls one record settled, whose parts sum to the whole. Each
+-- row of a group carries its id ('' = none).
+ALTER TABLE recon_matches ADD COLUMN group_id TEXT NOT NULL DEFAULT '';
