@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,9 +15,31 @@ import (
 // with the claim of the row after (one transaction), not after it.
 func TestSenderCallsWhileItJournals(t *testing.T) {
 	reqs := make(chan string, 8)
-	fx := newFixture(t, 3, bulktest.Options{Before: func(ref string, _ map[string]any) { reqs <- ref }})
+	claimed := make(chan struct{}) // line 2 claimed
+	var firstCall sync.Once
+	fx := newFixture(t, 3, bulktest.Options{Before: func(ref string, _ map[string]any) {
+		// The first call lasts until the sender has claimed the row after
+		// it: a call answered before the feeder hands over that row (a
+		// busy machine) leaves nothing to call ahead.
+		firstCall.Do(func() {
+			select {
+			case <-claimed:
+			case <-time.After(time.Minute):
+			}
+		})
+		reqs <- ref
+	}})
 	r := fx.runner(1)
-	j := &holdJournal{Journal: r.DB, held: make(chan int, 1), hold: make(chan struct{})}
+	seen := &claimJournal{Journal: r.DB, claims: make(chan int, 8)}
+	go func() {
+		for line := range seen.claims {
+			if line == fx.rows[1].Line {
+				close(claimed)
+				return
+			}
+		}
+	}()
+	j := &holdJournal{Journal: seen, held: make(chan int, 1), hold: make(chan struct{})}
 	r.DB = j
 	done := make(chan error, 1)
 	go func() {
