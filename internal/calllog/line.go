@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/redact"
@@ -363,10 +364,26 @@ func scrubCall(r *recon.Call, secrets []string) {
 	if !anySecret(secrets) {
 		return
 	}
+	sc := scrubberOf(secrets)
 	for _, f := range []*string{&r.At, &r.TS, &r.Operation, &r.Method, &r.Path, &r.ExternalRef, &r.Error,
 		&r.StatusCode, &r.ActCode, &r.Status, &r.SvcUUID, &r.OrderID, &r.Pool.Account, &r.Pool.Mode} {
-		*f = redact.Scrub(*f, secrets...)
+		*f = sc.String(*f)
 	}
+}
+
+// scrubbers holds a compiled Scrubber per list of secrets (joined by
+// NUL): an import scrubs every text of every line with the same one, and
+// compiling its spellings for each text cost a third of the decoding.
+var scrubbers sync.Map
+
+// scrubberOf returns the Scrubber of secrets, compiled once.
+func scrubberOf(secrets []string) *redact.Scrubber {
+	key := strings.Join(secrets, "\x00")
+	if s, ok := scrubbers.Load(key); ok {
+		return s.(*redact.Scrubber)
+	}
+	s, _ := scrubbers.LoadOrStore(key, redact.NewScrubber(secrets...))
+	return s.(*redact.Scrubber)
 }
 
 func anySecret(secrets []string) bool {

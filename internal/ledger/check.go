@@ -82,7 +82,7 @@ func Check(ctx context.Context, db CheckStore, o CheckOptions) (*Report, error) 
 	c.window = Window{From: from + " 00:00:00", To: to + " 23:59:59", Skip: readOnlyOps}
 	rep, err := c.check(ctx)
 	if err != nil {
-		c.recordFailure(ctx)
+		c.recordFailure(ctx, err)
 		return nil, fmt.Errorf("check %s..%s: %w", from, to, err)
 	}
 	o.Log.Info("reconciliation checked", recon.LogCheckRun, rep.RunID, "from", from, "to", to,
@@ -179,10 +179,15 @@ func (c *checkRun) unsettled(ctx context.Context, t *tally) error {
 	return t.out.Err()
 }
 
-// recordFailure leaves a failed run behind (best effort), so that the
-// history shows the attempt.
-func (c *checkRun) recordFailure(ctx context.Context) {
-	if err := c.db.FailCheckRun(context.WithoutCancel(ctx), c.run, c.finished()); err != nil {
+// recordFailure leaves the run that did not finish behind (best effort),
+// so that the history shows the attempt: interrupted when its context was
+// cancelled (SIGTERM, Ctrl-C), failed otherwise.
+func (c *checkRun) recordFailure(ctx context.Context, cause error) {
+	state := RunFailed
+	if ctx.Err() != nil && errors.Is(cause, ctx.Err()) {
+		state = RunInterrupted
+	}
+	if err := c.db.FailCheckRun(context.WithoutCancel(ctx), c.run, state, c.finished()); err != nil {
 		c.log.Error("failed run not recorded", "error", err.Error())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,11 +17,13 @@ import (
 
 // interrupting is the store with its stream of calls cut after n calls:
 // the run's context is cancelled there, as a SIGINT would, while rows of
-// the run are being written.
+// the run are being written. after counts the calls the check took after
+// that.
 type interrupting struct {
 	*store.DB
 	n      int
 	cancel context.CancelFunc
+	after  int
 }
 
 func (s *interrupting) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq2[recon.Call, error] {
@@ -29,6 +32,8 @@ func (s *interrupting) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq
 		for c, err := range s.DB.CheckCalls(ctx, w) {
 			if i++; i == s.n {
 				s.cancel()
+			} else if i > s.n {
+				s.after++
 			}
 			if !yield(c, err) {
 				return
@@ -85,8 +90,13 @@ func TestCheckInterruptedAndRunAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := srv.Counts().Calls
-	if _, err := ledger.Check(ctx, &interrupting{DB: db, n: calls / 2, cancel: cancel}, ledger.CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
+	cut := &interrupting{DB: db, n: calls / 2, cancel: cancel}
+	if _, err := ledger.Check(ctx, cut, ledger.CheckOptions{From: from, To: to}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted check = %v, want context.Canceled", err)
+	}
+	// The stream had read ahead; the stages stop within a few hundred calls.
+	if cut.after > 300 {
+		t.Errorf("the check took %d calls after it was cancelled, want at most 300", cut.after)
 	}
 	if got := dumpResults(t, db); len(got) != 0 {
 		t.Fatalf("after the interrupted check %d result rows are stored, want none", len(got))
@@ -99,13 +109,38 @@ func TestCheckInterruptedAndRunAgain(t *testing.T) {
 		states = append(states, s)
 	}
 	rows.Close()
-	if !slices.Equal(states, []string{"failed"}) {
-		t.Errorf("runs after the interrupted check = %q, want one failed attempt", states)
+	if !slices.Equal(states, []string{ledger.RunInterrupted}) {
+		t.Errorf("runs after the interrupted check = %q, want one interrupted attempt", states)
 	}
 	if _, err := ledger.Check(context.Background(), db, ledger.CheckOptions{From: from, To: to}); err != nil {
 		t.Fatal(err)
 	}
 	if got := dumpResults(t, db); !slices.Equal(got, want) {
 		t.Errorf("checked again: %d result rows, a clean check %d; contents differ", len(got), len(want))
+	}
+}
+
+// failingStatement is the store with its stream of statement records
+// failing at once, as a database error would.
+type failingStatement struct{ *store.DB }
+
+func (s failingStatement) CheckStatement(context.Context, ledger.Window) iter.Seq2[ledger.Record, error] {
+	return func(yield func(ledger.Record, error) bool) { yield(ledger.Record{}, errors.New("disk I/O error")) }
+}
+
+// TestCheckFailedIsNotInterrupted: a check that fails of itself (not
+// cancelled) leaves a failed run in the history, an interrupted one is
+// only a cancelled check's (TestCheckInterruptedAndRunAgain).
+func TestCheckFailedIsNotInterrupted(t *testing.T) {
+	db := openDB(t)
+	addCalls(t, db, tcall{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "90"})
+	day := date(t, "2026-11-21")
+	if _, err := ledger.Check(context.Background(), failingStatement{db}, ledger.CheckOptions{From: day, To: day}); err == nil ||
+		!strings.Contains(err.Error(), "disk I/O error") {
+		t.Fatalf("check = %v, want the statement's error", err)
+	}
+	var state string
+	if err := db.QueryRow(`SELECT state FROM recon_runs`).Scan(&state); err != nil || state != ledger.RunFailed {
+		t.Errorf("run's state = %q (%v), want %q", state, err, ledger.RunFailed)
 	}
 }

@@ -24,8 +24,9 @@ type CheckStore interface {
 	CheckFinder(ctx context.Context, w Window) (Finder, error)
 	// BeginCheckRun starts storing a run's results, in one transaction.
 	BeginCheckRun(ctx context.Context, run Run) (RunWriter, error)
-	// FailCheckRun records a run that failed.
-	FailCheckRun(ctx context.Context, run Run, finished time.Time) error
+	// FailCheckRun records a run that did not finish, in state (RunFailed
+	// or RunInterrupted).
+	FailCheckRun(ctx context.Context, run Run, state string, finished time.Time) error
 }
 
 // Warning is an error of the store's that a check goes on after: it is

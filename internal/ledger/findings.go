@@ -22,6 +22,13 @@ type Run struct {
 	Summary        recon.Summary // as stored with the run (read back)
 }
 
+// The states of a run that did not finish (recon_runs.state; a finished
+// run is "ok").
+const (
+	RunFailed      = "failed"      // an error: a bad period, the database
+	RunInterrupted = "interrupted" // its context was cancelled: SIGTERM, Ctrl-C
+)
+
 // Break is one break of the pool chain or arithmetic (recon_breaks):
 // an arithmetic break (Expected opening − amount, Actual closing), or a
 // link of the chain that does not hold (Expected the previous closing,

@@ -78,15 +78,52 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 		timing: newTimingRule(per.window, o.tol.Timing, per.edges)}
 	p.diffs = newDiffer(o.tol.PairWindow, p.tally.difference)
 	p.grps = &groups{max: o.maxOrphans, isDup: p.dups.isDup, emit: p.tally.match, compare: p.diffs.pair}
+	live := newLiveness(ctx)
+	p.match.win.live = live
 	for c, err := range calls {
 		if err != nil {
 			return nil, fmt.Errorf("read calls: %w", err)
+		}
+		if err := live.check(); err != nil {
+			return nil, err
 		}
 		if err := p.call(c); err != nil {
 			return nil, err
 		}
 	}
 	return p, p.end()
+}
+
+// liveness stops the stages' loops when their context is done (SIGTERM,
+// Ctrl-C, a job's timeout): a stream that goes on regardless, or a long
+// stretch of work on what was read, ends within liveEvery steps.
+type liveness struct {
+	done <-chan struct{}
+	ctx  context.Context
+	n    int
+}
+
+// liveEvery is how many steps pass between two looks at the context.
+const liveEvery = 256
+
+func newLiveness(ctx context.Context) *liveness { return &liveness{done: ctx.Done(), ctx: ctx} }
+
+// check counts a step; every liveEvery steps it returns the context's
+// error when it is done.
+func (l *liveness) check() error {
+	if l == nil {
+		return nil
+	}
+	if l.n++; l.n < liveEvery {
+		return nil
+	}
+	l.n = 0
+	select {
+	case <-l.done:
+		return l.ctx.Err()
+	default:
+		return nil
+	}
 }
 
 // call takes the next call, in (ts, id) order. The error is for a bad

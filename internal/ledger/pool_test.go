@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -170,5 +172,57 @@ func TestPoolStage(t *testing.T) {
 	}
 	if _, _, _, err := s.take(&recon.Call{ID: 6, Outcome: recon.CallSuccess, Pool: pool("1", "x", "1")}, start); err == nil {
 		t.Error("a pool amount that is no decimal: no error")
+	}
+}
+
+// TestBusySecond: a busy second (more than busySecond debits of one
+// account) is ordered through indexes as the pairwise comparison orders
+// it: the same debits, in the same order, on random seconds whose balances
+// repeat, loop back and fail to link (with or without a chain before,
+// linking or not).
+func TestBusySecond(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	bal := []string{"100", "100.0", "90", "80", "70.00", "60", "50", "40", "30"}
+	for n := range 400 {
+		size := 1 + rng.IntN(60)
+		var rest []chainItem
+		for i := range size {
+			o, c := bal[rng.IntN(len(bal))], bal[rng.IntN(len(bal))]
+			if rng.IntN(3) == 0 && i > 0 { // a debit linking to the one before
+				o = rest[i-1].closing.String()
+			}
+			rest = append(rest, debit(int32(i), 1, 0, fmt.Sprint(i), o, "10", c))
+		}
+		var st chainState
+		if n%3 != 0 {
+			st.have, st.prev.closing = true, dec(bal[rng.IntN(len(bal))])
+		}
+		order := func(picks func([]chainItem, *chainState, func(chainItem))) []int32 {
+			s := st
+			var got []int32
+			picks(slices.Clone(rest), &s, func(it chainItem) {
+				got = append(got, it.call)
+				s.have, s.prev = true, it
+			})
+			return got
+		}
+		want, got := order(secondOrder), order(busyOrder)
+		if !slices.Equal(got, want) {
+			t.Fatalf("second %d (%d debits): busyOrder %v, secondOrder %v", n, size, got, want)
+		}
+	}
+}
+
+// TestBusySecondLinear: a second of 50,000 debits that do not link (each
+// pick then looks for the head of the rest) is ordered at once.
+func TestBusySecondLinear(t *testing.T) {
+	c := newChain()
+	for i := range 50_000 {
+		v := fmt.Sprint(1_000_000 - 2*i)
+		c.add(debit(int32(i), 7, 0, fmt.Sprint(i), v, "1", v))
+	}
+	c.flush()
+	if st := c.states[0]; st.calls != 50_000 || len(c.gaps) != 49_999 {
+		t.Fatalf("calls %d, gaps %d", st.calls, len(c.gaps))
 	}
 }

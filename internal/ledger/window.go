@@ -98,6 +98,7 @@ type recWindow struct {
 	resolvedOrders map[string]bool // the load stage's: a record pending calls were resolved to waits for the end
 	now            string          // the time of the call at hand (LaterCalls)
 	next           func() (Record, error, bool)
+	live           *liveness // stops reading when the check's context is done
 
 	head     *wrec // the next record of the stream, not loaded yet
 	done     bool  // the stream is exhausted
@@ -141,6 +142,9 @@ func compact(r *Record) (*wrec, error) {
 func (w *recWindow) peek() error {
 	if w.head != nil || w.done {
 		return nil
+	}
+	if err := w.live.check(); err != nil {
+		return err
 	}
 	r, err, ok := w.next()
 	switch {

@@ -159,7 +159,45 @@ func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls [
 	if err != nil {
 		return 0, stored, err
 	}
+	if err := noteCallAccounts(ctx, tx, calls); err != nil {
+		return 0, stored, err
+	}
 	return inserted, stored, dropEmptyBlocks(ctx, tx, calls, stored, inserted)
+}
+
+// callAcct is a row of call_accounts: a pool account that calls with a
+// pool entry name on a day (YYYY-MM-DD of their ts). The check reads the
+// pool accounts of a period there (CheckPoolAccounts), not from the calls.
+type callAcct struct{ account, day string }
+
+// noteCallAccounts adds the pool accounts the calls name, by day, to
+// call_accounts: one statement of the batch's few distinct pairs.
+func noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
+	var add []callAcct
+	seen := map[callAcct]bool{}
+	for i := range calls {
+		c := &calls[i]
+		if c.Pool.Account == "" || c.Pool.Shape == "" || len(c.TS) < len(time.DateOnly) {
+			continue
+		}
+		a := callAcct{c.Pool.Account, c.TS[:len(time.DateOnly)]}
+		if !seen[a] {
+			seen[a] = true
+			add = append(add, a)
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(add))
+	for _, a := range add {
+		args = append(args, a.account, a.day)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO call_accounts (account, day) VALUES `+
+		strings.Repeat("(?, ?), ", len(add)-1)+`(?, ?) ON CONFLICT DO NOTHING`, args...); err != nil {
+		return fmt.Errorf("note pool accounts: %w", err)
+	}
+	return nil
 }
 
 // dropEmptyBlocks deletes the blocks stored in this transaction (stored)

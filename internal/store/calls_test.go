@@ -69,7 +69,7 @@ func TestCheckRunSupersedes(t *testing.T) {
 		if n1 != 0 || n2 != 100 || sup != second || by != "a,b" {
 			t.Errorf("rows %d and %d, superseded by %d, explained_by %q; want 0, 100, %d, a,b", n1, n2, sup, by, second)
 		}
-		if err := db.FailCheckRun(ctx, run, now()); err != nil {
+		if err := db.FailCheckRun(ctx, run, ledger.RunFailed, now()); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"iter"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -129,32 +132,44 @@ func (db *DB) CheckStats(ctx context.Context) error {
 }
 
 // CheckPoolAccounts lists the distinct pool accounts the window's calls
-// name (of any operation), at most two: the check only needs to know
-// whether there is exactly one.
+// with a pool entry name (of any operation), at most two: the check only
+// needs to know whether there is exactly one. They are kept by day
+// (call_accounts); a window that begins or ends within a day (the check's
+// never does) has each account of its edge days looked for among its
+// calls.
 func (db *DB) CheckPoolAccounts(ctx context.Context, w ledger.Window) ([]string, error) {
-	accts, err := db.distinctLeading(ctx, "calls", "pool_account", "")
+	from, to := windowDays(w)
+	accts, err := collect(checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT account FROM call_accounts
+		WHERE day >= ? AND day <= ? ORDER BY account`, from, to))
 	if err != nil {
 		return nil, err
 	}
+	whole := w.From == from+" 00:00:00" && w.To == to+" 23:59:59"
 	var out []string
 	for _, a := range accts {
-		if a == "" {
-			continue
-		}
-		var one int
-		err := db.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE pool_account = ? AND ts >= ? AND ts <= ?
-			AND pool_shape <> '' LIMIT 1`, a, w.From, w.To).Scan(&one)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			continue
-		case err != nil:
-			return nil, err
+		if !whole {
+			var one int
+			err := db.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE ts >= ? AND ts <= ? AND pool_account = ?
+				AND pool_shape <> '' LIMIT 1`, w.From, w.To, a).Scan(&one)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				continue
+			case err != nil:
+				return nil, err
+			}
 		}
 		if out = append(out, a); len(out) == 2 {
 			break
 		}
 	}
 	return out, nil
+}
+
+// windowDays are the days (YYYY-MM-DD) of the window's first and last
+// times.
+func windowDays(w ledger.Window) (from, to string) {
+	day := func(ts string) string { return ts[:min(len(ts), len(time.DateOnly))] }
+	return day(w.From), day(w.To)
 }
 
 // CheckRecordAccounts lists the accounts the window's statement records
@@ -249,37 +264,46 @@ func (db *DB) CheckOpenRefs(ctx context.Context, w ledger.Window) ([]string, err
 
 // CheckCalls yields the window's calls (but Skip's) in (ts, id) order, with
 // the fields the check reads: ID, TS, Operation, ExternalRef, OrderID,
-// Outcome and the pool entry but its mode. It reads one index range per
-// pool account and merges them.
+// Outcome and the pool entry but its mode. It reads them in time order
+// through the index that keeps calls unique, (ts, line_hash), and puts
+// the calls of each second in id order itself (cheaper than the engine's
+// sort of each second).
 func (db *DB) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq2[recon.Call, error] {
+	return idsInSecond(db.checkCallRows(ctx, `SELECT id, `+callCheckText+` FROM calls
+		WHERE ts >= ? AND ts <= ? AND `+notSkipped(w)+` ORDER BY ts`, w.From, w.To))
+}
+
+// idsInSecond yields the calls of calls, which come in ts order, in (ts,
+// id) order: the calls of one second are held and put in id order.
+func idsInSecond(calls iter.Seq2[recon.Call, error]) iter.Seq2[recon.Call, error] {
 	return func(yield func(recon.Call, error) bool) {
-		accts, err := db.distinctLeading(ctx, "calls", "pool_account", "")
-		if err != nil {
-			yield(recon.Call{}, err)
-			return
-		}
-		cols := `SELECT id, ` + callCheckText + ` FROM calls WHERE `
-		cond := `ts >= ? AND ts <= ? AND ` + notSkipped(w)
-		var streams []iter.Seq2[recon.Call, error]
-		if len(accts) > maxMerged {
-			streams = append(streams, db.checkCallRows(ctx, cols+cond+` ORDER BY ts, id`, w.From, w.To))
-		} else {
-			for _, a := range accts {
-				streams = append(streams, db.checkCallRows(ctx, cols+`pool_account = ? AND `+cond+` ORDER BY ts, id`, a, w.From, w.To))
+		var second []recon.Call
+		flush := func() bool {
+			slices.SortFunc(second, func(a, b recon.Call) int { return cmp.Compare(a.ID, b.ID) })
+			for _, c := range second {
+				if !yield(c, nil) {
+					return false
+				}
 			}
+			second = second[:0]
+			return true
 		}
-		for c, err := range mergeBy(streams, func(a, b *recon.Call) bool {
-			return a.TS < b.TS || (a.TS == b.TS && a.ID < b.ID)
-		}) {
-			if !yield(c, err) || err != nil {
+		for c, err := range calls {
+			if err != nil {
+				yield(c, err)
 				return
 			}
+			if len(second) > 0 && second[0].TS != c.TS && !flush() {
+				return
+			}
+			second = append(second, c)
 		}
+		flush()
 	}
 }
 
-// maxMerged bounds the per-account streams a check merges (each holds a
-// connection); beyond it, one query sorts them all.
+// maxMerged bounds the per-account streams of records a check merges (each
+// holds a connection); beyond it, one query sorts them all.
 const maxMerged = 4
 
 // unitSep separates the fields of a row read as one text (callCheckText,

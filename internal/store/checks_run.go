@@ -15,12 +15,13 @@ import (
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
-// FailCheckRun records a run that failed, finished at finished, so that
-// the history shows the attempt.
-func (db *DB) FailCheckRun(ctx context.Context, run ledger.Run, finished time.Time) error {
+// FailCheckRun records a run that did not finish, in state
+// (ledger.RunFailed or ledger.RunInterrupted), finished at finished, so
+// that the history shows the attempt.
+func (db *DB) FailCheckRun(ctx context.Context, run ledger.Run, state string, finished time.Time) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO recon_runs (period_from, period_to, as_of, started_at, finished_at, state)
-			VALUES (?, ?, ?, ?, ?, 'failed')`, run.From, run.To, run.AsOf, FormatTime(run.Started), FormatTime(finished))
+			VALUES (?, ?, ?, ?, ?, ?)`, run.From, run.To, run.AsOf, FormatTime(run.Started), FormatTime(finished), state)
 		return err
 	})
 }

@@ -138,3 +138,37 @@ func TestRewriteMatches(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckCallsInOrder: the window's calls come by time, then id, though
+// the index they are read through orders a second's calls by line hash;
+// read-only operations and calls outside the window are left out.
+func TestCheckCallsInOrder(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		call := func(hash, ts, op string) recon.Call {
+			return recon.Call{Hash: hash, Source: "a.jsonl", TS: ts, Operation: op, Outcome: recon.CallSuccess}
+		}
+		if _, err := db.InsertCalls(ctx, time.Now(), []recon.Call{
+			call("z", "2026-11-21 10:00:01", "verifyPanPlusV2"), // id 1
+			call("y", "2026-11-21 10:00:01", "verifyPanPlusV2"), // 2
+			call("x", "2026-11-21 10:00:00", "verifyPanPlusV2"), // 3
+			call("w", "2026-11-21 10:00:01", "statement"),       // 4: read-only
+			call("v", "2026-11-21 10:00:01", "verifyPanPlusV2"), // 5
+			call("u", "2026-11-22 00:00:00", "verifyPanPlusV2"), // 6: outside
+			call("t", "2026-11-21 23:59:59", "verifyPanPlusV2"), // 7
+		}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for c, err := range db.CheckCalls(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59",
+			Skip: []string{"statement"}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, c.ID)
+		}
+		if want := []int64{3, 1, 2, 5, 7}; !slices.Equal(got, want) {
+			t.Errorf("calls = %v, want %v", got, want)
+		}
+	})
+}

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 )
@@ -16,7 +18,8 @@ import (
 // migrations (0100, 0101 rebuild calls and records) keeps every call with
 // its id (results refer to calls by id) and every record; a call stored
 // afterwards gets a new id above them, and a line imported before is still
-// a duplicate.
+// a duplicate. The pool accounts its calls name are known to the check
+// by day (0140's call_accounts), those of calls stored afterwards too.
 func TestUpgradeKeepsCallsAndRecords(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
@@ -60,6 +63,7 @@ func TestUpgradeKeepsCallsAndRecords(t *testing.T) {
 				pool_opening, pool_amount, pool_closing, request, response, imported_at) VALUES
 				(7, 'h7', 'old.jsonl', '2026-11-21 10:00:00', 'verifyPanPlusV2', 'R7', 'S7', 'success', 'A', '100.00', '1.00', '99.00', '{}', '{"statuscode":"TXN"}', 'then'),
 				(40, 'h40', 'old.jsonl', '2026-11-21 10:00:01', 'verifyPanPlusV2', 'R40', 'S40', 'success', 'A', '99.00', '1.00', '98.00', NULL, NULL, 'then')`)
+			exec(`UPDATE calls SET pool_account = 'P1' WHERE id = 7`)
 			exec(`INSERT INTO records (kind, account, svc_order_id, txn_date_time, txn_date, txn_mode, txn_charged_value,
 				first_synced_at, last_synced_at) VALUES ('statement', 'A1', 'S7', '2026-11-21 10:00:00', '2026-11-21', 'DR', '1.00', 'then', 'then')`)
 			raw.Close()
@@ -83,9 +87,21 @@ func TestUpgradeKeepsCallsAndRecords(t *testing.T) {
 			calls := []recon.Call{
 				{Hash: "h7", Source: "old.jsonl", TS: "2026-11-21 10:00:00", Outcome: recon.CallSuccess},  // imported before
 				{Hash: "h41", Source: "new.jsonl", TS: "2026-11-21 10:00:02", Outcome: recon.CallPending}, // new
+				{Hash: "h42", Source: "new.jsonl", TS: "2026-11-22 09:00:00", Outcome: recon.CallSuccess,
+					Pool: recon.PoolEntry{Account: "P2", Shape: "A", Opening: "98.00", Amount: "1.00", Closing: "97.00"}},
 			}
-			if n, err := db.InsertCalls(ctx, time.Now(), calls, nil); err != nil || n != 1 {
-				t.Fatalf("InsertCalls after the upgrade = %d, %v; want 1 new", n, err)
+			if n, err := db.InsertCalls(ctx, time.Now(), calls, nil); err != nil || n != 2 {
+				t.Fatalf("InsertCalls after the upgrade = %d, %v; want 2 new", n, err)
+			}
+			for _, w := range []struct {
+				from, to string
+				want     []string
+			}{{"2026-11-21", "2026-11-21", []string{"P1"}}, {"2026-11-22", "2026-11-22", []string{"P2"}},
+				{"2026-11-20", "2026-11-22", []string{"P1", "P2"}}, {"2026-11-23", "2026-11-30", nil}} {
+				got, err := db.CheckPoolAccounts(ctx, ledger.Window{From: w.from + " 00:00:00", To: w.to + " 23:59:59"})
+				if err != nil || !slices.Equal(got, w.want) {
+					t.Errorf("pool accounts of %s..%s = %q, %v; want %q", w.from, w.to, got, err, w.want)
+				}
 			}
 			var newID int64
 			if err := db.QueryRowContext(ctx, `SELECT id FROM calls WHERE line_hash = 'h41'`).Scan(&newID); err != nil || newID <= 40 {
