@@ -131,7 +131,7 @@ type Options struct {
 	CallsPerDay    int             // billable calls per day; default 40
 	TotalRecords   int             // when > 0: this many statement records over Days (benchmarks: 1,000,000)
 	OrdersPerDay   int             // collect orders per day; default 10
-	CallsFrom      time.Duration   // time of day (IST) of a day's first billable call, under 23h; default (zero) 06:00; a later one packs a day into fewer seconds
+	CallsFrom      time.Duration   // time of day (IST) of a day's first billable call, before 23:30; default (zero) 06:00; a later one packs a day into fewer seconds
 	Billers        int             // default 300
 	OpeningBalance decimal.Decimal // pool balance before the history; default 1000000, raised for big histories so the pool never runs dry
 	NoDefects      bool            // plant no defects
@@ -258,8 +258,8 @@ func New(opts Options) (*Sandbox, error) {
 	if opts.TotalRecords < 0 {
 		return nil, fmt.Errorf("sandbox: TotalRecords %d is negative", opts.TotalRecords)
 	}
-	if opts.CallsFrom < 0 || opts.CallsFrom >= 23*time.Hour {
-		return nil, fmt.Errorf("sandbox: CallsFrom %v is not a time of day before 23:00", opts.CallsFrom)
+	if opts.CallsFrom < 0 || opts.CallsFrom >= 23*time.Hour+30*time.Minute {
+		return nil, fmt.Errorf("sandbox: CallsFrom %v is not a time of day before 23:30", opts.CallsFrom)
 	}
 	c, def := &opts.Credentials, DefaultCredentials
 	for _, f := range []struct {
