@@ -103,7 +103,10 @@
 // of it (a mark of the generation's state every 512 slots), a page generates
 // only the records it serves from the mark before them, so that it costs
 // the same in a day of ten thousand records as in a day of a million, and
-// WriteCallLog streams.
+// WriteCallLog streams. A day of more records than seconds (10,000,000 over
+// 30 days) is spread over the day like any other, several calls a second,
+// but each record without a pool call (a credit) alone in its second, so
+// that a check can order the pool's chain within a second.
 package sandbox
 
 import (

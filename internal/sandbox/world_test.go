@@ -159,6 +159,11 @@ var busyDays = Options{TotalRecords: 30_000, Days: 3, Seed: 5, CallsFrom: 23*tim
 // record without a pool call is alone in its second (the check could not
 // order the pool's chain in a second shared with one).
 func TestBusyDaySpread(t *testing.T) {
+	for _, from := range []time.Duration{-time.Second, 23*time.Hour + 30*time.Minute} {
+		if _, err := New(Options{CallsFrom: from}); err == nil {
+			t.Errorf("CallsFrom %v: no error", from)
+		}
+	}
 	o := busyDays
 	o.End = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	sb, err := New(o)
