@@ -1,6 +1,9 @@
 package sandbox
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // slotKind is what one position of a generated day is.
 type slotKind uint8
@@ -102,8 +105,9 @@ func (dd *dayData) slot(i int32) *slot { return &dd.slots[i-dd.first] }
 type dayGen struct {
 	w        *world
 	d        int
-	nDR      int // primary positions (a reversal that found no room adds one: TotalRecords)
-	nSlots   int // the day's slots, once known (the times spread over them)
+	nDR      int     // primary positions (a reversal that found no room adds one: TotalRecords)
+	nSlots   int     // the day's slots, once known (the times spread over them)
+	mean     float64 // the mean gap between the times of the slots, seconds (fitTimes)
 	defs     []defectPlace
 	kindAt   map[int]slotKind
 	src      *rand.PCG // the day's random stream
@@ -142,12 +146,12 @@ func (w *world) genWholeDay(d int, open int64, ix *dayIndex) *dayData {
 		g.nextPrimary()
 	}
 	g.nSlots = len(g.slots)
-	g.timeSlots(0, int32(g.nSlots), dayFirstSec)
+	g.fitTimes()
 	g.chainBalances(0, int32(g.nSlots), open, open)
 	dd.slots = g.slots
 	dd.recs, dd.calls = tally(g.slots)
 	if ix != nil {
-		ix.nSlots = int32(len(g.slots))
+		ix.nSlots, ix.mean = int32(len(g.slots)), g.mean
 		for i := range g.slots {
 			if !g.slots[i].kind.hasRecord() {
 				ix.noRecord = append(ix.noRecord, int32(i))
@@ -341,13 +345,62 @@ func (g *dayGen) drawFlags(s *slot, p int) {
 	}
 }
 
+// fitTimes gives the whole day's slots their times (timeSlots), spread over
+// the day. The plain mean gap, 85% of the day's seconds over its slots,
+// leaves room before midnight unless the day has more slots than seconds:
+// then the slots that must be alone in their seconds (strictAt) each take a
+// whole second, more than their share, and the rest would crowd into the
+// day's last second, where no order of the pool's chain can be known. Such
+// a day is timed again from the same random stream, with the mean gap the
+// seconds left after the strict slots allow (denseMean), lowered until the
+// day fits; a day of more strict slots than seconds still crowds.
+func (g *dayGen) fitTimes() {
+	first := g.w.firstSec
+	src := *g.src
+	g.mean = float64(dayLastSec-first) * 0.85 / float64(g.nSlots+1)
+	fits := g.timeSlots(0, int32(g.nSlots), first)
+	for try := 0; !fits && try < 8; try++ {
+		*g.src = src
+		g.mean = g.denseMean() * math.Pow(0.9, float64(try))
+		fits = g.timeSlots(0, int32(g.nSlots), first)
+	}
+}
+
+// denseMean is the mean gap between the times of the day's slots that
+// spreads them over 85% of the day's seconds when each strict slot takes a
+// second of its own (and a same-second one none).
+func (g *dayGen) denseMean() float64 {
+	strict, free := 0, 0
+	for i := int32(0); i < int32(g.nSlots); i++ {
+		switch {
+		case i <= 1 || g.strictAt(i):
+			strict++
+		case g.at(i).flags&flagSameSecond == 0:
+			free++
+		}
+	}
+	left := float64(dayLastSec-g.w.firstSec)*0.85 - float64(strict)
+	return max(0, left/float64(max(free, 1)))
+}
+
+// strictAt says whether slot i (a day index; the two before it generated)
+// must be in a later second than the slot before it: a record without a
+// pool call, and the first call after it, are alone in their seconds, so
+// that the chain can be ordered within a second; so is a defect's slot.
+func (g *dayGen) strictAt(i int32) bool {
+	return g.at(i).flags&flagStrict != 0 || (i > 0 && g.at(i-1).flags&flagStrict != 0) ||
+		(i > 1 && !g.at(i-2).kind.hasPoolCall())
+}
+
 // timeSlots gives slots [from, to) (day indexes) their second, response
-// millisecond and latency: gaps with a mean that leaves room before
-// midnight, t being the time before slot from. The slot before from must be
-// generated (a same-second pair logged out of order changes it).
-func (g *dayGen) timeSlots(from, to, t int32) {
+// millisecond and latency: gaps of mean g.mean, t being the time before
+// slot from. The slot before from must be generated (a same-second pair
+// logged out of order changes it). It reports whether the slots fit before
+// midnight (else the last ones crowd into the day's last second).
+func (g *dayGen) timeSlots(from, to, t int32) (fits bool) {
 	rng := g.rng
-	mean := float64(dayLastSec-dayFirstSec) * 0.85 / float64(g.nSlots+1)
+	mean := g.mean
+	fits = true
 	next := g.nextMark(from)
 	for i := from; i < to; i++ {
 		if next != nil && next.slot == i {
@@ -361,10 +414,7 @@ func (g *dayGen) timeSlots(from, to, t int32) {
 		} else {
 			gap = int32(mean + rng.Float64())
 		}
-		// A record without a pool call, and the first call after it, are
-		// alone in their seconds, so the chain can be ordered within a second.
-		strict := s.flags&flagStrict != 0 || (i > 0 && g.at(i-1).flags&flagStrict != 0) ||
-			(i > 1 && !g.at(i-2).kind.hasPoolCall())
+		strict := g.strictAt(i)
 		if s.flags&flagSameSecond != 0 && !strict && i > 0 {
 			gap = 0
 		}
@@ -374,6 +424,7 @@ func (g *dayGen) timeSlots(from, to, t int32) {
 		if i <= 1 && gap < 1 {
 			gap = 1 // a day's (a period's) first call is alone in its second
 		}
+		fits = fits && t+gap <= dayLastSec
 		t = min(t+gap, dayLastSec)
 		if s.kind == sMidnight {
 			t = max(t, midnightSec)
@@ -392,6 +443,7 @@ func (g *dayGen) timeSlots(from, to, t int32) {
 			s.lat = int16(1200 + rng.IntN(800))
 		}
 	}
+	return fits
 }
 
 // chainBalances sets the opening and closing balances of slots [from, to),

@@ -24,8 +24,9 @@ const rangeMargin = 8
 
 // dayIndex is what a page needs of day d to generate a range of its slots.
 type dayIndex struct {
-	nDR      int   // primary positions, after the reversal plan
-	nSlots   int32 // slots of the day
+	nDR      int     // primary positions, after the reversal plan
+	nSlots   int32   // slots of the day
+	mean     float64 // the mean gap between the slots' times (fitTimes)
 	rev      reversalPlan
 	noRecord []int32 // slots without a statement record (callOnly), ascending
 	marks    []dayMark
@@ -104,7 +105,7 @@ func (w *world) resumeDay(d int, m *dayMark, to int32) *dayGen {
 	ix := &w.index[d]
 	g := w.newDayGen(d)
 	*g.src = m.slotsRNG
-	g.nDR, g.nSlots, g.p = ix.nDR, int(ix.nSlots), int(m.p)
+	g.nDR, g.nSlots, g.p, g.mean = ix.nDR, int(ix.nSlots), int(m.p), ix.mean
 	g.slots = append(make([]slot, 0, len(m.tail)+int(to-m.slot)+rangeMargin+2), m.tail...)
 	g.base = m.slot - int32(len(m.tail))
 	if m.p >= 3 {

@@ -103,7 +103,10 @@
 // of it (a mark of the generation's state every 512 slots), a page generates
 // only the records it serves from the mark before them, so that it costs
 // the same in a day of ten thousand records as in a day of a million, and
-// WriteCallLog streams.
+// WriteCallLog streams. A day of more records than seconds (10,000,000 over
+// 30 days) is spread over the day like any other, several calls a second,
+// but each record without a pool call (a credit) alone in its second, so
+// that a check can order the pool's chain within a second.
 package sandbox
 
 import (
@@ -131,6 +134,7 @@ type Options struct {
 	CallsPerDay    int             // billable calls per day; default 40
 	TotalRecords   int             // when > 0: this many statement records over Days (benchmarks: 1,000,000)
 	OrdersPerDay   int             // collect orders per day; default 10
+	CallsFrom      time.Duration   // time of day (IST) of a day's first billable call, before 23:30; default (zero) 06:00; a later one packs a day into fewer seconds
 	Billers        int             // default 300
 	OpeningBalance decimal.Decimal // pool balance before the history; default 1000000, raised for big histories so the pool never runs dry
 	NoDefects      bool            // plant no defects
@@ -256,6 +260,9 @@ func New(opts Options) (*Sandbox, error) {
 	}
 	if opts.TotalRecords < 0 {
 		return nil, fmt.Errorf("sandbox: TotalRecords %d is negative", opts.TotalRecords)
+	}
+	if opts.CallsFrom < 0 || opts.CallsFrom >= 23*time.Hour+30*time.Minute {
+		return nil, fmt.Errorf("sandbox: CallsFrom %v is not a time of day before 23:30", opts.CallsFrom)
 	}
 	c, def := &opts.Credentials, DefaultCredentials
 	for _, f := range []struct {

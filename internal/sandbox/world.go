@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -65,9 +66,10 @@ const (
 type world struct {
 	opts     Options
 	seed     uint64
-	days     int // period days; day index days is the post day
-	startDN  int // day number of the first day
-	ordStart int // day number of the first collect-order day
+	days     int   // period days; day index days is the post day
+	firstSec int32 // second of the day of a day's first call (Options.CallsFrom)
+	startDN  int   // day number of the first day
+	ordStart int   // day number of the first collect-order day
 
 	nDR     []int // primary positions per day
 	nCR     []int // reversals per day
@@ -95,6 +97,10 @@ type world struct {
 
 func newWorld(o Options) (*world, error) {
 	w := &world{opts: o, seed: uint64(o.Seed), days: o.Days}
+	w.firstSec = dayFirstSec
+	if o.CallsFrom > 0 {
+		w.firstSec = int32(o.CallsFrom / time.Second)
+	}
 	w.startDN = dayNumber(o.End) - o.Days + 1
 	w.ordStart = w.startDN - ordersLead
 	w.sizeDays()

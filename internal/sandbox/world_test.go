@@ -62,6 +62,7 @@ func TestSlotRange(t *testing.T) {
 		{TotalRecords: 35_000, Days: 3, Seed: 9},
 		{CallsPerDay: 40, Days: 30, Seed: 4},
 		{CallsPerDay: 700, Days: 9, NoDefects: true, OrdersPerDay: 1025},
+		busyDays, // timed again to fit its seconds (fitTimes)
 	} {
 		o.End = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 		sb, err := New(o)
@@ -144,6 +145,54 @@ func checkRecords(t *testing.T, w *world, d int, whole *dayData) {
 					t.Fatalf("day %d: visible record %d: second %d, want %d", d, v, run.sec(v), whole.slots[visible[v]].sec)
 				}
 			}
+		}
+	}
+}
+
+// busyDays is a world whose days have more slots than seconds: 10,000
+// records a day from 23:30, as a day of the 10,000,000-record month has
+// from 06:00.
+var busyDays = Options{TotalRecords: 30_000, Days: 3, Seed: 5, CallsFrom: 23*time.Hour + 30*time.Minute - time.Second}
+
+// TestBusyDaySpread: a day with more slots than seconds is spread over its
+// seconds like any other: nothing crowds into its last second, and every
+// record without a pool call is alone in its second (the check could not
+// order the pool's chain in a second shared with one).
+func TestBusyDaySpread(t *testing.T) {
+	for _, from := range []time.Duration{-time.Second, 23*time.Hour + 30*time.Minute} {
+		if _, err := New(Options{CallsFrom: from}); err == nil {
+			t.Errorf("CallsFrom %v: no error", from)
+		}
+	}
+	o := busyDays
+	o.End = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	sb, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sb.w
+	for d := 0; d < w.days; d++ {
+		dd := w.genDay(d, w.dayOpen[d])
+		per := map[int32]int{}
+		for i := range dd.slots {
+			per[dd.slots[i].sec]++
+		}
+		if per[dayLastSec] > 1 {
+			t.Errorf("day %d: %d slots at 23:59:59", d, per[dayLastSec])
+		}
+		busiest, shared := 0, 0
+		for i := range dd.slots {
+			s := &dd.slots[i]
+			busiest = max(busiest, per[s.sec])
+			if !s.kind.hasPoolCall() && per[s.sec] > 1 {
+				shared++
+			}
+		}
+		if shared > 0 {
+			t.Errorf("day %d: %d records without a pool call share their second (busiest second: %d slots)", d, shared, busiest)
+		}
+		if busiest < 2 {
+			t.Errorf("day %d: busiest second has %d slots; the world is not busy", d, busiest)
 		}
 	}
 }
