@@ -33,8 +33,8 @@ func (d *DayDigest) input() Input {
 }
 
 // dayInputs digests the days of kind k (sorted): with useKept, the digests
-// kept that still hold; the others from the records, read by day, one
-// day's lines in memory at a time, and kept (useKept) for the next night.
+// kept that still hold; the others from the records (digestDays), and
+// kept (useKept) for the next night.
 func dayInputs(ctx context.Context, db Store, k recon.Kind, days []string, useKept bool) ([]DayDigest, error) {
 	if len(days) == 0 {
 		return nil, nil
@@ -74,50 +74,47 @@ func dayInputs(ctx context.Context, db Store, k recon.Kind, days []string, useKe
 }
 
 // digestDays digests days (sorted) of kind k from their records, at the
-// versions the days have before they are read.
+// versions the days have before they are read: one pass over the records,
+// each day's lines hashed as they come (the store yields them in the
+// lines' order), nothing of a day held. A day whose records came out of
+// that order (a value with a control character sorts apart from its
+// column) is read again, alone, and digested by sortedDigest.
 func digestDays(ctx context.Context, db Store, k recon.Kind, days []string) ([]DayDigest, error) {
 	versions, err := db.DayVersions(ctx, k, days[0], days[len(days)-1])
 	if err != nil {
 		return nil, fmt.Errorf("%s day versions: %w", k, err)
 	}
-	byDay := map[string]DayDigest{}
-	var cur *dayDigest
-	var tot *sums
-	day := ""
-	finish := func() {
-		if cur != nil {
-			sum, n := cur.sum()
-			byDay[day] = DayDigest{Kind: k, Day: day, Version: versions[day], SHA256: sum, Records: n, Totals: storedTotals(k, tot)}
-		}
+	type dayState struct {
+		dg  *dayDigest
+		tot *sums
+	}
+	state := make(map[string]*dayState, len(days))
+	for _, d := range days {
+		state[d] = &dayState{dg: newDayDigest(k), tot: newSums()}
 	}
 	for r, err := range db.EvidenceRecords(ctx, k, days[0], days[len(days)-1]) {
 		if err != nil {
 			return nil, fmt.Errorf("%s records: %w", k, err)
 		}
-		if r.Day() != day {
-			finish()
-			day, cur, tot = r.Day(), nil, nil
-			if _, ok := slices.BinarySearch(days, day); ok {
-				cur, tot = newDayDigest(k), newSums()
-			}
+		s, ok := state[r.Day()]
+		if !ok {
+			continue // a day between the days asked for
 		}
-		if cur == nil {
-			continue
-		}
-		cur.add(r)
-		if err := countRecord(tot, r); err != nil {
+		s.dg.add(r)
+		if err := countRecord(s.tot, r); err != nil {
 			return nil, err
 		}
 	}
-	finish()
 	out := make([]DayDigest, len(days))
 	for i, d := range days {
-		dd, ok := byDay[d]
-		if !ok { // a day without records
-			sum, _ := newDayDigest(k).sum()
-			dd = DayDigest{Kind: k, Day: d, Version: versions[d], SHA256: sum, Totals: []StoredTotal{}}
+		s := state[d]
+		sum, n, ok := s.dg.sum()
+		if !ok {
+			if sum, n, err = sortedDigest(k, db.EvidenceRecords(ctx, k, d, d)); err != nil {
+				return nil, fmt.Errorf("%s records of %s: %w", k, d, err)
+			}
 		}
-		out[i] = dd
+		out[i] = DayDigest{Kind: k, Day: d, Version: versions[d], SHA256: sum, Records: n, Totals: storedTotals(k, s.tot)}
 	}
 	return out, nil
 }

@@ -20,7 +20,10 @@ type Store interface {
 	// reversals whose reversal record was not found, its unsettled orders.
 	EvidenceFindings(ctx context.Context, runID int64) iter.Seq2[Finding, error]
 	// EvidenceRecords yields the records of kind k dated from..to
-	// (YYYY-MM-DD, inclusive), ordered by day (txnDate).
+	// (YYYY-MM-DD, inclusive) in the order of a day's canonical lines
+	// (dayDigest): by account, txnDateTime and svcOrderId, each compared
+	// bytewise. (A value with a control character may still put a line
+	// out of that order: the digest checks and sorts such a day.)
 	EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error]
 	// DayDigests returns the digests kept of kind k's days from..to that
 	// still hold (computed at the day's current version), by day.

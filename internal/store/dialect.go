@@ -91,6 +91,10 @@ type dialect interface {
 	// rowKeyIs (a condition on one parameter, the key).
 	rowKey(alias string) string
 	rowKeyIs(alias string) string
+	// bytewise is the ORDER BY term of the text column col that orders
+	// its values by their bytes (SQLite's BINARY collation; PostgreSQL's
+	// "C").
+	bytewise(col string) string
 	// analyze refreshes the planner's statistics of tables, and returns
 	// those this role may not refresh (stats.go).
 	analyze(ctx context.Context, db *sql.DB, tables []string) (denied []tableStats, err error)

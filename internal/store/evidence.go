@@ -165,7 +165,21 @@ func amountInto(d *decimal.Decimal, s string) error {
 // as one text (concatCols).
 var evidenceRecordCols = append([]string{"account", "svc_order_id"}, recordColumns...)
 
-// EvidenceRecords yields the records of kind k dated from..to, by day.
+// evidenceRecordOrder is the order of EvidenceRecords: that of a day's
+// canonical lines (evidence's dayDigest) — account, txnDateTime, txnDate
+// (the day), svcOrderId, and no further, since (kind, account,
+// svc_order_id) is unique — which index records_time gives without a sort.
+var evidenceRecordOrder = []string{"account", "txn_date_time", "svc_order_id"}
+
+// concatWS is concatCols as one call of concat_ws (both engines have it):
+// the row's text built in one piece, not grown once per column.
+func concatWS(cols ...string) string {
+	return "concat_ws('" + unitSep + "', " + strings.Join(cols, ", ") + ")"
+}
+
+// EvidenceRecords yields the records of kind k dated from..to in the order
+// of their canonical lines: by account, txnDateTime and svcOrderId,
+// compared bytewise.
 func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error] {
 	f := make([]string, len(evidenceRecordCols))
 	scan := func(rows *sql.Rows, r *recon.Record) error {
@@ -188,8 +202,12 @@ func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string
 		copy(r.Values[:], f[2:])
 		return nil
 	}
-	seq := evidenceSeq(ctx, db, scan, `SELECT id, `+concatCols(evidenceRecordCols...)+` FROM records
-		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY txn_date`, k, from, to)
+	order := make([]string, len(evidenceRecordOrder))
+	for i, c := range evidenceRecordOrder {
+		order[i] = db.dialect.bytewise(c)
+	}
+	seq := evidenceSeq(ctx, db, scan, `SELECT id, `+concatWS(evidenceRecordCols...)+` FROM records
+		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY `+strings.Join(order, ", "), k, from, to)
 	return func(yield func(*recon.Record, error) bool) {
 		for r, err := range seq {
 			if !yield(&r, err) || err != nil {

@@ -322,6 +322,7 @@ func (postgresDialect) insertIgnore(table, cols, values, key string) string {
 
 func (postgresDialect) rowKey(alias string) string   { return alias + ".ctid::text" }
 func (postgresDialect) rowKeyIs(alias string) string { return alias + ".ctid = ?::tid" }
+func (postgresDialect) bytewise(col string) string   { return col + ` COLLATE "C"` }
 
 // analyze runs ANALYZE on tables: a load just before leaves the
 // statistics stale (autovacuum analyzes a table only some time after), and

@@ -256,6 +256,7 @@ func sqliteInsertSQL(ins *rowInsert, rows int) string {
 
 func (sqliteDialect) rowKey(alias string) string   { return "CAST(" + alias + ".rowid AS TEXT)" }
 func (sqliteDialect) rowKeyIs(alias string) string { return alias + ".rowid = ?" }
+func (sqliteDialect) bytewise(col string) string   { return col }
 
 // analyze does nothing: SQLite plans the store's queries well without
 // statistics.
