@@ -77,15 +77,7 @@ func (b *Batch) Do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 	b.queue = append(b.queue[:0], b.queue[n:]...)
 	b.mu.Unlock()
 
-	wctx := context.WithoutCancel(ctx)
-	err := b.db.Write(wctx, func(tx *sql.Tx) error {
-		for _, o := range batch {
-			if err := o.fn(wctx, tx); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := b.commit(context.WithoutCancel(ctx), batch)
 	for _, o := range batch[1:] {
 		o.done <- batchResult{err: err}
 	}
@@ -97,6 +89,30 @@ func (b *Batch) Do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 	}
 	b.mu.Unlock()
 	return err
+}
+
+// commitAttempts bounds how often commit runs a batch the database
+// aborted.
+const commitAttempts = 5
+
+// commit runs the batch's writes in one transaction. One that PostgreSQL
+// aborted for a deadlock with another's (two workers' batches claiming the
+// same rows in another order) is run again, whole: it left nothing, and
+// each write's function starts from nothing.
+func (b *Batch) commit(ctx context.Context, batch []*batchWrite) error {
+	for attempt := 1; ; attempt++ {
+		err := b.db.Write(ctx, func(tx *sql.Tx) error {
+			for _, o := range batch {
+				if err := o.fn(ctx, tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil || attempt == commitAttempts || !b.db.dialect.aborted(err) {
+			return err
+		}
+	}
 }
 
 // prepared returns the statements of queries, each prepared on the

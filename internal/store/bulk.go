@@ -321,7 +321,7 @@ const reclaimRowSQL = `UPDATE bulk_rows SET state = ?, sent_at = ?, attempts = a
 // is left as it is (an INSERT OR IGNORE on SQLite, which needs no
 // statement journal, unlike an upsert).
 func (db *DB) claimRowSQL() string {
-	return db.dialect.insertIgnore("bulk_rows", "run_id, line, external_ref, state, sent_at, attempts", "(?, ?, ?, ?, ?, 1)", "run_id, line")
+	return db.dialect.insertIgnore("bulk_rows", "run_id, line, external_ref, state, sent_at, attempts", "(?, ?, ?, ?, ?, 1)")
 }
 
 // claimBulkRow is ClaimBulkRow in tx: a new row (attempt 1), else a row
@@ -436,6 +436,10 @@ func (db *DB) StepBulkRows(ctx context.Context, runID string, s BulkStep) (recor
 	err = db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		recorded, attempt = false, 0
+		for _, b := range stored {
+			b.ID = 0 // stored by an attempt the database aborted (Batch.commit runs it again)
+		}
+		stored = nil
 		if s.Calls != nil {
 			if stored, err = s.Calls.insert(ctx, db, tx); err != nil {
 				return fmt.Errorf("record the call in the calls table: %w", err)

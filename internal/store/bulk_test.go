@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 	"strings"
 	"sync"
 	"testing"
@@ -532,4 +533,49 @@ func TestStepBulkRowsClaimsEachRowOnce(t *testing.T) {
 			t.Errorf("%d rows with their outcome journaled (%v); want %d", ended, err, lines)
 		}
 	})
+}
+
+// A step PostgreSQL aborts for a deadlock (two workers' batches claiming
+// the same rows in another order) is run again, whole: line 1's outcome,
+// its call with the line block it points to, and the claim of line 2, all
+// once.
+func TestStepBulkRowsAbortedIsRunAgain(t *testing.T) {
+	dsn := pgtest.NewDatabase(t) // SQLite has one writer: nothing to abort
+	ctx := context.Background()
+	db := openURL(t, dsn)
+	if err := db.CreateBulkRun(ctx, BulkRun{ID: "STEP2", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+		TotalRows: 2, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.ClaimBulkRow(ctx, "STEP2", 1, "R1", t0); n != 1 || err != nil {
+		t.Fatalf("claim of line 1 = %d, %v; want 1", n, err)
+	}
+	// The first insert of line 2 is aborted as a deadlock; a sequence,
+	// which no rollback resets, counts the attempts.
+	for _, q := range []string{`CREATE SEQUENCE step_tries`,
+		`CREATE FUNCTION step_abort() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN IF NEW.line = 2 AND nextval('step_tries') = 1 THEN
+				RAISE EXCEPTION 'injected deadlock' USING ERRCODE = '40P01'; END IF; RETURN NEW; END $$`,
+		`CREATE TRIGGER step_abort BEFORE INSERT ON bulk_rows FOR EACH ROW EXECUTE FUNCTION step_abort()`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := BulkRow{Line: 1, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+	if _, n, err := db.StepBulkRows(ctx, "STEP2", BulkStep{Done: &done, Calls: deferredCall("R1"), Next: &BulkNext{Line: 2, Ref: "R2"}, At: t0}); n != 1 || err != nil {
+		t.Fatalf("step aborted once = %d, %v; want line 2 claimed (run again)", n, err)
+	}
+	var tries int
+	if err := db.QueryRow(`SELECT last_value FROM step_tries`).Scan(&tries); err != nil || tries != 2 {
+		t.Errorf("line 2 inserted %d times (%v); want 2: aborted, then run again", tries, err)
+	}
+	rows, debited, calls := stepState(t, db)
+	if rows[1] != BulkSuccess+" 1.50" || rows[2] != BulkSending+" " || debited != "1.5" || calls != 1 {
+		t.Errorf("after the step: rows %v, debited %q, %d calls; want line 1 success 1.50 once, line 2 sending", rows, debited, calls)
+	}
+	var orphans int
+	if err := db.QueryRow(`SELECT count(*) FROM calls c LEFT JOIN call_blocks b ON b.id = c.line_block
+		WHERE c.external_ref = 'R1' AND b.id IS NULL`).Scan(&orphans); err != nil || orphans != 0 {
+		t.Errorf("%d calls of R1 without their line block (%v); want 0", orphans, err)
+	}
 }

@@ -54,6 +54,10 @@ type dialect interface {
 	// retry runs fn, again while the database answers busy where it does
 	// not wait by itself.
 	retry(ctx context.Context, fn func() error) error
+	// aborted reports whether err is a transaction the database aborted
+	// for a conflict with another's (a deadlock, a serialization failure),
+	// which may be run again, whole.
+	aborted(err error) bool
 	// failed reports whether err is a failure of the database itself
 	// (the connection, the server, the disk) rather than of the statement
 	// (failure.go).
@@ -67,9 +71,9 @@ type dialect interface {
 
 	// insertIgnore is the INSERT of the rows values (one or more
 	// parenthesized tuples) into table's columns cols that skips a row
-	// whose key (the columns of a unique index) is stored already: for a
-	// few rows (bulk inserts go through insertRows).
-	insertIgnore(table, cols, values, key string) string
+	// that any unique key of table holds already: for a few rows (bulk
+	// inserts go through insertRows).
+	insertIgnore(table, cols, values string) string
 	// insertRows inserts the rows of args (whole rows of ins.cols' values,
 	// in order), skipping a row whose key (ins.key) is stored already, and
 	// returns how many it inserted. A table without a key takes every row.

@@ -55,7 +55,7 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		}
 		for _, s := range c.Sightings {
 			if _, err := tx.ExecContext(ctx, db.dialect.insertIgnore("exception_sightings", "run_id, exception_id",
-				"(?, ?)", "run_id, exception_id"), s.RunID, s.ExceptionID); err != nil {
+				"(?, ?)"), s.RunID, s.ExceptionID); err != nil {
 				return fmt.Errorf("sighting of %s: %w", s.ExceptionID, err)
 			}
 		}

@@ -310,14 +310,24 @@ func (postgresDialect) sharesRuns() bool   { return true }
 
 func (postgresDialect) retry(_ context.Context, fn func() error) error { return fn() }
 
+// aborted: deadlock_detected (40P01) and serialization_failure (40001).
+func (postgresDialect) aborted(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
 // now is the server's clock at the moment the statement reads it
 // (clock_timestamp, not the transaction's start), to the millisecond.
 func (postgresDialect) now() string {
 	return `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 }
 
-func (postgresDialect) insertIgnore(table, cols, values, key string) string {
-	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT (` + key + `) DO NOTHING`
+func (postgresDialect) insertIgnore(table, cols, values string) string {
+	// No conflict target: a row that conflicts on any unique key is
+	// skipped, as SQLite's INSERT OR IGNORE does. A target of one key
+	// turned a race on another (bulk_rows' (run_id, external_ref) beside
+	// its key (run_id, line)) into a duplicate-key error.
+	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT DO NOTHING`
 }
 
 func (postgresDialect) rowKey(alias string) string   { return alias + ".ctid::text" }

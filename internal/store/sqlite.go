@@ -157,12 +157,16 @@ func (sqliteDialect) sharesRuns() bool   { return false }
 
 func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return retryBusy(ctx, fn) }
 
+// aborted: SQLite has one writer at a time, so no transaction of it is
+// aborted for another's (busy is waited for, retryBusy).
+func (sqliteDialect) aborted(error) bool { return false }
+
 // now is SQLite's clock (the one host's), to the millisecond.
 func (sqliteDialect) now() string { return `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
 
 // insertIgnore uses OR IGNORE, which, unlike ON CONFLICT, needs no
 // statement journal (the values of NOT NULL columns are never NULL).
-func (sqliteDialect) insertIgnore(table, cols, values, _ string) string {
+func (sqliteDialect) insertIgnore(table, cols, values string) string {
 	return `INSERT OR IGNORE INTO ` + table + ` (` + cols + `) VALUES ` + values
 }
 
