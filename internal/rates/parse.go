@@ -3,13 +3,9 @@ package rates
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -17,16 +13,11 @@ import (
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
+	"github.com/svcrecon/svcrecon/internal/yamlfile"
 )
 
 // ParseError is a mistake in a rate card, at a line.
-type ParseError struct {
-	File   string
-	Line   int
-	Reason string
-}
-
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason) }
+type ParseError = yamlfile.Error
 
 // Load reads and parses the rate card at path. Errors are *ParseError
 // (file:line: reason) or the error reading the file.
@@ -68,15 +59,12 @@ var (
 // whose from days are missing, repeated (two prices on one day) or out of
 // order, an operation unknown or naming a product not listed.
 func Parse(name string, data []byte) (*Card, error) {
-	p := parser{name: name}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, p.yamlError(err)
+	p := parser{Reader: yamlfile.Reader{Name: name}}
+	root, err := p.Root(data, "a products: mapping")
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, p.errf(1, "empty file: want a products: mapping")
-	}
-	c, err := p.card(doc.Content[0])
+	c, err := p.card(root)
 	if err != nil {
 		return nil, err
 	}
@@ -85,80 +73,11 @@ func Parse(name string, data []byte) (*Card, error) {
 	return c, nil
 }
 
-type parser struct{ name string }
-
-func (p *parser) errf(line int, format string, args ...any) error {
-	return &ParseError{File: p.name, Line: line, Reason: fmt.Sprintf(format, args...)}
-}
-
-var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
-
-// yamlError turns a yaml syntax error ("yaml: line 3: …") into a ParseError.
-func (p *parser) yamlError(err error) error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	line := 1
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		if m[1] != "" {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg = msg[len(m[0]):]
-	}
-	return p.errf(line, "%s", msg)
-}
-
-// deref follows an alias to its anchor.
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
-
-// mapping checks that n is a mapping with only the allowed keys (nil: any
-// plain name), none twice, and returns its key and value nodes in order.
-func (p *parser) mapping(n *yaml.Node, what string, allowed []string) ([][2]*yaml.Node, error) {
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		return nil, p.errf(n.Line, "%s: want a mapping, got %s", what, kindName(n))
-	}
-	seen := map[string]int{}
-	var out [][2]*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], deref(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
-			return nil, p.errf(k.Line, "%s: keys must be plain names", what)
-		}
-		if prev, dup := seen[k.Value]; dup {
-			return nil, p.errf(k.Line, "%s: %q given twice (first on line %d)", what, k.Value, prev)
-		}
-		seen[k.Value] = k.Line
-		if allowed != nil && !slices.Contains(allowed, k.Value) {
-			return nil, p.errf(k.Line, "%s: unknown key %q (known: %s)", what, k.Value, strings.Join(allowed, ", "))
-		}
-		out = append(out, [2]*yaml.Node{k, v})
-	}
-	return out, nil
-}
+type parser struct{ yamlfile.Reader }
 
 // card reads the top level.
 func (p *parser) card(root *yaml.Node) (*Card, error) {
-	kvs, err := p.mapping(root, "top level", topKeys)
+	kvs, err := p.Mapping(root, "top level", topKeys...)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +96,7 @@ func (p *parser) card(root *yaml.Node) (*Card, error) {
 		}
 	}
 	if products == nil {
-		return nil, p.errf(deref(root).Line, "missing products: (a mapping of product codes to prices)")
+		return nil, p.Errf(yamlfile.Deref(root).Line, "missing products: (a mapping of product codes to prices)")
 	}
 	if err := p.products(c, products); err != nil {
 		return nil, err
@@ -195,17 +114,17 @@ func (p *parser) card(root *yaml.Node) (*Card, error) {
 var productKeyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)?$`)
 
 func (p *parser) products(c *Card, n *yaml.Node) error {
-	kvs, err := p.mapping(n, "products", nil)
+	kvs, err := p.Mapping(n, "products")
 	if err != nil {
 		return err
 	}
 	if len(kvs) == 0 {
-		return p.errf(n.Line, "products: no products")
+		return p.Errf(n.Line, "products: no products")
 	}
 	for _, kv := range kvs {
 		key := kv[0].Value
 		if !productKeyRE.MatchString(key) {
-			return p.errf(kv[0].Line, "products: %q: want a product code, or CODE/SUBCODE for a sub-product", key)
+			return p.Errf(kv[0].Line, "products: %q: want a product code, or CODE/SUBCODE for a sub-product", key)
 		}
 		prod, err := p.product(key, kv[1])
 		if err != nil {
@@ -230,23 +149,23 @@ func (p *parser) product(key string, n *yaml.Node) (*product, error) {
 		return prod, nil
 	}
 	if len(n.Content) == 0 {
-		return nil, p.errf(n.Line, "%s: an empty list: want prices, each with its from day", key)
+		return nil, p.Errf(n.Line, "%s: an empty list: want prices, each with its from day", key)
 	}
 	for _, item := range n.Content {
-		pr, err := p.price(key, deref(item))
+		pr, err := p.price(key, yamlfile.Deref(item))
 		if err != nil {
 			return nil, err
 		}
 		if pr.From == "" {
-			return nil, p.errf(pr.Line, "%s: a price of a list needs its from day (YYYY-MM-DD)", key)
+			return nil, p.Errf(pr.Line, "%s: a price of a list needs its from day (YYYY-MM-DD)", key)
 		}
 		if k := len(prod.prices); k > 0 {
 			prev := prod.prices[k-1]
 			switch {
 			case pr.From == prev.From:
-				return nil, p.errf(pr.Line, "%s: two prices from %s (the other on line %d): they overlap", key, pr.From, prev.Line)
+				return nil, p.Errf(pr.Line, "%s: two prices from %s (the other on line %d): they overlap", key, pr.From, prev.Line)
 			case pr.From < prev.From:
-				return nil, p.errf(pr.Line, "%s: from %s comes after from %s (line %d): list the prices in date order", key, pr.From, prev.From, prev.Line)
+				return nil, p.Errf(pr.Line, "%s: from %s comes after from %s (line %d): list the prices in date order", key, pr.From, prev.From, prev.Line)
 			}
 		}
 		prod.prices = append(prod.prices, pr)
@@ -256,7 +175,7 @@ func (p *parser) product(key string, n *yaml.Node) (*product, error) {
 
 // price reads one price mapping.
 func (p *parser) price(key string, n *yaml.Node) (*Price, error) {
-	kvs, err := p.mapping(n, key, priceKeys)
+	kvs, err := p.Mapping(n, key, priceKeys...)
 	if err != nil {
 		return nil, err
 	}
@@ -280,13 +199,13 @@ func (p *parser) priceField(pr *Price, key, name string, v *yaml.Node) error {
 		pr.From, err = p.day(v, what)
 	case "onTopOf":
 		if v.Kind != yaml.ScalarNode || v.Value != OnTopOfOrderValue {
-			return p.errf(v.Line, "%s: want %s (the debit is the order's value plus the price), got %s", what, OnTopOfOrderValue, kindName(v))
+			return p.Errf(v.Line, "%s: want %s (the debit is the order's value plus the price), got %s", what, OnTopOfOrderValue, yamlfile.KindName(v))
 		}
 		pr.OnTopOf = v.Value
 	case "percent", "tds":
 		var d decimal.Decimal
 		if d, err = p.amount(v, what); err == nil && d.GreaterThan(hundred) {
-			err = p.errf(v.Line, "%s: %s%% is above 100%%", what, v.Value)
+			err = p.Errf(v.Line, "%s: %s%% is above 100%%", what, v.Value)
 		}
 		if name == "percent" {
 			pr.Percent = &d
@@ -322,15 +241,15 @@ func amountField(pr *Price, name string) **decimal.Decimal {
 func (p *parser) checkPrice(pr *Price, key string, lines map[string]int) error {
 	switch {
 	case pr.Charge != nil && pr.Percent != nil:
-		return p.errf(max(lines["charge"], lines["percent"]), "%s: both charge and percent: give one (a fixed charge, or a share of orderValue)", key)
+		return p.Errf(max(lines["charge"], lines["percent"]), "%s: both charge and percent: give one (a fixed charge, or a share of orderValue)", key)
 	case pr.Charge == nil && pr.Percent == nil:
-		return p.errf(pr.Line, "%s: no price: give charge (a fixed charge) or percent (a share of orderValue, with min and max)", key)
+		return p.Errf(pr.Line, "%s: no price: give charge (a fixed charge) or percent (a share of orderValue, with min and max)", key)
 	case pr.Charge != nil && (pr.Min != nil || pr.Max != nil):
-		return p.errf(max(lines["min"], lines["max"]), "%s: min and max bound a percent, not a fixed charge", key)
+		return p.Errf(max(lines["min"], lines["max"]), "%s: min and max bound a percent, not a fixed charge", key)
 	case pr.Min != nil && pr.Max != nil && pr.Min.GreaterThan(*pr.Max):
-		return p.errf(lines["max"], "%s: min %s is above max %s", key, recon.Money(*pr.Min), recon.Money(*pr.Max))
+		return p.Errf(lines["max"], "%s: min %s is above max %s", key, recon.Money(*pr.Min), recon.Money(*pr.Max))
 	case pr.TDS != nil && pr.Cashback == nil:
-		return p.errf(lines["tds"], "%s: tds is a rate on txnCashback: give the cashback it applies to too", key)
+		return p.Errf(lines["tds"], "%s: tds is a rate on txnCashback: give the cashback it applies to too", key)
 	}
 	return nil
 }
@@ -342,14 +261,14 @@ var plainAmountRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 // exactly as written, within the bound of an amount.
 func (p *parser) amount(n *yaml.Node, what string) (decimal.Decimal, error) {
 	if n.Kind != yaml.ScalarNode || !plainAmountRE.MatchString(n.Value) {
-		return decimal.Zero, p.errf(n.Line, "%s: want an amount such as \"2.50\" (digits, a point, decimals; not negative), got %s", what, kindName(n))
+		return decimal.Zero, p.Errf(n.Line, "%s: want an amount such as \"2.50\" (digits, a point, decimals; not negative), got %s", what, yamlfile.KindName(n))
 	}
 	d, err := decimal.NewFromString(n.Value)
 	if err == nil {
 		err = recon.CheckAmount(d)
 	}
 	if err != nil {
-		return decimal.Zero, p.errf(n.Line, "%s: %s: %v", what, n.Value, err)
+		return decimal.Zero, p.Errf(n.Line, "%s: %s: %v", what, n.Value, err)
 	}
 	return d, nil
 }
@@ -361,22 +280,22 @@ func (p *parser) day(n *yaml.Node, what string) (string, error) {
 			return n.Value, nil
 		}
 	}
-	return "", p.errf(n.Line, "%s: want a day YYYY-MM-DD (IST), got %s", what, kindName(n))
+	return "", p.Errf(n.Line, "%s: want a day YYYY-MM-DD (IST), got %s", what, yamlfile.KindName(n))
 }
 
 // operations reads which product key each operation debits (bulkrun).
 func (p *parser) operations(c *Card, n *yaml.Node) error {
-	kvs, err := p.mapping(n, "operations", nil)
+	kvs, err := p.Mapping(n, "operations")
 	if err != nil {
 		return err
 	}
 	for _, kv := range kvs {
 		op, v := kv[0].Value, kv[1]
 		if _, ok := svcapi.Lookup(op); !ok {
-			return p.errf(kv[0].Line, "operations: unknown operation %q", op)
+			return p.Errf(kv[0].Line, "operations: unknown operation %q", op)
 		}
 		if v.Kind != yaml.ScalarNode || c.products[v.Value] == nil {
-			return p.errf(v.Line, "operations: %s: want a product key listed under products, got %s", op, kindName(v))
+			return p.Errf(v.Line, "operations: %s: want a product key listed under products, got %s", op, yamlfile.KindName(v))
 		}
 		c.ops[op] = v.Value
 	}

@@ -15,12 +15,13 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/svcrecon/svcrecon/internal/yamlfile"
 
 	"github.com/svcrecon/svcrecon/internal/budget"
 )
@@ -82,19 +83,9 @@ func (j Job) Next(t time.Time, n int) []time.Time {
 	return out
 }
 
-// ParseError is a mistake in a schedules file, at a line.
-type ParseError struct {
-	File   string
-	Line   int
-	Reason string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line == 0 { // the file as a whole
-		return fmt.Sprintf("%s: %s", e.File, e.Reason)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
-}
+// ParseError is a mistake in a schedules file, at a line (0: the file as
+// a whole).
+type ParseError = yamlfile.Error
 
 // Load reads and parses the schedules file at path. commands are the
 // command names a job may run. Errors are *ParseError (file:line: reason) or the
@@ -118,7 +109,6 @@ func Load(path string, commands []string) (*File, error) {
 }
 
 var (
-	yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 	jobNameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 )
@@ -143,15 +133,12 @@ var (
 // an unknown zone or command, a bad URL — is a *ParseError with the line
 // at fault.
 func Parse(name string, data []byte, commands []string) (*File, error) {
-	p := parser{name: name, commands: commands}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, p.yamlError(err)
+	p := parser{Reader: yamlfile.Reader{Name: name}, commands: commands}
+	root, err := p.Root(data, "a jobs: mapping")
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, p.errf(1, "empty file: want a jobs: mapping")
-	}
-	f, err := p.file(doc.Content[0])
+	f, err := p.file(root)
 	if err != nil {
 		return nil, err
 	}
@@ -169,71 +156,24 @@ const neverWithin = 5 * 365 * 24 * time.Hour
 func (p *parser) fires(f *File, now time.Time) error {
 	for _, j := range f.Jobs {
 		if next := j.schedule.Next(now); next.IsZero() || next.Sub(now) > neverWithin {
-			return p.errf(j.Line, "job %s: cron %q never fires (no such date in the next five years, e.g. 30 February or 31 April)", j.Name, j.Cron)
+			return p.Errf(j.Line, "job %s: cron %q never fires (no such date in the next five years, e.g. 30 February or 31 April)", j.Name, j.Cron)
 		}
 	}
 	return nil
 }
 
 type parser struct {
-	name     string
+	yamlfile.Reader
 	commands []string
 	notify   string // the file's default notify URL
 }
 
-func (p *parser) errf(line int, format string, args ...any) error {
-	return &ParseError{File: p.name, Line: line, Reason: fmt.Sprintf(format, args...)}
-}
-
-// yamlError turns a yaml syntax error ("yaml: line 3: …") into a ParseError.
-func (p *parser) yamlError(err error) error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	line := 1
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		if m[1] != "" {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg = msg[len(m[0]):]
-	}
-	return p.errf(line, "%s", msg)
-}
-
-// mapping checks that n is a mapping with only the allowed keys (no
-// duplicates) and returns key -> (key node, value node).
-func (p *parser) mapping(n *yaml.Node, what string, allowed ...string) ([][2]*yaml.Node, error) {
-	n = deref(n)
-	if n.Kind != yaml.MappingNode {
-		return nil, p.errf(n.Line, "%s: want a mapping, got %s", what, kindName(n))
-	}
-	seen := map[string]int{}
-	var out [][2]*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], deref(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
-			return nil, p.errf(k.Line, "%s: keys must be plain names", what)
-		}
-		if prev, dup := seen[k.Value]; dup {
-			return nil, p.errf(k.Line, "%s: %q given twice (first on line %d)", what, k.Value, prev)
-		}
-		seen[k.Value] = k.Line
-		if allowed != nil && !slices.Contains(allowed, k.Value) {
-			return nil, p.errf(k.Line, "%s: unknown key %q (known: %s)", what, k.Value, strings.Join(allowed, ", "))
-		}
-		out = append(out, [2]*yaml.Node{k, v})
-	}
-	return out, nil
-}
-
 func (p *parser) file(root *yaml.Node) (*File, error) {
-	kvs, err := p.mapping(root, "top level", "timezone", "notify", "jobs")
+	kvs, err := p.Mapping(root, "top level", "timezone", "notify", "jobs")
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Path: p.name}
+	f := &File{Path: p.Name}
 	defaultZone := DefaultTimezone
 	zoneLine := 0
 	var jobs *yaml.Node
@@ -257,14 +197,14 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 		return nil, err
 	}
 	if jobs == nil {
-		return nil, p.errf(deref(root).Line, "missing jobs: (a mapping of job names to jobs)")
+		return nil, p.Errf(yamlfile.Deref(root).Line, "missing jobs: (a mapping of job names to jobs)")
 	}
-	jkvs, err := p.mapping(jobs, "jobs")
+	jkvs, err := p.Mapping(jobs, "jobs")
 	if err != nil {
 		return nil, err
 	}
 	if len(jkvs) == 0 {
-		return nil, p.errf(jobs.Line, "jobs: no jobs")
+		return nil, p.Errf(jobs.Line, "jobs: no jobs")
 	}
 	for _, kv := range jkvs {
 		j, err := p.job(kv[0], kv[1], defLoc)
@@ -280,10 +220,10 @@ func (p *parser) file(root *yaml.Node) (*File, error) {
 func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	j := Job{Name: key.Value, Line: key.Line, ArgsLine: key.Line, Location: defLoc, Notify: p.notify}
 	if !jobNameRE.MatchString(j.Name) {
-		return j, p.errf(key.Line, "job name %q: use letters, digits, '-', '_' and '.'", j.Name)
+		return j, p.Errf(key.Line, "job name %q: use letters, digits, '-', '_' and '.'", j.Name)
 	}
 	what := "job " + j.Name
-	kvs, err := p.mapping(n, what, "cron", "timezone", "command", "args", "timeout", "notify")
+	kvs, err := p.Mapping(n, what, "cron", "timezone", "command", "args", "timeout", "notify")
 	if err != nil {
 		return j, err
 	}
@@ -298,9 +238,9 @@ func (p *parser) job(key, n *yaml.Node, defLoc *time.Location) (Job, error) {
 	}
 	switch {
 	case cronNode == nil:
-		return j, p.errf(key.Line, "%s: missing cron (e.g. cron: \"30 2 * * *\")", what)
+		return j, p.Errf(key.Line, "%s: missing cron (e.g. cron: \"30 2 * * *\")", what)
 	case j.Command == "":
-		return j, p.errf(key.Line, "%s: missing command (the subcommand to run)", what)
+		return j, p.Errf(key.Line, "%s: missing command (the subcommand to run)", what)
 	}
 	j.schedule, err = p.schedule(j, cronNode.Line, what)
 	return j, err
@@ -319,7 +259,7 @@ func (p *parser) jobField(j *Job, k string, v *yaml.Node, what string) error {
 		}
 	case "command":
 		if j.Command, err = p.scalar(v, what+": command"); err == nil && !slices.Contains(p.commands, j.Command) {
-			err = p.errf(v.Line, "%s: unknown command %q (known: %s)", what, j.Command, strings.Join(p.commands, ", "))
+			err = p.Errf(v.Line, "%s: unknown command %q (known: %s)", what, j.Command, strings.Join(p.commands, ", "))
 		}
 	case "args":
 		j.ArgsLine = v.Line
@@ -335,7 +275,7 @@ func (p *parser) jobField(j *Job, k string, v *yaml.Node, what string) error {
 // args reads a job's args: a list of strings.
 func (p *parser) args(v *yaml.Node, what string) ([]string, error) {
 	if v.Kind != yaml.SequenceNode {
-		return nil, p.errf(v.Line, "%s: args: want a list of strings, e.g. [\"--full\"], got %s", what, kindName(v))
+		return nil, p.Errf(v.Line, "%s: args: want a list of strings, e.g. [\"--full\"], got %s", what, yamlfile.KindName(v))
 	}
 	out := []string{}
 	for _, a := range v.Content {
@@ -356,7 +296,7 @@ func (p *parser) timeout(v *yaml.Node, what string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, p.errf(v.Line, "%s: timeout %q: want a positive duration such as 90m or 3h", what, s)
+		return 0, p.Errf(v.Line, "%s: timeout %q: want a positive duration such as 90m or 3h", what, s)
 	}
 	return d, nil
 }
@@ -364,18 +304,18 @@ func (p *parser) timeout(v *yaml.Node, what string) (time.Duration, error) {
 // schedule parses the job's cron expression (written on line) in its zone.
 func (p *parser) schedule(j Job, line int, what string) (cron.Schedule, error) {
 	if strings.HasPrefix(j.Cron, "TZ=") || strings.HasPrefix(j.Cron, "CRON_TZ=") {
-		return nil, p.errf(line, "%s: cron %q: give the zone with timezone:, not in the expression", what, j.Cron)
+		return nil, p.Errf(line, "%s: cron %q: give the zone with timezone:, not in the expression", what, j.Cron)
 	}
 	if every, ok := strings.CutPrefix(j.Cron, "@every "); ok {
 		// robfig/cron runs anything under a second (0s, -1h) every second.
 		d, err := time.ParseDuration(strings.TrimSpace(every))
 		if err == nil && d < time.Second {
-			return nil, p.errf(line, "%s: cron %q: want @every 1s or more (e.g. @every 1h)", what, j.Cron)
+			return nil, p.Errf(line, "%s: cron %q: want @every 1s or more (e.g. @every 1h)", what, j.Cron)
 		}
 	}
 	s, err := cronParser.Parse(j.Cron)
 	if err != nil {
-		return nil, p.errf(line, "%s: cron %q: %v", what, j.Cron, err)
+		return nil, p.Errf(line, "%s: cron %q: %v", what, j.Cron, err)
 	}
 	if spec, ok := s.(*cron.SpecSchedule); ok {
 		spec.Location = j.Location
@@ -396,56 +336,34 @@ func (p *parser) notifyURL(n *yaml.Node, what string) (string, error) {
 	if m := envRefRE.FindStringSubmatch(v); m != nil {
 		name := m[1] + m[2]
 		if v = os.Getenv(name); v == "" {
-			return "", p.errf(n.Line, "%s: %s is not set (the URL to notify)", what, name)
+			return "", p.Errf(n.Line, "%s: %s is not set (the URL to notify)", what, name)
 		}
 		if err := CheckURL(v); err != nil {
-			return "", p.errf(n.Line, "%s: the URL in %s: %v", what, name, err)
+			return "", p.Errf(n.Line, "%s: the URL in %s: %v", what, name, err)
 		}
 		return v, nil
 	}
 	if err := CheckURL(v); err != nil {
-		return "", p.errf(n.Line, "%s: %v", what, err)
+		return "", p.Errf(n.Line, "%s: %v", what, err)
 	}
 	return v, nil
 }
 
 func (p *parser) scalar(n *yaml.Node, what string) (string, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", p.errf(n.Line, "%s: want a value, got %s", what, kindName(n))
+		return "", p.Errf(n.Line, "%s: want a value, got %s", what, yamlfile.KindName(n))
 	}
 	return n.Value, nil
 }
 
 func (p *parser) zone(name string, line int, what string) (*time.Location, error) {
 	if name == "" || name == "Local" {
-		return nil, p.errf(max(line, 1), "%s %q: name an IANA zone such as Asia/Kolkata", what, name)
+		return nil, p.Errf(max(line, 1), "%s %q: name an IANA zone such as Asia/Kolkata", what, name)
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, p.errf(max(line, 1), "%s: unknown time zone %q (want an IANA name such as Asia/Kolkata)", what, name)
+		return nil, p.Errf(max(line, 1), "%s: unknown time zone %q (want an IANA name such as Asia/Kolkata)", what, name)
 	}
 	return loc, nil
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
 }
