@@ -351,6 +351,20 @@ func (db *DB) checkCallByID(ctx context.Context, id int64) (recon.Call, error) {
 	return c, err
 }
 
+// splitOrRead fills f from a row's joined text (concatCols), or, when the
+// text does not split (a value held the separator), by reading row id
+// again column by column with query (its one parameter, the id).
+func (db *DB) splitOrRead(ctx context.Context, text string, f []string, query string, id int64) error {
+	if splitInto(text, f) {
+		return nil
+	}
+	ptrs := make([]any, len(f))
+	for i := range f {
+		ptrs[i] = &f[i]
+	}
+	return db.QueryRowContext(ctx, query, id).Scan(ptrs...)
+}
+
 // splitInto splits s at unitSep into exactly len(f) fields; false when the
 // count differs (a field held the separator).
 func splitInto(s string, f []string) bool {

@@ -30,30 +30,14 @@ const evidenceLock = 7079113
 // ownSource is calls.source of svcrecon's own calls (calllog.SourceSvcrecon).
 const ownSource = "svcrecon"
 
-// evidenceSeq yields one value per row of query, scanned by scan.
-func evidenceSeq[T any](ctx context.Context, db *DB, scan func(*sql.Rows, *T) error, query string, args ...any) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		rows, err := db.QueryContext(ctx, query, args...)
-		if err != nil {
-			yield(zero, err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var v T
-			if err := scan(rows, &v); err != nil {
-				yield(zero, err)
-				return
-			}
-			if !yield(v, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(zero, err)
-		}
-	}
+// scanSeq yields one value per row of query, scanned into it by scan
+// (checkSeq for scanners that fill a value in place).
+func scanSeq[T any](ctx context.Context, db *DB, scan func(*sql.Rows, *T) error, query string, args ...any) iter.Seq2[T, error] {
+	return checkSeq(ctx, db, func(rows *sql.Rows) (T, error) {
+		var v T
+		err := scan(rows, &v)
+		return v, err
+	}, query, args...)
 }
 
 // EvidenceRun returns a reconciliation run.
@@ -100,7 +84,7 @@ func (db *DB) EvidenceFindings(ctx context.Context, runID int64) iter.Seq2[evide
 	}
 	return func(yield func(evidence.Finding, error) bool) {
 		for _, q := range queries {
-			for f, err := range evidenceSeq(ctx, db, q.scan, q.q, q.args...) {
+			for f, err := range scanSeq(ctx, db, q.scan, q.q, q.args...) {
 				if !yield(f, err) || err != nil {
 					return
 				}
@@ -182,21 +166,15 @@ func concatWS(cols ...string) string {
 // compared bytewise.
 func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error] {
 	f := make([]string, len(evidenceRecordCols))
+	reread := `SELECT ` + strings.Join(evidenceRecordCols, ", ") + ` FROM records WHERE id = ?`
 	scan := func(rows *sql.Rows, r *recon.Record) error {
 		var id int64
 		var text string
 		if err := rows.Scan(&id, &text); err != nil {
 			return err
 		}
-		if !splitInto(text, f) {
-			ptrs := make([]any, len(f))
-			for i := range f {
-				ptrs[i] = &f[i]
-			}
-			if err := db.QueryRowContext(ctx, `SELECT `+strings.Join(evidenceRecordCols, ", ")+` FROM records WHERE id = ?`, id).
-				Scan(ptrs...); err != nil {
-				return err
-			}
+		if err := db.splitOrRead(ctx, text, f, reread, id); err != nil {
+			return err
 		}
 		r.Kind, r.Account, r.SvcOrderID = k, f[0], f[1]
 		copy(r.Values[:], f[2:])
@@ -206,7 +184,7 @@ func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string
 	for i, c := range evidenceRecordOrder {
 		order[i] = db.dialect.bytewise(c)
 	}
-	seq := evidenceSeq(ctx, db, scan, `SELECT id, `+concatWS(evidenceRecordCols...)+` FROM records
+	seq := scanSeq(ctx, db, scan, `SELECT id, `+concatWS(evidenceRecordCols...)+` FROM records
 		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY `+strings.Join(order, ", "), k, from, to)
 	return func(yield func(*recon.Record, error) bool) {
 		for r, err := range seq {
@@ -233,7 +211,7 @@ func (db *DB) EvidenceCalls(ctx context.Context, from, to string) iter.Seq2[evid
 	if err != nil {
 		return func(yield func(evidence.CallAmount, error) bool) { yield(evidence.CallAmount{}, err) }
 	}
-	return evidenceSeq(ctx, db, func(rows *sql.Rows, c *evidence.CallAmount) error {
+	return scanSeq(ctx, db, func(rows *sql.Rows, c *evidence.CallAmount) error {
 		var outcome, shape string
 		if err := rows.Scan(&c.PoolAccount, &outcome, &shape, &c.Amount); err != nil {
 			return err
@@ -252,7 +230,7 @@ func (db *DB) EvidenceCallSources(ctx context.Context, from, to string) ([]evide
 		return nil, err
 	}
 	var out []evidence.CallSource
-	for s, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, s *evidence.CallSource) error {
+	for s, err := range scanSeq(ctx, db, func(rows *sql.Rows, s *evidence.CallSource) error {
 		return rows.Scan(&s.Name, &s.Path, &s.SHA256, &s.Bytes, &s.Lines)
 	}, `SELECT DISTINCT name, path, sha256, bytes, lines FROM call_sources
 		WHERE first_ts <> '' AND first_ts < ? AND last_ts >= ? ORDER BY name, sha256, path`, hi, lo) {
@@ -279,7 +257,7 @@ func (db *DB) EvidenceKeptCalls(ctx context.Context, from, to string) ([]evidenc
 	}
 	var out []evidence.KeptCalls
 	type row struct{ source, ts, hash, shape string }
-	for r, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, r *row) error {
+	for r, err := range scanSeq(ctx, db, func(rows *sql.Rows, r *row) error {
 		return rows.Scan(&r.source, &r.ts, &r.hash, &r.shape)
 	}, `SELECT source, ts, line_hash, pool_shape FROM calls WHERE line_block IS NOT NULL ORDER BY source, ts, line_hash`) {
 		if err != nil {
@@ -300,7 +278,7 @@ func (db *DB) EvidenceKeptCalls(ctx context.Context, from, to string) ([]evidenc
 // EvidenceDayWalks counts, per day, the windows of kind k and those done.
 func (db *DB) EvidenceDayWalks(ctx context.Context, k recon.Kind, from, to string) ([]evidence.DayWalk, error) {
 	var out []evidence.DayWalk
-	for w, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, w *evidence.DayWalk) error {
+	for w, err := range scanSeq(ctx, db, func(rows *sql.Rows, w *evidence.DayWalk) error {
 		return rows.Scan(&w.Day, &w.Windows, &w.Done)
 	}, `SELECT day, count(*), sum(CASE WHEN state = 'done' THEN 1 ELSE 0 END) FROM sync_windows
 		WHERE kind = ? AND day >= ? AND day <= ? GROUP BY day ORDER BY day`, k, from, to) {

@@ -181,7 +181,7 @@ func (db *DB) Manifest(ctx context.Context, runID int64) (evidence.StoredManifes
 // Manifests lists every manifest, oldest run first.
 func (db *DB) Manifests(ctx context.Context) ([]evidence.StoredManifest, error) {
 	var out []evidence.StoredManifest
-	for m, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, m *evidence.StoredManifest) error {
+	for m, err := range scanSeq(ctx, db, func(rows *sql.Rows, m *evidence.StoredManifest) error {
 		return scanManifest(rows, m)
 	}, `SELECT `+manifestCols+` FROM manifests ORDER BY run_id`) {
 		if err != nil {
@@ -205,7 +205,7 @@ func scanException(rows interface{ Scan(...any) error }, e *evidence.Exception) 
 
 // Exceptions yields every exception, by id.
 func (db *DB) Exceptions(ctx context.Context) iter.Seq2[evidence.Exception, error] {
-	return evidenceSeq(ctx, db, func(rows *sql.Rows, e *evidence.Exception) error { return scanException(rows, e) },
+	return scanSeq(ctx, db, func(rows *sql.Rows, e *evidence.Exception) error { return scanException(rows, e) },
 		`SELECT `+exceptionCols+` FROM exceptions ORDER BY id`)
 }
 
@@ -222,7 +222,7 @@ func (db *DB) Exception(ctx context.Context, id string) (evidence.Exception, boo
 // Sightings lists the ids of the exceptions a run found.
 func (db *DB) Sightings(ctx context.Context, runID int64) ([]string, error) {
 	var out []string
-	for id, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, id *string) error { return rows.Scan(id) },
+	for id, err := range scanSeq(ctx, db, func(rows *sql.Rows, id *string) error { return rows.Scan(id) },
 		`SELECT exception_id FROM exception_sightings WHERE run_id = ? ORDER BY exception_id`, runID) {
 		if err != nil {
 			return nil, err
@@ -245,7 +245,7 @@ func (db *DB) Events(ctx context.Context, f evidence.EventFilter) iter.Seq2[evid
 		where, args = where+" AND exception_id IS NULL AND action IN (?, ?)",
 			append(args, evidence.ActionSignoffPreparer, evidence.ActionSignoffApprover)
 	}
-	return evidenceSeq(ctx, db, func(rows *sql.Rows, e *evidence.Event) error {
+	return scanSeq(ctx, db, func(rows *sql.Rows, e *evidence.Event) error {
 		var ex sql.NullString
 		var run sql.NullInt64
 		var at string
@@ -267,7 +267,7 @@ func (db *DB) Events(ctx context.Context, f evidence.EventFilter) iter.Seq2[evid
 // hold: computed at the day's current version.
 func (db *DB) DayDigests(ctx context.Context, k recon.Kind, from, to string) (map[string]evidence.DayDigest, error) {
 	out := map[string]evidence.DayDigest{}
-	for d, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, d *evidence.DayDigest) error {
+	for d, err := range scanSeq(ctx, db, func(rows *sql.Rows, d *evidence.DayDigest) error {
 		var totals string
 		if err := rows.Scan(&d.Day, &d.Version, &d.SHA256, &d.Records, &totals); err != nil {
 			return err
@@ -292,7 +292,7 @@ func (db *DB) DayVersions(ctx context.Context, k recon.Kind, from, to string) (m
 		day string
 		v   int64
 	}
-	for d, err := range evidenceSeq(ctx, db, func(rows *sql.Rows, d *dv) error { return rows.Scan(&d.day, &d.v) },
+	for d, err := range scanSeq(ctx, db, func(rows *sql.Rows, d *dv) error { return rows.Scan(&d.day, &d.v) },
 		`SELECT day, version FROM day_versions WHERE kind = ? AND day >= ? AND day <= ?`, k, from, to) {
 		if err != nil {
 			return nil, err

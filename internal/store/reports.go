@@ -130,11 +130,7 @@ func (db *DB) ReportDays(ctx context.Context, from, to string) ([]ReportDay, err
 // yielded once, last.
 func reportRows[T any](ctx context.Context, db *DB, what, query string, args []any,
 	scan func(rows *sql.Rows, v *T) error) iter.Seq2[*T, error] {
-	vals := prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (T, error) {
-		var v T
-		err := scan(rows, &v)
-		return v, err
-	}, query, args...))
+	vals := prefetch(ctx, scanSeq(ctx, db, scan, query, args...))
 	return func(yield func(*T, error) bool) {
 		for v, err := range vals {
 			if err != nil {
@@ -392,6 +388,7 @@ var reportRecordCols = append(append([]string{"account", "svc_order_id"}, record
 // split is read again column by column.
 func (db *DB) ReportRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*ReportRecord, error] {
 	f := make([]string, len(reportRecordCols))
+	reread := `SELECT ` + strings.Join(reportRecordCols, ", ") + ` FROM records WHERE id = ?`
 	return reportRows(ctx, db, k.String()+" records", `SELECT id, `+concatCols(reportRecordCols...)+`
 		FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?
 		ORDER BY account, txn_date_time, svc_order_id`, []any{k, from, to},
@@ -401,15 +398,8 @@ func (db *DB) ReportRecords(ctx context.Context, k recon.Kind, from, to string) 
 			if err := rows.Scan(&id, &text); err != nil {
 				return err
 			}
-			if !splitInto(text, f) {
-				ptrs := make([]any, len(f))
-				for i := range f {
-					ptrs[i] = &f[i]
-				}
-				if err := db.QueryRowContext(ctx, `SELECT `+strings.Join(reportRecordCols, ", ")+` FROM records WHERE id = ?`, id).
-					Scan(ptrs...); err != nil {
-					return err
-				}
+			if err := db.splitOrRead(ctx, text, f, reread, id); err != nil {
+				return err
 			}
 			r.Kind, r.Account, r.SvcOrderID = k, f[0], f[1]
 			copy(r.Values[:], f[2:2+recon.NumFields])
