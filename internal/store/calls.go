@@ -159,7 +159,7 @@ func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls [
 	if err != nil {
 		return 0, stored, err
 	}
-	if err := noteCallAccounts(ctx, tx, calls); err != nil {
+	if err := db.noteCallAccounts(ctx, tx, calls); err != nil {
 		return 0, stored, err
 	}
 	return inserted, stored, dropEmptyBlocks(ctx, tx, calls, stored, inserted)
@@ -172,7 +172,7 @@ type callAcct struct{ account, day string }
 
 // noteCallAccounts adds the pool accounts the calls name, by day, to
 // call_accounts: one statement of the batch's few distinct pairs.
-func noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
+func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
 	var add []callAcct
 	seen := map[callAcct]bool{}
 	for i := range calls {
@@ -193,8 +193,8 @@ func noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error
 	for _, a := range add {
 		args = append(args, a.account, a.day)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO call_accounts (account, day) VALUES `+
-		strings.Repeat("(?, ?), ", len(add)-1)+`(?, ?) ON CONFLICT DO NOTHING`, args...); err != nil {
+	if _, err := tx.ExecContext(ctx, db.dialect.insertIgnore("call_accounts", "account, day",
+		strings.Repeat("(?, ?), ", len(add)-1)+"(?, ?)"), args...); err != nil {
 		return fmt.Errorf("note pool accounts: %w", err)
 	}
 	return nil
