@@ -3,8 +3,6 @@ package rates
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"os"
 	"regexp"
 	"time"
 
@@ -20,11 +18,13 @@ import (
 type ParseError = yamlfile.Error
 
 // Load reads and parses the rate card at path. Errors are *ParseError
-// (file:line: reason) or the error reading the file.
+// (file:line: reason) or the error reading the file. A file that is not a
+// regular file, or beyond its budget (budget.SettingsFile in all,
+// budget.SettingsLine a line), is a *ParseError, before it is parsed.
 func Load(path string) (*Card, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlfile.Read(path, "a rate card")
 	if err != nil {
-		return nil, fmt.Errorf("read rate card: %w", err)
+		return nil, err
 	}
 	return Parse(path, data)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -248,6 +249,39 @@ operations:
 			t.Errorf("Debit(%s, %s) = %s, want none", tc.op, tc.day, got)
 		case tc.want != "" && (!ok || !got.Equal(dec(tc.want))):
 			t.Errorf("Debit(%s, %s) = %s, %v; want %s", tc.op, tc.day, got, ok, tc.want)
+		}
+	}
+}
+
+// TestLoadBudgets: a rate card that is a FIFO (its open would wait for a
+// writer), larger than 1 MiB (a sparse 2 GiB file) or with a line longer
+// than 64 KiB is refused as a *ParseError naming it, before it is read.
+func TestLoadBudgets(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.yaml")
+	if err := os.WriteFile(huge, []byte("products:\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(dir, "long.yaml")
+	if err := os.WriteFile(long, []byte("products:\n  PANV2: {charge: \"2.50\"}\n# "+strings.Repeat("x", 70<<10)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		fifo: fifo + ": not a regular file (a FIFO): a rate card must be a file",
+		huge: huge + ": 2 GiB: more than the 1 MiB a rate card may hold",
+		long: long + ":3: line longer than 64 KiB, the longest a rate card's line may be",
+	} {
+		_, err := Load(path)
+		var pe *ParseError
+		if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Load(%s) = %v, want a *ParseError %q", path, err, want)
 		}
 	}
 }

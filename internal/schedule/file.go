@@ -10,8 +10,6 @@
 package schedule
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -22,8 +20,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/svcrecon/svcrecon/internal/yamlfile"
-
-	"github.com/svcrecon/svcrecon/internal/budget"
 )
 
 // DefaultTimezone is the zone of a job when neither the job nor the file
@@ -93,17 +89,9 @@ type ParseError = yamlfile.Error
 // budget (budget.SettingsFile in all, budget.SettingsLine a line), is a
 // *ParseError, before it is parsed.
 func Load(path string, commands []string) (*File, error) {
-	data, err := budget.ReadFile(path, budget.SettingsFile, "a schedules file")
-	var be *budget.Error
-	if errors.As(err, &be) {
-		return nil, &ParseError{File: path, Reason: be.Reason}
-	}
+	data, err := yamlfile.Read(path, "a schedules file")
 	if err != nil {
-		return nil, fmt.Errorf("read schedules: %w", err)
-	}
-	if n := budget.LongLine(data, budget.SettingsLine); n > 0 {
-		return nil, &ParseError{File: path, Line: n, Reason: "line longer than " + budget.Size(budget.SettingsLine) +
-			", the longest a schedules file's line may be"}
+		return nil, err
 	}
 	return Parse(path, data, commands)
 }

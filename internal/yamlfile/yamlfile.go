@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/svcrecon/svcrecon/internal/budget"
 )
 
 // Error is a mistake in a settings file, at a line (0: the file as a
@@ -28,6 +30,27 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: %s", e.File, e.Reason)
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+}
+
+// Read reads the settings file at path within its budgets
+// (budget.SettingsFile in all, budget.SettingsLine a line): a file that is
+// not a regular file or goes beyond them is an *Error before it is parsed.
+// what names the file in those errors ("a schedules file"), and in the
+// error of a file that cannot be read.
+func Read(path, what string) ([]byte, error) {
+	data, err := budget.ReadFile(path, budget.SettingsFile, what)
+	var be *budget.Error
+	if errors.As(err, &be) {
+		return nil, &Error{File: path, Reason: be.Reason}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	if n := budget.LongLine(data, budget.SettingsLine); n > 0 {
+		return nil, &Error{File: path, Line: n, Reason: "line longer than " + budget.Size(budget.SettingsLine) +
+			", the longest " + what + "'s line may be"}
+	}
+	return data, nil
 }
 
 // Reader reads one file, named Name in its errors.
