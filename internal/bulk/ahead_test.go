@@ -46,19 +46,7 @@ func TestSenderCallsWhileItJournals(t *testing.T) {
 		_, err := r.Execute(context.Background(), fx.run, fx.rows)
 		done <- err
 	}()
-	first := <-reqs
-	line := <-j.held
-	select {
-	case second := <-reqs:
-		if second == first {
-			t.Fatalf("%s called twice", first)
-		}
-	case err := <-done:
-		t.Fatalf("Execute ended (%v) with the journal of line %d held", err, line)
-	case <-time.After(time.Minute):
-		close(j.hold)
-		t.Fatalf("no second call in a minute while the outcome of line %d was being journaled: the sender waits for it", line)
-	}
+	awaitCallWhileJournaling(t, reqs, j, done)
 	close(j.hold)
 	if err := <-done; err != nil {
 		t.Fatal(err)

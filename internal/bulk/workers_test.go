@@ -325,6 +325,28 @@ func (j *holdJournal) StepBulkRows(ctx context.Context, runID string, s store.Bu
 	return j.Journal.StepBulkRows(ctx, runID, s)
 }
 
+// awaitCallWhileJournaling waits for the first call and for the journal
+// write j holds, then for a second call while it is held: the test fails
+// when Execute ends first or no second call comes within a minute. It
+// returns the line whose outcome is held.
+func awaitCallWhileJournaling(t *testing.T, reqs <-chan string, j *holdJournal, done <-chan error) int {
+	t.Helper()
+	first := <-reqs
+	line := <-j.held
+	select {
+	case second := <-reqs:
+		if second == first {
+			t.Fatalf("%s called twice", first)
+		}
+	case err := <-done:
+		t.Fatalf("Execute ended (%v) with the journal of line %d held", err, line)
+	case <-time.After(time.Minute):
+		close(j.hold)
+		t.Fatalf("no second call in a minute while the outcome of line %d was being journaled: the sender waits for it", line)
+	}
+	return line
+}
+
 // TestSharedWorkerCallsWhileItJournals: a worker's sender calls its next
 // row (claimed already) while the outcome of its last call is being
 // journaled, not after; and a row's slot is held until its outcome is
@@ -342,19 +364,7 @@ func TestSharedWorkerCallsWhileItJournals(t *testing.T) {
 			_, err := r.Execute(ctx, fx.run, fx.rows)
 			done <- err
 		}()
-		first := <-reqs
-		line := <-j.held
-		select {
-		case second := <-reqs:
-			if second == first {
-				t.Fatalf("%s called twice", first)
-			}
-		case err := <-done:
-			t.Fatalf("Execute ended (%v) with the journal of line %d held", err, line)
-		case <-time.After(time.Minute):
-			close(j.hold)
-			t.Fatalf("no second call in a minute while the outcome of line %d was being journaled: the sender waits for it", line)
-		}
+		line := awaitCallWhileJournaling(t, reqs, j, done)
 		var claimed []string
 		if err := openDSN(t, dsn).EachBulkRow(ctx, fx.run.ID, func(r store.BulkRow) error {
 			claimed = append(claimed, fmt.Sprintf("%d %s", r.Line, r.State))
