@@ -60,6 +60,28 @@ func (g *gate) wait(tb testing.TB, done <-chan result) {
 	}
 }
 
+// startHeld starts bulkrun run of in on dbPath in a process of its own
+// (the binary built for these tests), at concurrency 4 against srv, and
+// waits until the gate g holds its requests; the process is killed and
+// the test fails when none comes within a minute.
+func startHeld(t *testing.T, g *gate, srv *bulktest.Server, in, dbPath string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
+		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error")
+	cmd.Env = append(os.Environ(), srv.Environ()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.arrived:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no request reached the fake in 60 s")
+	}
+	return cmd
+}
+
 type result struct {
 	code           int
 	stdout, stderr string
@@ -183,19 +205,7 @@ func TestKilledHolderIsTakenOverAndEveryViewCountsTheSame(t *testing.T) {
 	in := writeInput(t, dir, 20)
 	dbPath := filepath.Join(dir, "bulk.db")
 	watchJournal(t, dbPath)
-	cmd := exec.Command(binary, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
-		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error")
-	cmd.Env = append(os.Environ(), srv.Environ()...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-g.arrived:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatal("no request reached the fake in 60 s")
-	}
+	cmd := startHeld(t, g, srv, in, dbPath)
 	id := runID(t, dbPath)
 	settledSending(t, dbPath, id, 8) // four calls held, four rows claimed ahead
 	pid := cmd.Process.Pid

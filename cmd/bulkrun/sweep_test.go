@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,19 +51,7 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 	dir := t.TempDir()
 	in := writeInput(t, dir, 20)
 	dbPath := filepath.Join(dir, "bulk.db")
-	cmd := exec.Command(binary, "run", "--op", "verifyPanPlusV2", "--in", in, "--db", dbPath, "--concurrency", "4",
-		"--set", "longitude=1", "--set", "consent=Y", "--log-level", "error")
-	cmd.Env = append(os.Environ(), srv.Environ()...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-g.arrived:
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatal("no request reached the fake in 60 s")
-	}
+	cmd := startHeld(t, g, srv, in, dbPath)
 	settledSending(t, dbPath, runID(t, dbPath), 8) // four calls held, four rows claimed ahead
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
