@@ -83,6 +83,8 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", err
 	}
 	defer env.Close()
+	pre := nightly.PrefetchEvidence(ctx, evidenceStore(env.DB), o.From, o.To)
+	defer pre.Stop()
 	rep, err := ledger.Check(ctx, checkStore(env.DB), o)
 	if err != nil {
 		return "", err
@@ -97,7 +99,7 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	}
 	settings := nightly.Settings(o.Tolerances(), 0, 0)
 	settings.RateCard = nightly.RateCardSetting(o.Rates)
-	ev, err := nightly.RecordEvidence(ctx, env.DB, rep, settings, nil, clock)
+	ev, err := nightly.RecordEvidence(ctx, env.DB, rep, settings, nil, clock, pre)
 	if err != nil {
 		return summary, fmt.Errorf("check: evidence: %w", err)
 	}
@@ -108,6 +110,10 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 // checkStore is the store a check reads and writes: the database (a test
 // wraps it to stop the check at a call of its choosing).
 var checkStore = func(db *store.DB) ledger.CheckStore { return db }
+
+// evidenceStore is the store the evidence step's reads beside the check
+// read (a test wraps it to fail them).
+var evidenceStore = func(db *store.DB) evidence.Store { return db }
 
 // printEvidence prints a run's verdict (as the Summary words it) and its
 // evidence: the manifest's digest and the exceptions new, carried over and

@@ -36,14 +36,28 @@ func (d *DayDigest) input() Input {
 // kept that still hold; the others from the records (digestDays), and
 // kept (useKept) for the next night.
 func dayInputs(ctx context.Context, db Store, k recon.Kind, days []string, useKept bool) ([]DayDigest, error) {
+	out, computed, err := readDays(ctx, db, k, days, useKept)
+	if err != nil {
+		return nil, err
+	}
+	if useKept && len(computed) > 0 {
+		if err := db.SaveDayDigests(ctx, computed); err != nil {
+			return nil, fmt.Errorf("keep %s digests: %w", k, err)
+		}
+	}
+	return out, nil
+}
+
+// readDays digests the days of kind k (sorted) as dayInputs does, keeping
+// nothing: the digests, and those of them computed from the records.
+func readDays(ctx context.Context, db Store, k recon.Kind, days []string, useKept bool) (out, computed []DayDigest, err error) {
 	if len(days) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	have := map[string]DayDigest{}
 	if useKept {
-		var err error
 		if have, err = db.DayDigests(ctx, k, days[0], days[len(days)-1]); err != nil {
-			return nil, fmt.Errorf("%s digests kept: %w", k, err)
+			return nil, nil, fmt.Errorf("%s digests kept: %w", k, err)
 		}
 	}
 	var missing []string
@@ -53,24 +67,18 @@ func dayInputs(ctx context.Context, db Store, k recon.Kind, days []string, useKe
 		}
 	}
 	if len(missing) > 0 {
-		computed, err := digestDays(ctx, db, k, missing)
-		if err != nil {
-			return nil, err
-		}
-		if useKept {
-			if err := db.SaveDayDigests(ctx, computed); err != nil {
-				return nil, fmt.Errorf("keep %s digests: %w", k, err)
-			}
+		if computed, err = digestDays(ctx, db, k, missing); err != nil {
+			return nil, nil, err
 		}
 		for _, d := range computed {
 			have[d.Day] = d
 		}
 	}
-	out := make([]DayDigest, len(days))
+	out = make([]DayDigest, len(days))
 	for i, d := range days {
 		out[i] = have[d]
 	}
-	return out, nil
+	return out, computed, nil
 }
 
 // digestDays digests days (sorted) of kind k from their records, at the

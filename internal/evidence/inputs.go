@@ -19,8 +19,10 @@ type inputs struct {
 // file whose calls reach into it, the calls kept in the database, every
 // statement day of the period and the collect-order days orderDays; and
 // the stored totals of those days. useKept takes the digests kept of the
-// days no sync wrote since (verify does not).
-func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []string, useKept bool) (*inputs, error) {
+// days no sync wrote since (verify does not). statement are the statement
+// days' digests when they were read already (Prefetch); nil reads them.
+func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []string, useKept bool,
+	statement []DayDigest) (*inputs, error) {
 	in := &inputs{}
 	srcs, err := db.EvidenceCallSources(ctx, from, to)
 	if err != nil {
@@ -45,9 +47,11 @@ func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []st
 		k    recon.Kind
 		days []string
 	}{{recon.Statement, days}, {recon.Orders, orderDays}} {
-		ds, err := dayInputs(ctx, db, kd.k, kd.days, useKept)
-		if err != nil {
-			return nil, err
+		ds := statement
+		if kd.k != recon.Statement || ds == nil {
+			if ds, err = dayInputs(ctx, db, kd.k, kd.days, useKept); err != nil {
+				return nil, err
+			}
 		}
 		for _, d := range ds {
 			in.list = append(in.list, d.input())

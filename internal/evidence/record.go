@@ -25,6 +25,11 @@ type Check struct {
 	Now func() time.Time
 	// Version is svcrecon's version (default buildinfo.Version).
 	Version string
+	// Inputs, when set, are the period's inputs read while the check ran
+	// (Prefetch): Record uses them, checked against the database as it
+	// is then, instead of reading them again, in every attempt. Nil, or of
+	// another period: Record reads them.
+	Inputs *Prefetched
 }
 
 // Result is what Record did.
@@ -134,14 +139,22 @@ func buildManifest(ctx context.Context, db Store, run RunInfo, c *Check, at time
 	if err != nil {
 		return nil, err
 	}
-	in, err := gatherInputs(ctx, db, run.From, run.To, orderDaysOf(period, unsettled), true)
+	pre := &early{}
+	if c.Inputs.of(run.From, run.To) {
+		if pre, err = c.Inputs.current(ctx, db); err != nil {
+			return nil, err
+		}
+	}
+	in, err := gatherInputs(ctx, db, run.From, run.To, orderDaysOf(period, unsettled), true, pre.statement)
 	if err != nil {
 		return nil, err
 	}
 	m.Inputs = in.list
-	m.Totals = Totals{Fetched: c.Fetched, Stored: in.stored, Checked: checkedOf(&c.Summary)}
-	if m.Totals.Imported, err = importedTotals(ctx, db, run.From, run.To); err != nil {
-		return nil, err
+	m.Totals = Totals{Fetched: c.Fetched, Stored: in.stored, Checked: checkedOf(&c.Summary), Imported: pre.imported}
+	if m.Totals.Imported == nil {
+		if m.Totals.Imported, err = importedTotals(ctx, db, run.From, run.To); err != nil {
+			return nil, err
+		}
 	}
 	if m.Completeness, err = completeness(ctx, db, run.From, run.To); err != nil {
 		return nil, err

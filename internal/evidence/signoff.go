@@ -190,7 +190,7 @@ func staleness(ctx context.Context, db Store, sm *StoredManifest, digest string)
 			orderDays = append(orderDays, in.Name)
 		}
 	}
-	now, err := gatherInputs(ctx, db, m.Period.From, m.Period.To, orderDays, true)
+	now, err := gatherInputs(ctx, db, m.Period.From, m.Period.To, orderDays, true, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,8 @@ type Store interface {
 	// days): pool account, whether it debited (success with a pool
 	// object), and its pool amount.
 	EvidenceCalls(ctx context.Context, from, to string) iter.Seq2[CallAmount, error]
+	// EvidenceCallCount counts the calls EvidenceCalls yields.
+	EvidenceCallCount(ctx context.Context, from, to string) (int, error)
 	// EvidenceCallSources lists the call-log files whose calls (first to
 	// last ts) reach into the period, by name.
 	EvidenceCallSources(ctx context.Context, from, to string) ([]CallSource, error)

@@ -173,7 +173,7 @@ func verifyInputs(ctx context.Context, db Store, m *Manifest, v *Verification) e
 			orderDays = append(orderDays, in.Name)
 		}
 	}
-	now, err := gatherInputs(ctx, db, m.Period.From, m.Period.To, orderDays, false) // every record, not the kept digests
+	now, err := gatherInputs(ctx, db, m.Period.From, m.Period.To, orderDays, false, nil) // every record, not the kept digests
 	if err != nil {
 		return err
 	}

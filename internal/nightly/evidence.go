@@ -12,6 +12,7 @@ import (
 	"github.com/svcrecon/svcrecon/internal/export"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/rates"
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -37,9 +38,10 @@ func RateCardSetting(c *rates.Card) *evidence.RateCard {
 // RecordEvidence is the evidence step after a check (check, run): the
 // verdict of its findings as the Summary words it, then its manifest and
 // its exceptions (evidence.Record). fetched is what the run's sync
-// fetched (nil when it did not sync).
+// fetched (nil when it did not sync); pre the inputs read beside the check
+// (PrefetchEvidence; nil: none).
 func RecordEvidence(ctx context.Context, db *store.DB, rep *ledger.Report, s evidence.Settings, fetched []evidence.Fetched,
-	now func() time.Time) (*evidence.Result, error) {
+	now func() time.Time, pre *evidence.Prefetched) (*evidence.Result, error) {
 	from, err := time.Parse(time.DateOnly, rep.Summary.From)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: period %q: %w", rep.RunID, rep.Summary.From, err)
@@ -53,7 +55,17 @@ func RecordEvidence(ctx context.Context, db *store.DB, rep *ledger.Report, s evi
 		return nil, err
 	}
 	return evidence.Record(ctx, db, evidence.Check{RunID: rep.RunID, Summary: rep.Summary, Findings: v, Settings: s,
-		Fetched: fetched, Now: now})
+		Fetched: fetched, Now: now, Inputs: pre})
+}
+
+// PrefetchEvidence starts reading, beside the check of from..to that
+// starts, the evidence step's inputs that its findings do not change
+// (evidence.Prefetch), for RecordEvidence. The caller stops it
+// (Prefetched.Stop) when it is done, whether the check failed or not: a
+// check's error is the step's, never the reads'.
+func PrefetchEvidence(ctx context.Context, db evidence.Store, from, to time.Time) *evidence.Prefetched {
+	day := func(t time.Time) string { return t.In(recon.IST).Format(recon.DateLayout) } // the check's days
+	return evidence.Prefetch(ctx, db, day(from), day(to))
 }
 
 // EvidenceLine is what the evidence step did, in one line: the verdict,

@@ -205,6 +205,8 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	if err := declareCoverage(ctx, &c); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepImport, err)
 	}
+	pre := PrefetchEvidence(ctx, c.DB, c.From, c.To)
+	defer pre.Stop()
 	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
 		PairWindow: c.Tolerances.PairWindow, PairAmount: c.Tolerances.Amount, PairPercent: c.Tolerances.Percent,
 		TimingWindow: c.Tolerances.Timing, Rates: c.Rates})
@@ -215,7 +217,7 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	step(Step{Name: StepCheck, Line: fmt.Sprintf("run %d: %s", rep.RunID, Findings(rep))})
 	settings := Settings(c.Tolerances, c.OrdersLookback, c.RecheckDays)
 	settings.RateCard = RateCardSetting(c.Rates)
-	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now); err != nil {
+	if sum.Evidence, err = RecordEvidence(ctx, c.DB, rep, settings, fetched(&sum), c.Now, pre); err != nil {
 		return sum, fmt.Errorf("%s: %w", StepEvidence, err)
 	}
 	step(Step{Name: StepEvidence, Line: EvidenceLine(sum.Evidence)})

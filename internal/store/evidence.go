@@ -221,6 +221,18 @@ func (db *DB) EvidenceCalls(ctx context.Context, from, to string) iter.Seq2[evid
 	}, `SELECT pool_account, outcome, pool_shape, pool_amount FROM calls WHERE ts >= ? AND ts < ?`, lo, hi)
 }
 
+// EvidenceCallCount counts the period's calls (EvidenceCalls's), through
+// the index of their times alone.
+func (db *DB) EvidenceCallCount(ctx context.Context, from, to string) (int, error) {
+	lo, hi, err := dayBounds(from, to)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = db.QueryRowContext(ctx, `SELECT count(*) FROM calls WHERE ts >= ? AND ts < ?`, lo, hi).Scan(&n)
+	return n, err
+}
+
 // EvidenceCallSources lists the call-log files (imported since their
 // SHA-256 is kept) whose calls reach into the period, by name: a file read
 // twice with the same bytes once.
