@@ -6,3 +6,6 @@ var (
 	DigestDays   = digestDays
 	SortedDigest = sortedDigest
 )
+
+// PrefetchDone waits until p's reads ended.
+func PrefetchDone(p *Prefetched) { <-p.done }

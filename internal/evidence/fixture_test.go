@@ -116,9 +116,17 @@ func (f *fixture) insertRun(from, to string, fs ...finding) int64 {
 // last.
 func (f *fixture) evidence(db evidence.Store, id int64) *evidence.Result {
 	f.t.Helper()
+	return f.evidenceWith(db, id, nil)
+}
+
+// evidenceWith records run id's evidence as evidence does, with the inputs
+// pre read beside the check (nil: none).
+func (f *fixture) evidenceWith(db evidence.Store, id int64, pre *evidence.Prefetched) *evidence.Result {
+	f.t.Helper()
 	f.now = f.now.AddDate(0, 0, 1)
 	res, err := evidence.Record(f.ctx, db, evidence.Check{RunID: id, Findings: "Not reconciled: something",
-		Settings: evidence.Settings{PairWindow: "10m0s"}, Now: func() time.Time { return f.now }, Version: "svcrecon test"})
+		Settings: evidence.Settings{PairWindow: "10m0s"}, Now: func() time.Time { return f.now }, Version: "svcrecon test",
+		Inputs: pre})
 	if err != nil {
 		f.t.Fatal(err)
 	}
