@@ -30,7 +30,7 @@ func sibling(t *testing.T) *fixture {
 // prefetch reads from goroutines of its own.
 type readLog struct {
 	evidence.Store
-	mu                sync.Mutex
+	mu               sync.Mutex
 	statement, calls []string
 }
 
