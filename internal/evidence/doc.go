@@ -1,6 +1,7 @@
 // Package evidence keeps what a month's close rests on, run after run:
 //
-//   - the manifest of each reconciliation run (Record, after the check):
+//   - the manifest of each reconciliation run (Record, after the check;
+//     its long reads started with the check, Prefetch):
 //     the tool's version, the settings and rules by hash, every input by
 //     SHA-256 (call-log files as read; each statement and collect-order
 //     day as a digest of its stored records, DayDigest), counts and
