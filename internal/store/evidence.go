@@ -187,8 +187,10 @@ func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string
 	seq := scanSeq(ctx, db, scan, `SELECT id, `+concatWS(evidenceRecordCols...)+` FROM records
 		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY `+strings.Join(order, ", "), k, from, to)
 	return func(yield func(*recon.Record, error) bool) {
+		var rec recon.Record // one for the stream: &r of the loop's r was 545 bytes a record
 		for r, err := range seq {
-			if !yield(&r, err) || err != nil {
+			rec = r
+			if !yield(&rec, err) || err != nil {
 				return
 			}
 		}
