@@ -122,6 +122,17 @@ func (db *DB) ReportDays(ctx context.Context, from, to string) ([]ReportDay, err
 	return days, nil
 }
 
+// ReportHasRecords reports whether the statement holds a DR or CR record
+// dated from..to (what ReportDays would count).
+func (db *DB) ReportHasRecords(ctx context.Context, from, to string) (bool, error) {
+	found, err := db.exists(ctx, `SELECT 1 FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?
+		AND txn_mode IN ('DR', 'CR') LIMIT 1`, recon.Statement, from, to)
+	if err != nil {
+		return false, fmt.Errorf("records of %s to %s: %w", from, to, err)
+	}
+	return found, nil
+}
+
 // reportRows runs one query and yields its rows, scanned into a T each.
 // The rows are read ahead in a goroutine of their own (prefetch), so that
 // the database's work overlaps the consumer's (a report's million rows
