@@ -147,19 +147,19 @@ func TestUpgradeStoresLineHashesAsBytes(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
 			dsn, exec := oldDatabase(t, backend, "0150")
-			exec(`INSERT INTO call_blocks (id, data) VALUES (1, ?)`, []byte("old lines"))
+			exec(`INSERT INTO call_blocks (data) VALUES (?)`, []byte("old lines"))
 			var calls []recon.Call
 			var kept []string
 			for i := range 24 { // of one second: by hash, not in line order
 				c := recon.Call{Hash: testHash(fmt.Sprint("line ", i)), Source: "calls.jsonl", Line: i + 1,
 					TS: "2026-11-21 10:00:00", ExternalRef: fmt.Sprint("R", i), Outcome: recon.CallSuccess}
-				var block any
 				if i%2 == 0 {
-					c.Source, block = "-", 1
+					c.Source = "-"
 					kept = append(kept, c.Hash)
 				}
 				exec(`INSERT INTO calls (line_hash, source, source_line, ts, external_ref, outcome, imported_at, line_block)
-					VALUES (?, ?, ?, ?, ?, 'success', 'then', ?)`, c.Hash, c.Source, c.Line, c.TS, c.ExternalRef, block)
+					VALUES (?, ?, ?, ?, ?, 'success', 'then', (SELECT min(id) FROM call_blocks WHERE ? = '-'))`,
+					c.Hash, c.Source, c.Line, c.TS, c.ExternalRef, c.Source)
 				calls = append(calls, c)
 			}
 
