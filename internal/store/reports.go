@@ -95,29 +95,30 @@ func (db *DB) ReportDays(ctx context.Context, from, to string) ([]ReportDay, err
 		return nil, fmt.Errorf("daily totals: %w", err)
 	}
 	defer rows.Close()
+	debits, credits := make([]recon.Sum, len(days)), make([]recon.Sum, len(days))
+	var other recon.Sum // a day not asked for: its amounts only checked
+	var others int64
 	for rows.Next() {
 		var date, mode, amount, id string
 		if err := rows.Scan(&date, &mode, &amount, &id); err != nil {
 			return nil, fmt.Errorf("daily totals: %w", err)
 		}
-		a, err := decimal.NewFromString(amount)
-		if err != nil {
+		sum, n := &other, &others
+		if i, ok := idx[date]; ok && mode == "DR" {
+			sum, n = &debits[i], &days[i].NDebits
+		} else if ok {
+			sum, n = &credits[i], &days[i].NCredits
+		}
+		if err := sum.AddText(amount); err != nil {
 			return nil, fmt.Errorf("daily totals: record %s: txnChargedValue %q: %w", id, amount, err)
 		}
-		i, ok := idx[date]
-		if !ok {
-			continue
-		}
-		if mode == "DR" {
-			days[i].Debits = days[i].Debits.Add(a)
-			days[i].NDebits++
-		} else {
-			days[i].Credits = days[i].Credits.Add(a)
-			days[i].NCredits++
-		}
+		*n++
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("daily totals: %w", err)
+	}
+	for i := range days {
+		days[i].Debits, days[i].Credits = debits[i].Decimal(), credits[i].Decimal()
 	}
 	return days, nil
 }
