@@ -234,7 +234,7 @@ func queryStrings(t *testing.T, path, query string) []string {
 // dumpCalls lists the stored calls (without ids and import times), sorted.
 func dumpCalls(t *testing.T, path string) []string {
 	t.Helper()
-	return queryStrings(t, path, `SELECT line_hash || '|' || source || '|' || source_line || '|' || ts || '|' || external_ref || '|' ||
+	return queryStrings(t, path, `SELECT lower(hex(line_hash)) || '|' || source || '|' || source_line || '|' || ts || '|' || external_ref || '|' ||
 		orderid || '|' || outcome || '|' || pool_opening || '|' || pool_amount || '|' || pool_closing || '|' || coalesce(response, '')
 		FROM calls ORDER BY line_hash`)
 }

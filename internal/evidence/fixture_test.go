@@ -2,6 +2,7 @@ package evidence_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -68,11 +69,13 @@ func (f *fixture) record(k recon.Kind, svc, ts, mode, amount string) {
 	}
 }
 
-// call stores a client's call (from standard input: kept in the database).
+// call stores a client's call (from standard input: kept in the database),
+// its line hash as the store keeps one (32 bytes).
 func (f *fixture) call(ref, ts string) {
 	f.t.Helper()
+	hash := sha256.Sum256([]byte("h-" + ref))
 	f.exec(`INSERT INTO calls (line_hash, source, ts, external_ref, outcome, imported_at, line_block)
-		VALUES (?, '-', ?, ?, 'failed', 'x', 1)`, "h-"+ref, ts, ref)
+		VALUES (?, '-', ?, ?, 'failed', 'x', 1)`, hash[:], ts, ref)
 }
 
 // finding is a row of a run: a matching outcome (callOnly, statementOnly

@@ -23,7 +23,8 @@ type Store interface {
 	// (YYYY-MM-DD, inclusive) in the order of a day's canonical lines
 	// (dayDigest): by account, txnDateTime and svcOrderId, each compared
 	// bytewise. (A value with a control character may still put a line
-	// out of that order: the digest checks and sorts such a day.)
+	// out of that order: the digest checks and sorts such a day.) The
+	// record yielded is the stream's own: it holds until the next one.
 	EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error]
 	// DayDigests returns the digests kept of kind k's days from..to that
 	// still hold (computed at the day's current version), by day.

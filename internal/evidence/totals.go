@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -108,26 +106,33 @@ func orZero(s string) string {
 // sums adds amounts per key, exactly.
 type sums struct {
 	count map[string]int
-	sum   map[string]decimal.Decimal
+	sum   map[string]*recon.Sum
 }
 
-func newSums() *sums { return &sums{count: map[string]int{}, sum: map[string]decimal.Decimal{}} }
+func newSums() *sums { return &sums{count: map[string]int{}, sum: map[string]*recon.Sum{}} }
 
 func (s *sums) add(key, amount string) error {
 	s.count[key]++
 	if amount == "" {
 		return nil
 	}
-	d, err := decimal.NewFromString(amount)
-	if err != nil {
+	sum := s.sum[key]
+	if sum == nil {
+		sum = &recon.Sum{}
+		s.sum[key] = sum
+	}
+	if err := sum.AddText(amount); err != nil {
 		return fmt.Errorf("%s: amount %q is not a decimal", key, amount)
 	}
-	s.sum[key] = s.sum[key].Add(d)
 	return nil
 }
 
 func (s *sums) get(key string) CountSum {
-	return CountSum{Count: s.count[key], Amount: recon.Money(s.sum[key])}
+	var total recon.Sum
+	if sum := s.sum[key]; sum != nil {
+		total = *sum
+	}
+	return CountSum{Count: s.count[key], Amount: recon.Money(total.Decimal())}
 }
 
 // keys are the keys added, in order.

@@ -148,7 +148,11 @@ func plural(n int, one, many string) string {
 // differences are counted apart: "Reconciled (apart: 1 timing difference,
 // expected the next day)". A period with no
 // call, no statement record and no order is "Nothing to reconcile".
-func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []store.ReportBreakTotal) verdict {
+//
+// records says whether the statement holds a debit or credit record of
+// the period; it is asked only when nothing else was seen (no call, no
+// finding), the one case where it decides the verdict.
+func verdictOf(r *ledger.Run, records func() (bool, error), br []bridge, totals []store.ReportBreakTotal) (verdict, error) {
 	s := &r.Summary
 	var v verdict
 	for _, t := range totals {
@@ -171,8 +175,11 @@ func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []stor
 	for _, u := range s.Unsettled {
 		seen = seen || u.Count > 0
 	}
-	for _, d := range days {
-		seen = seen || d.NDebits > 0 || d.NCredits > 0
+	if !seen {
+		var err error
+		if seen, err = records(); err != nil {
+			return v, err
+		}
 	}
 	v.Unlinked = s.Reversals.Unlinked
 	var parts []string
@@ -203,7 +210,7 @@ func verdictOf(r *ledger.Run, days []store.ReportDay, br []bridge, totals []stor
 	default:
 		v.Reconciled, v.Text = true, "Reconciled"+timing
 	}
-	return v
+	return v, nil
 }
 
 // poolName is a pool account's name as the Summary shows it.

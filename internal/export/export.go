@@ -229,6 +229,7 @@ type Reports interface {
 	ReportRun(ctx context.Context, from, to string) (ledger.Run, bool, error)
 	ReportRunSupersededBy(ctx context.Context, id int64) (int64, error)
 	ReportDays(ctx context.Context, from, to string) ([]store.ReportDay, error)
+	ReportHasRecords(ctx context.Context, from, to string) (bool, error)
 	ReportBreaks(ctx context.Context, runID int64) iter.Seq2[*ledger.Break, error]
 	ReportBreakTotals(ctx context.Context, runID int64) ([]store.ReportBreakTotal, error)
 	ReportSuggestedPairs(ctx context.Context, runID int64) iter.Seq2[*ledger.Match, error]

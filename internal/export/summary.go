@@ -51,6 +51,16 @@ type summaryData struct {
 	skipped string         // why none were suggested (recon.Summary.PairingSkipped)
 }
 
+// anyRecord reports whether days hold a debit or credit record.
+func anyRecord(days []store.ReportDay) bool {
+	for _, d := range days {
+		if d.NDebits > 0 || d.NCredits > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // loadSummary reads what the Summary shows besides the run's summary: the
 // statement's daily totals, the break totals (for the bridges and the
 // verdict) and the suggested pairs.
@@ -67,7 +77,9 @@ func loadSummary(ctx context.Context, db Reports, r *ledger.Run) (*summaryData, 
 	if sd.bridges, err = bridges(&r.Summary, totals); err != nil {
 		return nil, fmt.Errorf("run %d: %w", r.ID, err)
 	}
-	sd.verdict = verdictOf(r, sd.days, sd.bridges, totals)
+	if sd.verdict, err = verdictOf(r, func() (bool, error) { return anyRecord(sd.days), nil }, sd.bridges, totals); err != nil {
+		return nil, err
+	}
 	n := 0
 	for m, err := range db.ReportSuggestedPairs(ctx, r.ID) {
 		if err != nil {

@@ -566,3 +566,41 @@ func merged(tb testing.TB, f *excelize.File, cell string) bool {
 	}
 	return false
 }
+
+// TestVerdictAsSummary: the evidence's verdict (Verdict, which does not
+// read the period's daily totals) is the Summary's, also where only a
+// record of the period tells "Reconciled" from "Nothing to reconcile": a
+// run with no call and no finding over a statement holding one credit.
+func TestVerdictAsSummary(t *testing.T) {
+	credit := rec("statement", "SO-1", "2026-11-02 09:00:00", "CR", "100.00", "", "", "", "600.00")
+	outside := rec("statement", "SO-2", "2026-11-09 09:00:00", "CR", "100.00", "", "", "", "700.00")
+	for _, tc := range []struct {
+		name    string
+		records []string
+		want    string
+	}{
+		{"no record", nil, "Nothing to reconcile: no call and no record in 2026-11-01 to 2026-11-03"},
+		{"a record after the period", []string{outside}, "Nothing to reconcile: no call and no record in 2026-11-01 to 2026-11-03"},
+		{"a credit in the period", []string{credit}, "Reconciled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := runDB(t, `{}`)
+			for _, q := range tc.records {
+				if _, err := db.ExecContext(context.Background(), q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := Verdict(context.Background(), db, fixFrom, fixTo)
+			if err != nil || got != tc.want {
+				t.Errorf("Verdict = %q, %v; want %q", got, err, tc.want)
+			}
+			files, err := Reconciliation(context.Background(), db, Options{From: fixFrom, To: fixTo, Dir: t.TempDir(), Format: FormatXLSX})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := openBook(t, files.Workbook).GetCellValue("Summary", "A1"); v != got {
+				t.Errorf("Summary verdict %q, Verdict %q", v, got)
+			}
+		})
+	}
+}

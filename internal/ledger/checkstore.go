@@ -96,6 +96,13 @@ type Finder interface {
 	Record(ctx context.Context, svcOrderID string) (Record, bool, error)
 	// RefCalls returns the window's calls with this externalRef, in (ts, id) order.
 	RefCalls(ctx context.Context, ref string) ([]RefCall, error)
+	// RepeatedRefs yields, once each, the externalRefs of more than one
+	// call, of any date (at least those of the window's calls).
+	RepeatedRefs(ctx context.Context) iter.Seq2[string, error]
+	// RepeatedClients yields, once each, the clientOrderIds of more than
+	// one record, of any kind and date (at least those of the window's
+	// statement records).
+	RepeatedClients(ctx context.Context) iter.Seq2[string, error]
 	// Close releases the look-ups.
 	Close() error
 }

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"fmt"
+	"iter"
 
 	"github.com/shopspring/decimal"
 
@@ -10,33 +12,44 @@ import (
 
 // The duplicates stage (design: duplicate debit) finds the externalRefs
 // debited more than once: by two debits with distinct orderids, or by two
-// debit records of the period. Two Bloom filters remember the externalRefs
-// of the debits and the clientOrderIds of the debit records met so far; a
-// second meeting is checked exactly, once per externalRef, against all the
-// period's calls or records of it. A row made after its externalRef is
-// known twice is a duplicateDebit row from the start; one written before
-// is rewritten at the end (fixLate).
+// debit records of the period. Before the period's streams it reads from
+// the database the externalRefs of more than one call and the
+// clientOrderIds of more than one record (of any date: a superset, read
+// from the indexes alone), as key sets; a debit whose key is in its set
+// and met a second time is checked exactly, once per key, against all the
+// period's calls or records of it. Its memory is that of the keys that
+// repeat (9 bytes each), not of the month. A row made after its
+// externalRef is known twice is a duplicateDebit row from the start; one
+// written before is rewritten at the end (fixLate).
 
 // dupFinder is the duplicates stage's look-ups (Finder).
 type dupFinder interface {
 	RefCalls(ctx context.Context, ref string) ([]RefCall, error)
 	PeriodRecordsByClient(ctx context.Context, clientOrderID string) ([]Record, error)
+	RepeatedRefs(ctx context.Context) iter.Seq2[string, error]
+	RepeatedClients(ctx context.Context) iter.Seq2[string, error]
 }
 
 // duplicates is the duplicates stage.
 type duplicates struct {
-	ctx                     context.Context
-	find                    dupFinder
-	resolved                map[int64]resolution // the load stage's pending calls resolved
-	calls, recs             *bloom
-	callVerdict, recVerdict map[string]bool
-	dup                     map[string]bool
-	found                   []string // in the order found
+	ctx         context.Context
+	find        dupFinder
+	resolved    map[int64]resolution // the load stage's pending calls resolved
+	calls, recs *keySet
+	dup         map[string]bool
+	found       []string // in the order found
 }
 
-func newDuplicates(ctx context.Context, find dupFinder, resolved map[int64]resolution) *duplicates {
-	return &duplicates{ctx: ctx, find: find, resolved: resolved, calls: newBloom(), recs: newBloom(),
-		callVerdict: map[string]bool{}, recVerdict: map[string]bool{}, dup: map[string]bool{}}
+func newDuplicates(ctx context.Context, find dupFinder, resolved map[int64]resolution) (*duplicates, error) {
+	calls, err := newKeySet(find.RepeatedRefs(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("externalRefs of more than one call: %w", err)
+	}
+	recs, err := newKeySet(find.RepeatedClients(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("clientOrderIds of more than one record: %w", err)
+	}
+	return &duplicates{ctx: ctx, find: find, resolved: resolved, calls: calls, recs: recs, dup: map[string]bool{}}, nil
 }
 
 // isDup reports whether ref is known to be debited more than once.
@@ -49,27 +62,47 @@ func (d *duplicates) markDup(ref string) {
 	}
 }
 
-// again reports whether key was met before in b (maybe) and has no verdict
-// yet: it is then to be checked exactly. A key met first is added.
-func again(b *bloom, verdicts map[string]bool, key string) bool {
-	if !b.has(key) {
-		b.add(key)
-		return false
+// again notes a meeting of key in s, and reports whether it is to be
+// checked exactly now: key repeats in the database, was met before and
+// has no verdict yet. check gives the verdict.
+func (d *duplicates) again(s *keySet, key string, check func() (bool, error)) error {
+	in, v, i := s.state(key)
+	switch {
+	case !in || v == single || v == twice:
+		return nil
+	case v == unmet:
+		s.set(key, i, metOnce)
+		return nil
 	}
-	_, done := verdicts[key]
-	return !done
+	dup, err := check()
+	if err != nil {
+		return err
+	}
+	if dup {
+		s.set(key, i, twice)
+		d.markDup(key)
+	} else {
+		s.set(key, i, single)
+	}
+	return nil
 }
 
 // seeDebit notes a debit (not pending, counted once) of externalRef ref.
 func (d *duplicates) seeDebit(ref string) error {
-	if !again(d.calls, d.callVerdict, ref) {
-		return nil
-	}
-	calls, err := d.find.RefCalls(d.ctx, ref)
-	if err != nil {
-		return err
-	}
-	first, seen, dup := "", false, false
+	return d.again(d.calls, ref, func() (bool, error) {
+		calls, err := d.find.RefCalls(d.ctx, ref)
+		if err != nil {
+			return false, err
+		}
+		return d.debitedTwice(calls), nil
+	})
+}
+
+// debitedTwice reports whether calls (of one externalRef) hold two
+// debits with distinct orderids, a pending call counting as the load
+// stage resolved it.
+func (d *duplicates) debitedTwice(calls []RefCall) bool {
+	first, seen := "", false
 	for _, c := range calls {
 		outcome, shape, orderID := recon.CallOutcome(c.Outcome), c.Shape, c.OrderID
 		if r, ok := d.resolved[c.ID]; ok && outcome == recon.CallPending {
@@ -87,36 +120,27 @@ func (d *duplicates) seeDebit(ref string) error {
 		if !seen {
 			first, seen = orderID, true
 		} else if orderID != first {
-			dup = true
+			return true
 		}
 	}
-	d.callVerdict[ref] = dup
-	if dup {
-		d.markDup(ref)
-	}
-	return nil
+	return false
 }
 
 // seeRecord notes a debit record of the period with clientOrderId client.
 func (d *duplicates) seeRecord(client string) error {
-	if !again(d.recs, d.recVerdict, client) {
-		return nil
-	}
-	recs, err := d.find.PeriodRecordsByClient(d.ctx, client)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, r := range recs {
-		if !isCR(r.TxnMode) {
-			n++
+	return d.again(d.recs, client, func() (bool, error) {
+		recs, err := d.find.PeriodRecordsByClient(d.ctx, client)
+		if err != nil {
+			return false, err
 		}
-	}
-	d.recVerdict[client] = n > 1
-	if n > 1 {
-		d.markDup(client)
-	}
-	return nil
+		n := 0
+		for _, r := range recs {
+			if !isCR(r.TxnMode) {
+				n++
+			}
+		}
+		return n > 1, nil
+	})
 }
 
 // asDuplicate makes m a duplicateDebit row; delta is the call's amount less

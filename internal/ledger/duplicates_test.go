@@ -2,7 +2,10 @@ package ledger
 
 import (
 	"context"
+	"errors"
+	"iter"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
@@ -40,6 +43,35 @@ func (f *dupLookups) PeriodRecordsByClient(_ context.Context, client string) ([]
 	return out, nil
 }
 
+// RepeatedRefs yields the externalRefs of more than one call.
+func (f *dupLookups) RepeatedRefs(context.Context) iter.Seq2[string, error] {
+	n := map[string]int{}
+	for _, c := range f.calls {
+		n[f.refs[c.ID]]++
+	}
+	return repeatedKeys(n)
+}
+
+// RepeatedClients yields the clientOrderIds of more than one record.
+func (f *dupLookups) RepeatedClients(context.Context) iter.Seq2[string, error] {
+	n := map[string]int{}
+	for _, r := range f.recs {
+		n[r.ClientOrderID]++
+	}
+	return repeatedKeys(n)
+}
+
+// repeatedKeys yields the keys counted more than once (but "").
+func repeatedKeys(n map[string]int) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for k, c := range n {
+			if k != "" && c > 1 && !yield(k, nil) {
+				return
+			}
+		}
+	}
+}
+
 func TestDuplicatesSeeDebits(t *testing.T) {
 	debit := func(id int64, outcome, orderID string) RefCall {
 		return RefCall{ID: id, Outcome: outcome, Shape: "A", OrderID: orderID}
@@ -62,7 +94,7 @@ func TestDuplicatesSeeDebits(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &dupLookups{calls: tt.calls, refs: map[int64]string{1: "R", 2: "R"}}
-			d := newDuplicates(context.Background(), f, tt.resolved)
+			d := mustDuplicates(t, f, tt.resolved)
 			for range 3 {
 				if err := d.seeDebit("R"); err != nil {
 					t.Fatal(err)
@@ -81,7 +113,7 @@ func TestDuplicatesSeeDebits(t *testing.T) {
 func TestDuplicatesSeeRecords(t *testing.T) {
 	f := &dupLookups{recs: []Record{{ClientOrderID: "A", TxnMode: "DR"}, {ClientOrderID: "A", TxnMode: "DR"},
 		{ClientOrderID: "B", TxnMode: "DR"}, {ClientOrderID: "B", TxnMode: " cr "}}}
-	d := newDuplicates(context.Background(), f, nil)
+	d := mustDuplicates(t, f, nil)
 	for _, c := range []string{"A", "B", "A", "B", "C"} {
 		if err := d.seeRecord(c); err != nil {
 			t.Fatal(err)
@@ -109,7 +141,7 @@ func (r rows) RewriteMatches(_ []string, rewrite func(Match) (Match, bool)) erro
 // found twice become duplicateDebit rows, with the call's and record's
 // delta and a note; pending rows and rows already duplicateDebit stay.
 func TestDuplicatesFixLate(t *testing.T) {
-	d := newDuplicates(context.Background(), &dupLookups{}, nil)
+	d := mustDuplicates(t, &dupLookups{}, nil)
 	if fixes, err := d.fixLate(rows{{Outcome: recon.Matched, CallID: 1}}); err != nil || len(fixes) != 0 {
 		t.Errorf("fixLate with nothing found = %v, %v; want nothing rewritten", fixes, err)
 	}
@@ -145,5 +177,61 @@ func TestDuplicatesFixLate(t *testing.T) {
 	}
 	if want := []string{"reversed 10.00", "statementOnly 4.00", "callOnly 5.00"}; !slices.Equal(amounts, want) {
 		t.Errorf("fixes %q, want %q", amounts, want)
+	}
+}
+
+func mustDuplicates(t *testing.T, f dupFinder, resolved map[int64]resolution) *duplicates {
+	t.Helper()
+	d, err := newDuplicates(context.Background(), f, resolved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestDuplicatesOnlyRepeatedKeys: a key the database holds once is never
+// looked up, however often the streams meet it (a debit and its
+// reversal's credit, one call retried under a new externalRef …); a key
+// it holds twice is looked up once, at its second meeting.
+func TestDuplicatesOnlyRepeatedKeys(t *testing.T) {
+	f := &dupLookups{
+		calls: []RefCall{{ID: 1, Outcome: "success", Shape: "A", OrderID: "O1"}, {ID: 2, Outcome: "success", Shape: "A", OrderID: "O2"},
+			{ID: 3, Outcome: "success", Shape: "A", OrderID: "O3"}},
+		refs: map[int64]string{1: "R", 2: "R", 3: "ONCE"},
+		recs: []Record{{ClientOrderID: "C1", TxnMode: "DR"}},
+	}
+	d := mustDuplicates(t, f, nil)
+	for range 3 {
+		if err := d.seeDebit("ONCE"); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.seeRecord("C1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.lookups != 0 || d.isDup("ONCE") {
+		t.Fatalf("%d look-ups for keys held once (dup %v), want none", f.lookups, d.isDup("ONCE"))
+	}
+	if err := d.seeDebit("R"); err != nil || f.lookups != 0 {
+		t.Fatalf("first meeting of R: %d look-ups (%v), want none", f.lookups, err)
+	}
+	if err := d.seeDebit("R"); err != nil || f.lookups != 1 || !d.isDup("R") {
+		t.Fatalf("second meeting of R: %d look-ups, dup %v (%v); want one look-up and a duplicate", f.lookups, d.isDup("R"), err)
+	}
+}
+
+// failingRepeats is a dupFinder whose repeated keys cannot be read.
+type failingRepeats struct{ dupLookups }
+
+func (*failingRepeats) RepeatedRefs(context.Context) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) { yield("", errors.New("disk I/O error")) }
+}
+
+// TestDuplicatesRepeatsUnread: a failure to read the repeated keys is the
+// stage's error (the check fails), never an empty set (no duplicates).
+func TestDuplicatesRepeatsUnread(t *testing.T) {
+	_, err := newDuplicates(context.Background(), &failingRepeats{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "disk I/O error") {
+		t.Fatalf("newDuplicates = %v, want the read's error", err)
 	}
 }

@@ -10,7 +10,7 @@
 // A check is a pipeline of named stages, one file each, each tested on
 // its own: load (load.go, resolve.go), pool (pool.go: arithmetic.go,
 // chain.go), matching (match.go, window.go), duplicates (duplicates.go,
-// bloom.go), gaps (gaps.go), reversals (reversals.go), suggested pairs
+// keyset.go), gaps (gaps.go), reversals (reversals.go), suggested pairs
 // (suggest.go, pair.go), unsettled (unsettled.go), fees against a rate
 // card (fees.go) and summary (summary.go). pipeline.go wires them;
 // check.go runs a check and stores it. A stage reads what earlier stages produced and knows no other stage.

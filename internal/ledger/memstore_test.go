@@ -206,6 +206,22 @@ func (m *memStore) RefCalls(_ context.Context, ref string) ([]RefCall, error) {
 	return out, m.fail
 }
 
+func (m *memStore) RepeatedRefs(context.Context) iter.Seq2[string, error] {
+	n := map[string]int{}
+	for _, c := range m.calls {
+		n[c.ExternalRef]++
+	}
+	return repeatedKeys(n)
+}
+
+func (m *memStore) RepeatedClients(context.Context) iter.Seq2[string, error] {
+	n := map[string]int{}
+	for _, r := range m.all() {
+		n[r.ClientOrderID]++
+	}
+	return repeatedKeys(n)
+}
+
 func (m *memStore) Break(b Break)           { m.breaks = append(m.breaks, b) }
 func (m *memStore) Match(x Match)           { m.matches = append(m.matches, x) }
 func (m *memStore) Difference(d Difference) { m.diffs = append(m.diffs, d) }

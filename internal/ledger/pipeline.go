@@ -70,7 +70,11 @@ func runStages(ctx context.Context, per *period, o stageOptions, find lookups, o
 	calls iter.Seq2[recon.Call, error], records iter.Seq2[Record, error]) (*pipeline, error) {
 	next, stop := iter.Pull2(records)
 	defer stop()
-	p := &pipeline{per: per, pool: newPoolStage(per.named), dups: newDuplicates(ctx, find, per.resolved),
+	dups, err := newDuplicates(ctx, find, per.resolved)
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{per: per, pool: newPoolStage(per.named), dups: dups,
 		revs: &reversals{ctx: ctx, find: find}, tally: newTally(out), out: out, second: -1}
 	p.match = newMatcher(ctx, per, find, next, p)
 	p.gaps = &gapLog{recAccts: per.recAccts, emit: p.tally.brk}

@@ -301,7 +301,7 @@ func TestStepBulkRows(t *testing.T) {
 		if DeferredCallsOf(dctx) != calls || DeferredCallsOf(ctx) != nil {
 			t.Fatal("DeferredCallsOf does not find the deferred calls of its context alone")
 		}
-		calls.Add(t0, []recon.Call{{Hash: "h2", Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: "R2",
+		calls.Add(t0, []recon.Call{{Hash: testHash("h2"), Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: "R2",
 			Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte("x")}}}, nil)
 		done := BulkRow{Line: 2, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
 		recorded, n, err := db.StepBulkRows(ctx, "STEP1", BulkStep{Done: &done, Calls: calls, Next: &BulkNext{Line: 3, Ref: "R3"}, At: t0})
@@ -321,7 +321,7 @@ func TestStepBulkRows(t *testing.T) {
 		}
 		// A worker's step on a row that is not its own: not recorded.
 		dctx, calls = DeferCalls(ctx)
-		calls.Add(t0, []recon.Call{{Hash: "h3", Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
+		calls.Add(t0, []recon.Call{{Hash: testHash("h3"), Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
 			Outcome: recon.CallSuccess}}, nil)
 		done = BulkRow{Line: 3, State: BulkFailed}
 		if recorded, _, err := db.StepBulkRows(dctx, "STEP1", BulkStep{Done: &done, Worker: "W", Calls: calls, At: t0}); recorded || err != nil {
@@ -387,7 +387,7 @@ func stepState(t *testing.T, db *DB) (rows map[int]string, debited string, calls
 // DeferCalls keeps it.
 func deferredCall(ref string) *DeferredCalls {
 	_, d := DeferCalls(context.Background())
-	d.Add(t0, []recon.Call{{Hash: "h" + ref, Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: ref,
+	d.Add(t0, []recon.Call{{Hash: testHash("h" + ref), Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: ref,
 		Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte(ref)}}}, nil)
 	return d
 }

@@ -82,10 +82,10 @@ const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, i
 	SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS
 	(SELECT 1 FROM import_errors WHERE source = ?1 AND line = ?2 AND reason = ?3)`
 
-// appendCallArgs appends the values of c in callCols' order, but those
-// written as literals (k).
-func appendCallArgs(a []any, c *recon.Call, k callConsts) []any {
-	a = append(a, c.Hash)
+// appendCallArgs appends the values of c, whose line hash is hash (its
+// bytes), in callCols' order, but those written as literals (k).
+func appendCallArgs(a []any, c *recon.Call, hash []byte, k callConsts) []any {
+	a = append(a, hash)
 	if !k.file {
 		a = append(a, c.Source)
 	}
@@ -217,9 +217,13 @@ func dropEmptyBlocks(ctx context.Context, tx *sql.Tx, calls []recon.Call, stored
 			if c.Block != b {
 				continue
 			}
+			hash, err := appendHash(nil, c.Hash)
+			if err != nil {
+				return err
+			}
 			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE ts = ? AND line_hash = ? AND line_block = ?`,
-				c.TS, c.Hash, b.ID).Scan(&one)
+			err = tx.QueryRowContext(ctx, `SELECT 1 FROM calls WHERE ts = ? AND line_hash = ? AND line_block = ?`,
+				c.TS, hash, b.ID).Scan(&one)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
@@ -237,8 +241,13 @@ func dropEmptyBlocks(ctx context.Context, tx *sql.Tx, calls []recon.Call, stored
 
 // insertCallRows inserts calls, a statement of callsPerInsert at a time
 // on SQLite, a COPY of many on PostgreSQL (dialect.batchRows), and
-// returns how many were new.
+// returns how many were new. A call whose line hash is not 64 lowercase
+// hex digits is an error, before any is inserted.
 func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
+	hashes, err := callHashes(calls)
+	if err != nil {
+		return 0, err
+	}
 	k := batchConsts(calls, stamp)
 	ins := callsInsert(k)
 	defer ins.close()
@@ -249,7 +258,8 @@ func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call
 		n := min(len(calls), per)
 		args = args[:0]
 		for i := range calls[:n] {
-			args = appendCallArgs(args, &calls[i], k)
+			args = appendCallArgs(args, &calls[i], hashes[:hashLen:hashLen], k)
+			hashes = hashes[hashLen:]
 		}
 		added, err := db.dialect.insertRows(ctx, tx, ins, args)
 		if err != nil {
@@ -259,6 +269,19 @@ func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call
 		calls = calls[n:]
 	}
 	return inserted, nil
+}
+
+// callHashes returns the bytes of the calls' line hashes, one after the
+// other.
+func callHashes(calls []recon.Call) ([]byte, error) {
+	hashes := make([]byte, 0, hashLen*len(calls))
+	for i := range calls {
+		var err error
+		if hashes, err = appendHash(hashes, calls[i].Hash); err != nil {
+			return nil, fmt.Errorf("call of line %d of %s: %w", calls[i].Line, calls[i].Source, err)
+		}
+	}
+	return hashes, nil
 }
 
 // callText stores nil as NULL and a document as text.
@@ -353,13 +376,18 @@ func (db *DB) StoredCalls(ctx context.Context, ref string) ([]StoredCall, error)
 	var out []StoredCall
 	for rows.Next() {
 		var c StoredCall
+		var hash []byte
 		var req, resp sql.NullString
 		var at, method, path, errText, code, status, orderID, outcome string
 		var httpStatus, latency int64
-		if err := rows.Scan(&c.ID, &c.Hash, &c.Source, &c.SourceLine, &c.TS, &c.Operation, &c.ExternalRef,
+		if err := rows.Scan(&c.ID, &hash, &c.Source, &c.SourceLine, &c.TS, &c.Operation, &c.ExternalRef,
 			&c.File, &c.FileSize, &c.FileModTime, &c.Gzip, &c.Block, &c.Offset, &c.Length, &req, &resp,
 			&at, &method, &path, &httpStatus, &latency, &errText, &code, &status, &orderID, &outcome); err != nil {
 			return nil, err
+		}
+		var err error
+		if c.Hash, err = hashHex(hash); err != nil {
+			return nil, fmt.Errorf("call %d: %w", c.ID, err)
 		}
 		if req.Valid {
 			c.Request = []byte(req.String)

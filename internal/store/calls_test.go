@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,9 +16,9 @@ func TestInsertCallsSkipsKnownLines(t *testing.T) {
 		ctx := context.Background()
 		at := time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
 		calls := []recon.Call{
-			{Hash: "h1", Source: "a.jsonl", Line: 1, TS: "2026-11-21 10:00:01", Operation: "op", Outcome: recon.CallSuccess,
+			{Hash: testHash("h1"), Source: "a.jsonl", Line: 1, TS: "2026-11-21 10:00:01", Operation: "op", Outcome: recon.CallSuccess,
 				Pool: recon.PoolEntry{Shape: "A", Opening: "100.00", Amount: "10.00", Closing: "90.00"}, Response: []byte(`{}`)},
-			{Hash: "h2", Source: "a.jsonl", Line: 2, TS: "2026-11-21 10:00:00", Operation: "op", Outcome: recon.CallPending},
+			{Hash: testHash("h2"), Source: "a.jsonl", Line: 2, TS: "2026-11-21 10:00:00", Operation: "op", Outcome: recon.CallPending},
 		}
 		bad := []ImportError{{Source: "a.jsonl", Line: 3, Reason: "not JSON"}}
 		for i, want := range []int{2, 0} {
@@ -24,6 +26,9 @@ func TestInsertCallsSkipsKnownLines(t *testing.T) {
 			if err != nil || n != want {
 				t.Fatalf("InsertCalls #%d = %d, %v; want %d", i+1, n, err, want)
 			}
+		}
+		if n, err := byteHashes(ctx, db); err != nil || n != 2 {
+			t.Errorf("calls whose line hash is stored as 32 bytes = %d, %v; want both", n, err)
 		}
 		var nerr int
 		if err := db.QueryRow(`SELECT count(*) FROM import_errors`).Scan(&nerr); err != nil || nerr != 1 {
@@ -71,6 +76,30 @@ func TestCheckRunSupersedes(t *testing.T) {
 		}
 		if err := db.FailCheckRun(ctx, run, ledger.RunFailed, now()); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestInsertCallsRefusesMalformedHash: a line hash that is not 64
+// lowercase hex digits is an error naming it and its line, and nothing of
+// the batch is stored.
+func TestInsertCallsRefusesMalformedHash(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		good := testHash("good")
+		for _, bad := range []string{"h1", good[:63], good + "0", strings.ToUpper(good), good[:62] + "g0", ""} {
+			calls := []recon.Call{
+				{Hash: good, Source: "a.jsonl", Line: 1, TS: "2026-11-21 10:00:00", Outcome: recon.CallSuccess},
+				{Hash: bad, Source: "a.jsonl", Line: 2, TS: "2026-11-21 10:00:01", Outcome: recon.CallSuccess},
+			}
+			n, err := db.InsertCalls(ctx, time.Now(), calls, nil)
+			if err == nil || n != 0 || !strings.Contains(err.Error(), fmt.Sprintf("line 2 of a.jsonl: line hash %q", bad)) {
+				t.Errorf("InsertCalls with hash %q = %d, %v; want an error naming it", bad, n, err)
+			}
+		}
+		var stored int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM calls`).Scan(&stored); err != nil || stored != 0 {
+			t.Errorf("calls stored = %d, %v; want none", stored, err)
 		}
 	})
 }

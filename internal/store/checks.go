@@ -254,10 +254,17 @@ func (db *DB) CheckLookups(ctx context.Context, w ledger.Window, op string) iter
 // succeed (as stored: failed or pending) for which some statement record of
 // the window carries that clientOrderId. Only those calls can be linked to
 // a record by externalRef alone; the check looks up no other.
+//
+// The externalRefs are put in order before they are looked up among the
+// records: the look-ups then walk the index records_client_order from
+// one end to the other instead of reading a random page of it each, which
+// at 10,000,000 records (290 MB of index, 246,000 open calls) took 3.5 s
+// of reads from the file where in order they take 0.5 s.
 func (db *DB) CheckOpenRefs(ctx context.Context, w ledger.Window) ([]string, error) {
-	return collect(checkSeq(ctx, db, scanCheckString, `SELECT DISTINCT c.external_ref FROM calls c
-		WHERE c.outcome <> 'success' AND c.ts >= ? AND c.ts <= ? AND c.external_ref <> ''
-		AND EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = c.external_ref AND r.kind = ?
+	return collect(checkSeq(ctx, db, scanCheckString, `WITH o AS MATERIALIZED (
+			SELECT DISTINCT external_ref AS ref FROM calls
+			WHERE outcome <> 'success' AND ts >= ? AND ts <= ? AND external_ref <> '' ORDER BY 1)
+		SELECT ref FROM o WHERE EXISTS (SELECT 1 FROM records r WHERE r.client_order_id = o.ref AND r.kind = ?
 			AND r.txn_date_time >= ? AND r.txn_date_time <= ?)`,
 		w.From, w.To, string(recon.Statement), w.From, w.To))
 }
@@ -326,14 +333,15 @@ var callCheckText = concatCols(callCheckCols...)
 func (db *DB) checkCallRows(ctx context.Context, query string, args ...any) iter.Seq2[recon.Call, error] {
 	var f [10]string
 	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (recon.Call, error) {
-		var c recon.Call
+		var id int64 // not &c.ID: the call would escape to the heap, 440 bytes a row
 		var text string
-		if err := rows.Scan(&c.ID, &text); err != nil {
-			return c, err
+		if err := rows.Scan(&id, &text); err != nil {
+			return recon.Call{}, err
 		}
 		if !splitInto(text, f[:]) {
-			return db.checkCallByID(ctx, c.ID)
+			return db.checkCallByID(ctx, id)
 		}
+		c := recon.Call{ID: id}
 		c.TS, c.Operation, c.ExternalRef, c.OrderID, c.Outcome = f[0], f[1], f[2], f[3], recon.CallOutcome(f[4])
 		c.Pool = recon.PoolEntry{Account: f[5], Shape: f[6], Opening: f[7], Amount: f[8], Closing: f[9]}
 		return c, nil
@@ -436,15 +444,16 @@ func (db *DB) CheckStatement(ctx context.Context, w ledger.Window) iter.Seq2[led
 func (db *DB) checkRecordRows(ctx context.Context, query string, args ...any) iter.Seq2[ledger.Record, error] {
 	var f [9]string
 	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (ledger.Record, error) {
-		var r ledger.Record
+		var id int64 // not &r.ID: the record would escape to the heap
 		var text string
-		if err := rows.Scan(&r.ID, &text); err != nil {
-			return r, err
+		if err := rows.Scan(&id, &text); err != nil {
+			return ledger.Record{}, err
 		}
 		if !splitInto(text, f[:]) {
-			rec, _, err := db.checkRecordWhere(ctx, `id = ?`, r.ID)
+			rec, _, err := db.checkRecordWhere(ctx, `id = ?`, id)
 			return rec, err
 		}
+		r := ledger.Record{ID: id}
 		r.Account, r.SvcOrderID, r.ClientOrderID, r.TxnDateTime = f[0], f[1], f[2], f[3]
 		r.TxnMode, r.Amount, r.ReversalSvcOrderID, r.ProductCode, r.Status = f[4], f[5], f[6], f[7], f[8]
 		return r, nil
@@ -544,7 +553,11 @@ const prefetchBatch = 512
 // prefetch runs seq in a goroutine of its own, handing its values over in
 // batches, so that reading the database overlaps with what the consumer
 // does with them (the check reads two streams and writes a third at once).
-// It stops, and waits for the goroutine, when the consumer stops.
+// It stops, and waits for the goroutine, when the consumer stops. The
+// batches go back to the goroutine once read (the consumer is given
+// copies of the values), so a stream allocates a handful of batches
+// whatever its length: at 1M calls, fresh batches were 460 MB of the
+// check's allocations.
 func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		type batch struct {
@@ -553,34 +566,12 @@ func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, 
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		out := make(chan batch, 4)
+		free := make(chan []T, 6) // out's batches, the one being read and the one being filled
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			defer close(out)
-			b := make([]T, 0, prefetchBatch)
-			send := func(x batch) bool {
-				select {
-				case out <- x:
-					return true
-				case <-ctx.Done():
-					return false
-				}
-			}
-			for v, err := range seq {
-				if err != nil {
-					send(batch{vals: b, err: err})
-					return
-				}
-				if b = append(b, v); len(b) == prefetchBatch {
-					if !send(batch{vals: b}) {
-						return
-					}
-					b = make([]T, 0, prefetchBatch)
-				}
-			}
-			if len(b) > 0 {
-				send(batch{vals: b})
-			}
+			fill(ctx, seq, out, free, func(vals []T, err error) batch { return batch{vals, err} })
 		}()
 		defer func() {
 			cancel()
@@ -599,6 +590,48 @@ func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, 
 				yield(zero, b.err)
 				return
 			}
+			select {
+			case free <- b.vals[:0]:
+			default:
+			}
 		}
+	}
+}
+
+// fill is prefetch's goroutine: it reads seq into batches (taken from
+// free when one came back) and sends them to out, the last with seq's
+// error, until seq ends or ctx is done.
+func fill[T, B any](ctx context.Context, seq iter.Seq2[T, error], out chan<- B, free <-chan []T, mk func([]T, error) B) {
+	next := func() []T {
+		select {
+		case b := <-free:
+			return b
+		default:
+			return make([]T, 0, prefetchBatch)
+		}
+	}
+	send := func(vals []T, err error) bool {
+		select {
+		case out <- mk(vals, err):
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	b := next()
+	for v, err := range seq {
+		if err != nil {
+			send(b, err)
+			return
+		}
+		if b = append(b, v); len(b) == prefetchBatch {
+			if !send(b, nil) {
+				return
+			}
+			b = next()
+		}
+	}
+	if len(b) > 0 {
+		send(b, nil)
 	}
 }

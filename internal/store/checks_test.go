@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,9 +79,9 @@ func TestRewriteMatches(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
 		calls := []recon.Call{
-			{Hash: "h1", Source: "a", Line: 1, TS: "2026-11-21 10:00:00", ExternalRef: "R", OrderID: "O1", Outcome: recon.CallSuccess},
-			{Hash: "h2", Source: "a", Line: 2, TS: "2026-11-21 10:00:01", ExternalRef: "R", Outcome: recon.CallPending},
-			{Hash: "h3", Source: "a", Line: 3, TS: "2026-11-21 10:00:02", ExternalRef: "Q", OrderID: "O3", Outcome: recon.CallSuccess},
+			{Hash: testHash("h1"), Source: "a", Line: 1, TS: "2026-11-21 10:00:00", ExternalRef: "R", OrderID: "O1", Outcome: recon.CallSuccess},
+			{Hash: testHash("h2"), Source: "a", Line: 2, TS: "2026-11-21 10:00:01", ExternalRef: "R", Outcome: recon.CallPending},
+			{Hash: testHash("h3"), Source: "a", Line: 3, TS: "2026-11-21 10:00:02", ExternalRef: "Q", OrderID: "O3", Outcome: recon.CallSuccess},
 		}
 		if _, err := db.InsertCalls(ctx, time.Now(), calls, nil); err != nil {
 			t.Fatal(err)
@@ -140,22 +141,23 @@ func TestRewriteMatches(t *testing.T) {
 }
 
 // TestCheckCallsInOrder: the window's calls come by time, then id, though
-// the index they are read through orders a second's calls by line hash;
-// read-only operations and calls outside the window are left out.
+// the index they are read through orders a second's calls by line hash
+// (a digit repeated: f… first, then e…); read-only operations and calls
+// outside the window are left out.
 func TestCheckCallsInOrder(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
-		call := func(hash, ts, op string) recon.Call {
-			return recon.Call{Hash: hash, Source: "a.jsonl", TS: ts, Operation: op, Outcome: recon.CallSuccess}
+		call := func(digit, ts, op string) recon.Call {
+			return recon.Call{Hash: strings.Repeat(digit, 64), Source: "a.jsonl", TS: ts, Operation: op, Outcome: recon.CallSuccess}
 		}
 		if _, err := db.InsertCalls(ctx, time.Now(), []recon.Call{
-			call("z", "2026-11-21 10:00:01", "verifyPanPlusV2"), // id 1
-			call("y", "2026-11-21 10:00:01", "verifyPanPlusV2"), // 2
-			call("x", "2026-11-21 10:00:00", "verifyPanPlusV2"), // 3
-			call("w", "2026-11-21 10:00:01", "statement"),       // 4: read-only
-			call("v", "2026-11-21 10:00:01", "verifyPanPlusV2"), // 5
-			call("u", "2026-11-22 00:00:00", "verifyPanPlusV2"), // 6: outside
-			call("t", "2026-11-21 23:59:59", "verifyPanPlusV2"), // 7
+			call("f", "2026-11-21 10:00:01", "verifyPanPlusV2"), // id 1
+			call("e", "2026-11-21 10:00:01", "verifyPanPlusV2"), // 2
+			call("d", "2026-11-21 10:00:00", "verifyPanPlusV2"), // 3
+			call("c", "2026-11-21 10:00:01", "statement"),       // 4: read-only
+			call("b", "2026-11-21 10:00:01", "verifyPanPlusV2"), // 5
+			call("a", "2026-11-22 00:00:00", "verifyPanPlusV2"), // 6: outside
+			call("9", "2026-11-21 23:59:59", "verifyPanPlusV2"), // 7
 		}, nil); err != nil {
 			t.Fatal(err)
 		}

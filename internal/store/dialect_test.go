@@ -118,6 +118,12 @@ func queryEach(ctx context.Context, db *DB, q string, dest []any, fn func() erro
 	return rows.Err()
 }
 
+// storedAs are the SQLite columns declared of one type that hold values
+// of another: calls.line_hash, declared TEXT, holds BLOBs since 0150
+// (which says why it was not declared again; TestUpgradeStoresLineHashesAsBytes
+// reads their type).
+var storedAs = map[string]string{"calls.line_hash": "bytes"}
+
 func sqliteSchema(ctx context.Context, db *DB) (map[string]*tableShape, error) {
 	out := map[string]*tableShape{}
 	var table string
@@ -134,7 +140,8 @@ func sqliteSchema(ctx context.Context, db *DB) (map[string]*tableShape, error) {
 			[]any{&name, &typ, &notNull, &pk}, func() error {
 				types := map[string]string{"INTEGER": "integer", "TEXT": "text", "BLOB": "bytes"}
 				// A primary key's columns are NOT NULL (an INTEGER PRIMARY KEY is the rowid).
-				s.cols = append(s.cols, column(name, cmp.Or(types[strings.ToUpper(typ)], typ), notNull == 1 || pk > 0))
+				s.cols = append(s.cols, column(name, cmp.Or(storedAs[table+"."+name], types[strings.ToUpper(typ)], typ),
+					notNull == 1 || pk > 0))
 				if pk > 0 {
 					pks[pk] = name
 				}

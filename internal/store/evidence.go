@@ -187,8 +187,10 @@ func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string
 	seq := scanSeq(ctx, db, scan, `SELECT id, `+concatWS(evidenceRecordCols...)+` FROM records
 		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY `+strings.Join(order, ", "), k, from, to)
 	return func(yield func(*recon.Record, error) bool) {
+		var rec recon.Record // one for the stream: &r of the loop's r was 545 bytes a record
 		for r, err := range seq {
-			if !yield(&r, err) || err != nil {
+			rec = r
+			if !yield(&rec, err) || err != nil {
 				return
 			}
 		}
@@ -268,7 +270,11 @@ func (db *DB) EvidenceKeptCalls(ctx context.Context, from, to string) ([]evidenc
 		return nil, err
 	}
 	var out []evidence.KeptCalls
-	type row struct{ source, ts, hash, shape string }
+	type row struct {
+		source, ts, shape string
+		hash              []byte
+	}
+	// line_hash is bytes, which sort as their lowercase hex does.
 	for r, err := range scanSeq(ctx, db, func(rows *sql.Rows, r *row) error {
 		return rows.Scan(&r.source, &r.ts, &r.hash, &r.shape)
 	}, `SELECT source, ts, line_hash, pool_shape FROM calls WHERE line_block IS NOT NULL ORDER BY source, ts, line_hash`) {
@@ -278,11 +284,15 @@ func (db *DB) EvidenceKeptCalls(ctx context.Context, from, to string) ([]evidenc
 		if r.ts < lo || r.ts >= hi || r.source == ownSource && r.shape == "" {
 			continue
 		}
+		hash, err := hashHex(r.hash)
+		if err != nil {
+			return nil, fmt.Errorf("kept call of %s at %s: %w", r.source, r.ts, err)
+		}
 		if n := len(out); n == 0 || out[n-1].Source != r.source {
 			out = append(out, evidence.KeptCalls{Source: r.source})
 		}
 		k := &out[len(out)-1]
-		k.Hashes = append(k.Hashes, r.hash)
+		k.Hashes = append(k.Hashes, hash)
 	}
 	return out, nil
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 	"testing"
 )
@@ -15,4 +17,10 @@ func openTest(tb testing.TB) *DB {
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// testHash is a line hash for a test's call: the SHA-256 (hex) of s.
+func testHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

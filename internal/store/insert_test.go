@@ -20,7 +20,7 @@ func blockCalls(from, to int, blocks map[int]*recon.LineBlock) []recon.Call {
 			b = &recon.LineBlock{Data: []byte(fmt.Sprint("block ", line/10))}
 			blocks[line/10] = b
 		}
-		calls = append(calls, recon.Call{Hash: fmt.Sprintf("h%03d", line), Source: "-", Line: line,
+		calls = append(calls, recon.Call{Hash: testHash(fmt.Sprintf("h%03d", line)), Source: "-", Line: line,
 			TS: fmt.Sprintf("2026-11-21 10:%02d:%02d", line/60, line%60), Operation: "op", Outcome: recon.CallSuccess,
 			Block: b, Offset: int64(line%10) * 100, Length: 99})
 	}

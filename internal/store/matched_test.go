@@ -23,7 +23,7 @@ func TestPlainMatchesReadBackAsStored(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		ctx := context.Background()
 		call := func(line int, ts, ref, op, orderID string) recon.Call {
-			return recon.Call{Hash: fmt.Sprint("h", line), Source: "a.jsonl", Line: line, TS: ts, Operation: op,
+			return recon.Call{Hash: testHash(fmt.Sprint("h", line)), Source: "a.jsonl", Line: line, TS: ts, Operation: op,
 				ExternalRef: ref, OrderID: orderID, StatusCode: "TXN", Outcome: recon.CallSuccess,
 				Pool: recon.PoolEntry{Account: "P", Shape: "A", Opening: "100.00", Amount: "1.50", Closing: "98.50"}}
 		}

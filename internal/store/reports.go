@@ -95,31 +95,43 @@ func (db *DB) ReportDays(ctx context.Context, from, to string) ([]ReportDay, err
 		return nil, fmt.Errorf("daily totals: %w", err)
 	}
 	defer rows.Close()
+	debits, credits := make([]recon.Sum, len(days)), make([]recon.Sum, len(days))
+	var other recon.Sum // a day not asked for: its amounts only checked
+	var others int64
 	for rows.Next() {
 		var date, mode, amount, id string
 		if err := rows.Scan(&date, &mode, &amount, &id); err != nil {
 			return nil, fmt.Errorf("daily totals: %w", err)
 		}
-		a, err := decimal.NewFromString(amount)
-		if err != nil {
+		sum, n := &other, &others
+		if i, ok := idx[date]; ok && mode == "DR" {
+			sum, n = &debits[i], &days[i].NDebits
+		} else if ok {
+			sum, n = &credits[i], &days[i].NCredits
+		}
+		if err := sum.AddText(amount); err != nil {
 			return nil, fmt.Errorf("daily totals: record %s: txnChargedValue %q: %w", id, amount, err)
 		}
-		i, ok := idx[date]
-		if !ok {
-			continue
-		}
-		if mode == "DR" {
-			days[i].Debits = days[i].Debits.Add(a)
-			days[i].NDebits++
-		} else {
-			days[i].Credits = days[i].Credits.Add(a)
-			days[i].NCredits++
-		}
+		*n++
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("daily totals: %w", err)
 	}
+	for i := range days {
+		days[i].Debits, days[i].Credits = debits[i].Decimal(), credits[i].Decimal()
+	}
 	return days, nil
+}
+
+// ReportHasRecords reports whether the statement holds a DR or CR record
+// dated from..to (what ReportDays would count).
+func (db *DB) ReportHasRecords(ctx context.Context, from, to string) (bool, error) {
+	found, err := db.exists(ctx, `SELECT 1 FROM records WHERE kind = ? AND txn_date BETWEEN ? AND ?
+		AND txn_mode IN ('DR', 'CR') LIMIT 1`, recon.Statement, from, to)
+	if err != nil {
+		return false, fmt.Errorf("records of %s to %s: %w", from, to, err)
+	}
+	return found, nil
 }
 
 // reportRows runs one query and yields its rows, scanned into a T each.

@@ -44,7 +44,7 @@ func TestRowsReadAsOneTextKeepTheSeparator(t *testing.T) {
 		if len(clients) != 2 || clients[0] != odd {
 			t.Errorf("CheckStatement clientOrderIds = %q", clients)
 		}
-		calls := []recon.Call{{Hash: "h1", Source: "x", TS: "2026-11-21 10:00:00", ExternalRef: odd, Outcome: recon.CallPending}}
+		calls := []recon.Call{{Hash: testHash("h1"), Source: "x", TS: "2026-11-21 10:00:00", ExternalRef: odd, Outcome: recon.CallPending}}
 		if _, err := db.InsertCalls(ctx, time.Now(), calls, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -14,12 +14,28 @@ import (
 // as docs/benchmarks.md does: go tool pprof -top bin/reconcile FILE).
 const ProfileEnv = "SVCRECON_CPUPROFILE"
 
+// HeapProfileEnv names the environment variable that makes a command
+// write a heap profile to the file it names when it ends: what it
+// allocated over its whole run (go tool pprof -sample_index=alloc_space)
+// and what was live at the last collection.
+const HeapProfileEnv = "SVCRECON_HEAPPROFILE"
+
 // StartProfile starts a CPU profile when ProfileEnv names a file, and
-// returns the function that ends it. Without the variable it does nothing.
+// returns the function that ends it, which also writes the heap profile
+// when HeapProfileEnv names a file. Without them it does nothing.
 // A profile that cannot be started is reported on stderr (in the
 // --log-format of args, the command line) and the command runs on: a
 // measurement aid never stops the job.
 func StartProfile(stderr io.Writer, args []string) (end func()) {
+	endCPU := startCPUProfile(stderr, args)
+	return func() {
+		endCPU()
+		writeHeapProfile(stderr, args)
+	}
+}
+
+// startCPUProfile is StartProfile's CPU profile (ProfileEnv).
+func startCPUProfile(stderr io.Writer, args []string) (end func()) {
 	path := os.Getenv(ProfileEnv)
 	if path == "" {
 		return func() {}
@@ -40,6 +56,25 @@ func StartProfile(stderr io.Writer, args []string) (end func()) {
 		if err := f.Close(); err != nil {
 			Notice(stderr, args, slog.LevelWarn, fmt.Sprintf("%s: %v", ProfileEnv, err))
 		}
+	}
+}
+
+// writeHeapProfile writes the heap profile when HeapProfileEnv names a
+// file; a failure is reported and the command's outcome left as it is.
+func writeHeapProfile(stderr io.Writer, args []string) {
+	path := os.Getenv(HeapProfileEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		Notice(stderr, args, slog.LevelWarn, fmt.Sprintf("%s: %v", HeapProfileEnv, err))
 	}
 }
 
