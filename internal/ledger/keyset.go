@@ -99,10 +99,3 @@ func (s *keySet) set(k string, i int, v verdict) {
 	}
 	s.states[i] = v
 }
-
-func verdictOf(dup bool) verdict {
-	if dup {
-		return twice
-	}
-	return single
-}
