@@ -43,6 +43,9 @@ type wrec struct {
 	flags    uint8
 	far      uint8
 	until    int64 // deferred: finished once the calls pass this time
+	// one backs the window's list of the records of a clientOrderId that
+	// has this one alone (most of them): no slice allocated per record.
+	one [1]*wrec
 }
 
 func (r *wrec) cr() bool          { return r.flags&recCR != 0 }
@@ -196,14 +199,21 @@ func (w *recWindow) advance(t int64) error {
 
 // load adds a record to the window.
 func (w *recWindow) load(r *wrec) error {
-	if m, ok := w.premarks[r.key()]; ok {
-		r.flags |= m
-		delete(w.premarks, r.key())
+	if len(w.premarks) > 0 {
+		if m, ok := w.premarks[r.key()]; ok {
+			r.flags |= m
+			delete(w.premarks, r.key())
+		}
 	}
 	if r.cr() {
 		w.credited = w.credited.Add(r.amount)
 	} else if r.client != "" {
-		w.byClient[r.client] = append(w.byClient[r.client], r)
+		if list := w.byClient[r.client]; list != nil {
+			w.byClient[r.client] = append(list, r)
+		} else {
+			r.one[0] = r
+			w.byClient[r.client] = r.one[:1:1]
+		}
 		if err := w.out.debitRecord(r.client); err != nil {
 			return err
 		}
