@@ -319,9 +319,13 @@ const maxMerged = 4
 // wrong number of fields) and its row read again column by column.
 const unitSep = "\x1f"
 
-// concatCols is the SQL that joins the text columns cols with unitSep.
+// concatCols is the SQL that joins the text columns cols with unitSep: one
+// call of concat_ws (both engines have it), the row's text built in one
+// piece rather than grown once per column by ||, which at 31 columns was
+// half of SQLite's work in reading a record. The columns are never NULL
+// (concat_ws would skip one, and the row would not split).
 func concatCols(cols ...string) string {
-	return strings.Join(cols, " || '"+unitSep+"' || ")
+	return "concat_ws('" + unitSep + "', " + strings.Join(cols, ", ") + ")"
 }
 
 var callCheckCols = []string{"ts", "operation", "external_ref", "orderid", "outcome", "pool_account", "pool_shape",

@@ -155,11 +155,6 @@ var evidenceRecordCols = append([]string{"account", "svc_order_id"}, recordColum
 // svc_order_id) is unique — which index records_time gives without a sort.
 var evidenceRecordOrder = []string{"account", "txn_date_time", "svc_order_id"}
 
-// concatWS is concatCols as one call of concat_ws (both engines have it):
-// the row's text built in one piece, not grown once per column.
-func concatWS(cols ...string) string {
-	return "concat_ws('" + unitSep + "', " + strings.Join(cols, ", ") + ")"
-}
 
 // EvidenceRecords yields the records of kind k dated from..to in the order
 // of their canonical lines: by account, txnDateTime and svcOrderId,
@@ -184,7 +179,7 @@ func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string
 	for i, c := range evidenceRecordOrder {
 		order[i] = db.dialect.bytewise(c)
 	}
-	seq := scanSeq(ctx, db, scan, `SELECT id, `+concatWS(evidenceRecordCols...)+` FROM records
+	seq := scanSeq(ctx, db, scan, `SELECT id, `+concatCols(evidenceRecordCols...)+` FROM records
 		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY `+strings.Join(order, ", "), k, from, to)
 	return func(yield func(*recon.Record, error) bool) {
 		var rec recon.Record // one for the stream: &r of the loop's r was 545 bytes a record
