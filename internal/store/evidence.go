@@ -155,7 +155,6 @@ var evidenceRecordCols = append([]string{"account", "svc_order_id"}, recordColum
 // svc_order_id) is unique — which index records_time gives without a sort.
 var evidenceRecordOrder = []string{"account", "txn_date_time", "svc_order_id"}
 
-
 // EvidenceRecords yields the records of kind k dated from..to in the order
 // of their canonical lines: by account, txnDateTime and svcOrderId,
 // compared bytewise.
