@@ -21,6 +21,17 @@ func folded(amounts []string) (decimal.Decimal, bool) {
 	return d, true
 }
 
+// summed is Sum over amounts; ok is false when an amount does not parse.
+func summed(amounts []string) (decimal.Decimal, bool) {
+	var s Sum
+	for _, a := range amounts {
+		if err := s.AddText(a); err != nil {
+			return decimal.Decimal{}, false
+		}
+	}
+	return s.Decimal(), true
+}
+
 // same reports whether two totals are equal and written alike.
 func same(a, b decimal.Decimal) bool {
 	return a.Equal(b) && a.Exponent() == b.Exponent() && Money(a) == Money(b) && Exact(a) == Exact(b)
@@ -42,17 +53,10 @@ func TestSum(t *testing.T) {
 		{"1.", ".5"},
 		{"-5", "5"},
 	} {
-		var s Sum
-		ok := true
-		for _, a := range amounts {
-			if err := s.AddText(a); err != nil {
-				ok = false
-				break
-			}
-		}
+		got, ok := summed(amounts)
 		want, wantOK := folded(amounts)
-		if ok != wantOK || ok && !same(s.Decimal(), want) {
-			t.Errorf("Sum%q = %s (exp %d, ok %v); want %s (exp %d, ok %v)", amounts, s.Decimal(), s.Decimal().Exponent(), ok,
+		if ok != wantOK || ok && !same(got, want) {
+			t.Errorf("Sum%q = %s (exp %d, ok %v); want %s (exp %d, ok %v)", amounts, got, got.Exponent(), ok,
 				want, want.Exponent(), wantOK)
 		}
 	}
@@ -66,20 +70,13 @@ func FuzzSum(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		amounts := strings.Split(in, ",")
-		var s Sum
-		ok := true
-		for _, a := range amounts {
-			if err := s.AddText(a); err != nil {
-				ok = false
-				break
-			}
-		}
+		got, ok := summed(amounts)
 		want, wantOK := folded(amounts)
 		if ok != wantOK {
 			t.Fatalf("Sum%q ok %v, decimal ok %v", amounts, ok, wantOK)
 		}
-		if ok && !same(s.Decimal(), want) {
-			t.Fatalf("Sum%q = %s (exp %d); decimal %s (exp %d)", amounts, s.Decimal(), s.Decimal().Exponent(), want, want.Exponent())
+		if ok && !same(got, want) {
+			t.Fatalf("Sum%q = %s (exp %d); decimal %s (exp %d)", amounts, got, got.Exponent(), want, want.Exponent())
 		}
 	})
 }
