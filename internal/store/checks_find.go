@@ -193,7 +193,7 @@ func (f *CheckFinder) RefCalls(ctx context.Context, ref string) ([]ledger.RefCal
 // of any date, read from the index calls_ref alone (0.2 s at 1,000,000
 // calls).
 func (f *CheckFinder) RepeatedRefs(ctx context.Context) iter.Seq2[string, error] {
-	return f.db.repeated(ctx, `SELECT external_ref FROM calls WHERE external_ref <> ''
+	return checkSeq(ctx, f.db, scanCheckString, `SELECT external_ref FROM calls WHERE external_ref <> ''
 		GROUP BY external_ref HAVING count(*) > 1`)
 }
 
@@ -201,15 +201,6 @@ func (f *CheckFinder) RepeatedRefs(ctx context.Context) iter.Seq2[string, error]
 // record of any kind and date, read from the index records_client_order
 // alone.
 func (f *CheckFinder) RepeatedClients(ctx context.Context) iter.Seq2[string, error] {
-	return f.db.repeated(ctx, `SELECT client_order_id FROM records WHERE client_order_id <> ''
+	return checkSeq(ctx, f.db, scanCheckString, `SELECT client_order_id FROM records WHERE client_order_id <> ''
 		GROUP BY client_order_id HAVING count(*) > 1`)
-}
-
-// repeated yields the one text column of query's rows.
-func (db *DB) repeated(ctx context.Context, query string) iter.Seq2[string, error] {
-	return checkSeq(ctx, db, func(rows *sql.Rows) (string, error) {
-		var s string
-		err := rows.Scan(&s)
-		return s, err
-	}, query)
 }
