@@ -564,18 +564,14 @@ const prefetchBatch = 512
 // check's allocations.
 func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		type batch struct {
-			vals []T
-			err  error
-		}
 		ctx, cancel := context.WithCancel(ctx)
-		out := make(chan batch, 4)
+		out := make(chan batch[T], 4)
 		free := make(chan []T, 6) // out's batches, the one being read and the one being filled
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			defer close(out)
-			fill(ctx, seq, out, free, func(vals []T, err error) batch { return batch{vals, err} })
+			fill(ctx, seq, out, free)
 		}()
 		defer func() {
 			cancel()
@@ -602,10 +598,17 @@ func prefetch[T any](ctx context.Context, seq iter.Seq2[T, error]) iter.Seq2[T, 
 	}
 }
 
+// batch is a hand-over of prefetch: values read, and the stream's error
+// after them.
+type batch[T any] struct {
+	vals []T
+	err  error
+}
+
 // fill is prefetch's goroutine: it reads seq into batches (taken from
 // free when one came back) and sends them to out, the last with seq's
 // error, until seq ends or ctx is done.
-func fill[T, B any](ctx context.Context, seq iter.Seq2[T, error], out chan<- B, free <-chan []T, mk func([]T, error) B) {
+func fill[T any](ctx context.Context, seq iter.Seq2[T, error], out chan<- batch[T], free <-chan []T) {
 	next := func() []T {
 		select {
 		case b := <-free:
@@ -616,7 +619,7 @@ func fill[T, B any](ctx context.Context, seq iter.Seq2[T, error], out chan<- B, 
 	}
 	send := func(vals []T, err error) bool {
 		select {
-		case out <- mk(vals, err):
+		case out <- batch[T]{vals, err}:
 			return true
 		case <-ctx.Done():
 			return false
