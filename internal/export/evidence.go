@@ -45,18 +45,10 @@ func Verdict(ctx context.Context, db Reports, from, to time.Time) (string, error
 	if r.AsOf == "" {
 		r.AsOf = t
 	}
-	totals, err := db.ReportBreakTotals(ctx, r.ID)
-	if err != nil {
-		return "", err
-	}
-	br, err := bridges(&r.Summary, totals)
-	if err != nil {
-		return "", fmt.Errorf("run %d: %w", r.ID, err)
-	}
 	// Not the Summary's daily totals: they read every record of the
 	// period (1.1 CPU-s at 1M calls, 12 at 10M) where the verdict needs
 	// to know, and seldom, whether there is one.
-	v, err := verdictOf(&r, func() (bool, error) { return db.ReportHasRecords(ctx, f, t) }, br, totals)
+	v, _, err := loadVerdict(ctx, db, &r, func() (bool, error) { return db.ReportHasRecords(ctx, f, t) })
 	return v.Text, err
 }
 

@@ -61,6 +61,22 @@ func anyRecord(days []store.ReportDay) bool {
 	return false
 }
 
+// loadVerdict reads run r's break totals and gives its bridges and its
+// verdict; records says whether the statement has a record of the period
+// (asked only when nothing else was seen: verdictOf).
+func loadVerdict(ctx context.Context, db Reports, r *ledger.Run, records func() (bool, error)) (verdict, []bridge, error) {
+	totals, err := db.ReportBreakTotals(ctx, r.ID)
+	if err != nil {
+		return verdict{}, nil, err
+	}
+	br, err := bridges(&r.Summary, totals)
+	if err != nil {
+		return verdict{}, nil, fmt.Errorf("run %d: %w", r.ID, err)
+	}
+	v, err := verdictOf(r, records, br, totals)
+	return v, br, err
+}
+
 // loadSummary reads what the Summary shows besides the run's summary: the
 // statement's daily totals, the break totals (for the bridges and the
 // verdict) and the suggested pairs.
@@ -70,14 +86,7 @@ func loadSummary(ctx context.Context, db Reports, r *ledger.Run) (*summaryData, 
 	if sd.days, err = db.ReportDays(ctx, r.From, r.To); err != nil {
 		return nil, err
 	}
-	totals, err := db.ReportBreakTotals(ctx, r.ID)
-	if err != nil {
-		return nil, err
-	}
-	if sd.bridges, err = bridges(&r.Summary, totals); err != nil {
-		return nil, fmt.Errorf("run %d: %w", r.ID, err)
-	}
-	if sd.verdict, err = verdictOf(r, func() (bool, error) { return anyRecord(sd.days), nil }, sd.bridges, totals); err != nil {
+	if sd.verdict, sd.bridges, err = loadVerdict(ctx, db, r, func() (bool, error) { return anyRecord(sd.days), nil }); err != nil {
 		return nil, err
 	}
 	n := 0
