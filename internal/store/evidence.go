@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,15 +150,15 @@ func amountInto(d *decimal.Decimal, s string) error {
 // as one text (concatCols).
 var evidenceRecordCols = append([]string{"account", "svc_order_id"}, recordColumns...)
 
-// evidenceRecordOrder is the order of EvidenceRecords: that of a day's
-// canonical lines (evidence's dayDigest) — account, txnDateTime, txnDate
-// (the day), svcOrderId, and no further, since (kind, account,
-// svc_order_id) is unique — which index records_time gives without a sort.
-var evidenceRecordOrder = []string{"account", "txn_date_time", "svc_order_id"}
-
 // EvidenceRecords yields the records of kind k dated from..to in the order
 // of their canonical lines: by account, txnDateTime and svcOrderId,
-// compared bytewise.
+// compared bytewise. It reads one range of index records_time per account
+// (its accounts in bytewise order, one after the other): the days' range
+// of txn_date_time, whose first ten characters are txn_date (the record's
+// IST day, statement.record), so that a day is read without the kind's
+// other days (a range on txn_date alone read every record of the kind:
+// the whole history for a month, thirty times over for its days one by
+// one).
 func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string) iter.Seq2[*recon.Record, error] {
 	f := make([]string, len(evidenceRecordCols))
 	reread := `SELECT ` + strings.Join(evidenceRecordCols, ", ") + ` FROM records WHERE id = ?`
@@ -174,18 +175,28 @@ func (db *DB) EvidenceRecords(ctx context.Context, k recon.Kind, from, to string
 		copy(r.Values[:], f[2:])
 		return nil
 	}
-	order := make([]string, len(evidenceRecordOrder))
-	for i, c := range evidenceRecordOrder {
-		order[i] = db.dialect.bytewise(c)
-	}
-	seq := scanSeq(ctx, db, scan, `SELECT id, `+concatCols(evidenceRecordCols...)+` FROM records
-		WHERE kind = ? AND txn_date BETWEEN ? AND ? ORDER BY `+strings.Join(order, ", "), k, from, to)
+	q := `SELECT id, ` + concatCols(evidenceRecordCols...) + ` FROM records
+		WHERE kind = ? AND account = ? AND txn_date_time >= ? AND txn_date_time < ? AND txn_date BETWEEN ? AND ?
+		ORDER BY ` + db.dialect.bytewise("txn_date_time") + `, ` + db.dialect.bytewise("svc_order_id")
 	return func(yield func(*recon.Record, error) bool) {
+		lo, hi, err := dayBounds(from, to)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		accts, err := db.distinctLeading(ctx, "records", "account", "kind = ?", string(k))
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		slices.Sort(accts)   // bytewise, whatever the database's collation
 		var rec recon.Record // one for the stream: &r of the loop's r was 545 bytes a record
-		for r, err := range seq {
-			rec = r
-			if !yield(&rec, err) || err != nil {
-				return
+		for _, a := range accts {
+			for r, err := range scanSeq(ctx, db, scan, q, k, a, lo, hi, from, to) {
+				rec = r
+				if !yield(&rec, err) || err != nil {
+					return
+				}
 			}
 		}
 	}
