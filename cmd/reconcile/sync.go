@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/statement"
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -77,7 +78,10 @@ func (s *syncCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		o.From, o.To = env.Sandbox.Period()
 	}
 	o.DB, o.Client, o.Account, o.Calls, o.Log, o.Progress, o.Now = env.DB, env.Client, env.Account, calls, log, s.c.Progress(ctx, call.Stderr), clock
+	keeper := evidence.KeepDays(ctx, env.DB, log) // the check finds the days' digests kept
+	o.DayEnded = keeper.Ended
 	sum, err := statement.Sync(ctx, o)
+	keeper.Close()
 	lines := s.c.Lines(ctx, call.Stderr, log, slog.LevelWarn)
 	for _, p := range sum.Problems {
 		fmt.Fprintln(lines, "window:", p)

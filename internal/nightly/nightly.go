@@ -292,11 +292,13 @@ func syncAll(ctx context.Context, c *Config, sum *Summary, step func(Step)) erro
 		{recon.Statement, "statement", c.From, c.Refresh},
 		{recon.Orders, "collect orders", c.From.AddDate(0, 0, -c.OrdersLookback), true},
 	} {
+		keeper := evidence.KeepDays(ctx, c.DB, c.Log)
 		res, err := statement.Sync(ctx, statement.Options{
 			DB: c.DB, Client: c.Client, Account: c.Account, From: s.from, To: c.To, Kinds: []recon.Kind{s.kind},
 			Concurrency: c.Concurrency, Refresh: s.refresh, RecheckDays: c.RecheckDays, Calls: c.Calls,
-			Log: c.Log, Progress: c.Progress, Now: c.Now,
+			DayEnded: keeper.Ended, Log: c.Log, Progress: c.Progress, Now: c.Now,
 		})
+		keeper.Close()
 		st := Step{Name: StepSync}
 		for _, p := range res.Problems {
 			st.Warnings = append(st.Warnings, "window: "+p.String())

@@ -140,6 +140,11 @@ type Options struct {
 	// Calls, when set, also receives the client's call records (register it
 	// with the client's Recorders) so that Summary.Retries can be counted.
 	Calls *CallCounter
+	// DayEnded, when set, is called with each window whose walk ended
+	// (done, or still differing from the service's count) once its records
+	// are committed: evidence.DayKeeper digests the day beside the sync.
+	// It must not block.
+	DayEnded func(k recon.Kind, day string)
 
 	Log      *slog.Logger
 	Progress io.Writer        // nil: no progress output

@@ -337,6 +337,9 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 		if w.held && res.state != StateWalking {
 			s.late.Add(max(0, res.stored-w.before))
 		}
+		if res.state != StateWalking && s.o.DayEnded != nil {
+			s.o.DayEnded(w.kind, w.day)
+		}
 		switch res.state {
 		case StateDone:
 			log.DebugContext(ctx, "window done", LogStored, res.stored, LogWalk, w.walks)

@@ -3,8 +3,10 @@ package statement
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -459,5 +461,39 @@ func TestOptionsRejected(t *testing.T) {
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM sync_runs`); n != 0 {
 		t.Errorf("%d sync runs recorded for rejected options", n)
+	}
+}
+
+// TestSyncHandsEndedDays checks Options.DayEnded: called once for each
+// window whose walk ended, done or (when the service's count lies, walked
+// twice) still differing from it, and only once the window's records are
+// committed: the callback finds them all in the database.
+func TestSyncHandsEndedDays(t *testing.T) {
+	for _, lie := range []int{0, 1} {
+		f, cl := newFake(t)
+		f.fill(23)
+		f.totalLie = lie
+		o := baseOptions(t, cl)
+		o.Kinds = []recon.Kind{recon.Statement}
+		o.MaxWalks = 2
+		var mu sync.Mutex
+		var ended []string
+		o.DayEnded = func(k recon.Kind, day string) {
+			n := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM records WHERE kind = ? AND txn_date = ?`, k, day)
+			mu.Lock()
+			defer mu.Unlock()
+			ended = append(ended, fmt.Sprintf("%s %s %d", k, day, n))
+		}
+		if _, err := Sync(context.Background(), o); (err != nil) != (lie > 0) {
+			t.Fatalf("count lie %d: Sync: %v", lie, err)
+		}
+		slices.Sort(ended)
+		var want []string
+		for _, d := range fakeDays {
+			want = append(want, fmt.Sprintf("statement %s 23", d))
+		}
+		if !slices.Equal(ended, want) {
+			t.Errorf("count lie %d: days ended %q, want %q", lie, ended, want)
+		}
 	}
 }
