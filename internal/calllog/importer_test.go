@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -541,5 +542,51 @@ func TestNeedsRedact(t *testing.T) {
 		if got := needsRedact([]byte(tt.doc), tt.secrets); got != tt.want {
 			t.Errorf("needsRedact(%s) = %v, want %v", tt.doc, got, tt.want)
 		}
+	}
+}
+
+// insertLog is a RecordWriter that notes which of its methods stored each
+// call, "report R" or "calls R" (the call's externalRef), before storing it.
+type insertLog struct {
+	RecordWriter
+	got []string
+}
+
+func (l *insertLog) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error) {
+	l.got = append(l.got, "calls "+calls[0].ExternalRef)
+	return l.RecordWriter.InsertCalls(ctx, at, calls, bad)
+}
+
+func (l *insertLog) InsertReportCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error) {
+	l.got = append(l.got, "report "+calls[0].ExternalRef)
+	return l.RecordWriter.InsertReportCalls(ctx, at, calls, bad)
+}
+
+// TestRecorderRelaxesOnlyReadOnlyCalls: a statement page's and a status
+// check's calls are stored by InsertReportCalls (a commit that need not
+// wait for the disk), a billable call's and an unknown operation's by
+// InsertCalls; every one is stored.
+func TestRecorderRelaxesOnlyReadOnlyCalls(t *testing.T) {
+	db := openDB(t)
+	w := &insertLog{RecordWriter: db}
+	r := NewRecorder(w, nil)
+	env, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "orderid": "O1",
+		"data": map[string]any{"externalRef": "R1", "pool": poolA("100", "10", "90")}})
+	page, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "data": map[string]any{"records": []any{}}})
+	for _, rec := range []*svcapi.CallRecord{
+		{At: time.Now(), Operation: svcapi.OpStatement, ExternalRef: "S1", Response: page},
+		{At: time.Now(), Operation: svcapi.OpLitigation, ExternalRef: "R1", Response: env},
+		{At: time.Now(), Operation: svcapi.OpTxnStatus, ExternalRef: "T1", Error: "txnStatus: timeout"},
+		{At: time.Now(), Operation: "notAnOperation", ExternalRef: "U1", Error: "no such operation"},
+	} {
+		if err := r.Record(context.Background(), rec); err != nil {
+			t.Fatalf("Record %s: %v", rec.Operation, err)
+		}
+	}
+	if want := []string{"report S1", "calls R1", "report T1", "calls U1"}; !slices.Equal(w.got, want) {
+		t.Errorf("stored by %q, want %q", w.got, want)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM calls WHERE external_ref IN ('S1', 'R1', 'T1', 'U1')`); n != 4 {
+		t.Errorf("calls stored = %d, want 4", n)
 	}
 }

@@ -24,7 +24,7 @@ const SourceSvcrecon = "svcrecon"
 // the caller, whose journal write stores them with the call's outcome in
 // one transaction (bulk).
 type Recorder struct {
-	db  Writer
+	db  RecordWriter
 	log *slog.Logger
 	// Now stamps each stored call's imported_at (default time.Now). Set it
 	// before the first Record.
@@ -33,8 +33,16 @@ type Recorder struct {
 
 var _ svcapi.Recorder = (*Recorder)(nil)
 
+// RecordWriter is what a Recorder stores calls with: InsertCalls for a
+// billable operation's call (or one not in the registry),
+// InsertReportCalls, whose commit may be relaxed, for a read-only one's.
+type RecordWriter interface {
+	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
+	InsertReportCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
+}
+
 // NewRecorder returns a recorder writing to db; log may be nil.
-func NewRecorder(db Writer, log *slog.Logger) *Recorder {
+func NewRecorder(db RecordWriter, log *slog.Logger) *Recorder {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -89,7 +97,7 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 	if d := store.DeferredCallsOf(ctx); d != nil {
 		// The caller's journal write stores them with the call's outcome.
 		d.Add(now(), calls, bad)
-	} else if _, err := r.db.InsertCalls(ctx, now(), calls, bad); err != nil {
+	} else if _, err := r.insert(rec.Operation)(ctx, now(), calls, bad); err != nil {
 		return fmt.Errorf("record call %s: %w", rec.Operation, err)
 	}
 	if perr != nil {
@@ -98,4 +106,13 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 		return fmt.Errorf("record call %s: %w", rec.Operation, perr)
 	}
 	return nil
+}
+
+// insert is how the call of operation op is stored: InsertReportCalls for
+// a read-only operation of the registry, InsertCalls for any other.
+func (r *Recorder) insert(op string) func(context.Context, time.Time, []recon.Call, []store.ImportError) (int, error) {
+	if o, ok := svcapi.Lookup(op); ok && o.ReadOnly() {
+		return r.db.InsertReportCalls
+	}
+	return r.db.InsertCalls
 }

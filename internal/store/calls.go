@@ -113,9 +113,31 @@ func appendCallArgs(a []any, c *recon.Call, hash []byte, k callConsts) []any {
 // stored first, those not stored yet; a block none of whose calls is new
 // is not kept. It returns how many calls were new.
 func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
+	return db.writeCalls(ctx, at, calls, bad, false)
+}
+
+// InsertReportCalls is InsertCalls for the calls of read-only operations
+// svcrecon made itself (statement pages, status checks: calllog.Recorder),
+// each its own transaction: on PostgreSQL its commit does not wait for the
+// WAL's flush to the disk (relaxCommit), which a sync's two thousand pages
+// waited for one after the other. A crash of the database server in the
+// next fraction of a second may lose such a row (the calls made are in the
+// client's call log too, whose import brings them back); a billable call's
+// row, a record and a checkpoint are committed as before.
+func (db *DB) InsertReportCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
+	return db.writeCalls(ctx, at, calls, bad, true)
+}
+
+// writeCalls is InsertCalls, its commit relaxed when relax is set.
+func (db *DB) writeCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError, relax bool) (int, error) {
 	var inserted int
 	var stored []*recon.LineBlock // blocks given an id in this transaction
 	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if relax {
+			if err := db.dialect.relaxCommit(ctx, tx); err != nil {
+				return err
+			}
+		}
 		var err error
 		inserted, stored, err = db.insertCalls(ctx, tx, FormatTime(at), calls, bad)
 		return err

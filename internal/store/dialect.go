@@ -40,6 +40,12 @@ type dialect interface {
 	// rest of tx (PostgreSQL's defaults bound them), for the migrations:
 	// one may take long, and the others wait for it.
 	unbounded(ctx context.Context, tx *sql.Tx) error
+	// relaxCommit lets tx's commit return before its WAL record is on the
+	// disk, for rows that may be lost in a crash of the database's host
+	// (never corrupted, never reordered: a later commit that waits
+	// flushes it too): PostgreSQL's synchronous_commit off for tx alone.
+	// SQLite's commits (WAL, synchronous NORMAL) wait for no disk already.
+	relaxCommit(ctx context.Context, tx *sql.Tx) error
 	// forUpdate is the clause that ends a SELECT of rows tx goes on to
 	// update, locking them until tx ends ("" where write transactions
 	// exclude each other already).

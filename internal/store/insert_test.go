@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"testing"
@@ -127,6 +128,43 @@ func TestWriteRecordsPagesOfStored(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("records in the order stored:\n%q\nwant\n%q", got, want)
+		}
+	})
+}
+
+// TestInsertReportCallsRelaxesItsOwnCommit: InsertReportCalls stores its
+// calls as InsertCalls does, and on PostgreSQL its transaction, alone,
+// commits with synchronous_commit off (the session's own setting, read in the
+// next transaction on the same single connection, is back).
+func TestInsertReportCallsRelaxesItsOwnCommit(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		db.SetMaxOpenConns(1) // the next transaction sees the same session
+		at := time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
+		if n, err := db.InsertReportCalls(ctx, at, blockCalls(0, 12, map[int]*recon.LineBlock{}), nil); err != nil || n != 12 {
+			t.Fatalf("InsertReportCalls = %d, %v; want 12 new", n, err)
+		}
+		if n, err := db.InsertReportCalls(ctx, at, blockCalls(6, 14, map[int]*recon.LineBlock{}), nil); err != nil || n != 2 {
+			t.Fatalf("InsertReportCalls again = %d, %v; want 2 new (lines 12 and 13)", n, err)
+		}
+		if _, pg := db.dialect.(postgresDialect); !pg { // SQLite: nothing to relax
+			return
+		}
+		var inside, after string
+		err := db.Write(ctx, func(tx *sql.Tx) error {
+			if err := db.dialect.relaxCommit(ctx, tx); err != nil {
+				return err
+			}
+			return tx.QueryRowContext(ctx, `SELECT current_setting('synchronous_commit')`).Scan(&inside)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRowContext(ctx, `SELECT current_setting('synchronous_commit')`).Scan(&after); err != nil {
+			t.Fatal(err)
+		}
+		if inside != "off" || after == "off" {
+			t.Errorf("synchronous_commit inside a relaxed transaction %q, after it %q; want off, then the session's own (not off)", inside, after)
 		}
 	})
 }

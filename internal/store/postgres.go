@@ -297,6 +297,11 @@ func (postgresDialect) unbounded(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
+func (postgresDialect) relaxCommit(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT set_config('synchronous_commit', 'off', true)`)
+	return err
+}
+
 // lock takes the transaction-scoped advisory lock key: other processes
 // taking it wait until tx ends.
 func (postgresDialect) lock(ctx context.Context, tx *sql.Tx, key int64) error {

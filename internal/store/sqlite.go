@@ -135,6 +135,8 @@ func (sqliteDialect) lock(context.Context, *sql.Tx, int64) error { return nil }
 
 func (sqliteDialect) unbounded(context.Context, *sql.Tx) error { return nil }
 
+func (sqliteDialect) relaxCommit(context.Context, *sql.Tx) error { return nil }
+
 // failed reports whether err is the file's failure rather than the
 // statement's: an I/O error, a full disk, a corrupt or foreign file, one
 // that cannot be opened or written.
