@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-duckdb.sh [--records N] [--dir DIR] [--nightly] [--keep] [--no-duckdb]
+# bench-duckdb.sh [--records N] [--dir DIR] [--nightly] [--keep] [--no-duckdb] [--cold]
 #
 # Times svcrecon's import-calls and check of a sandbox month beside DuckDB
 # doing the core of the same work on the same files (bench/duckdb), in the
@@ -19,7 +19,12 @@
 # --nightly also times the nightly's other steps: a sync into a fresh
 # database (the sandbox serving) and the export of both formats, and gives
 # the database's size after the check. --keep keeps the database;
-# --no-duckdb times svcrecon alone (the 10M month).
+# --no-duckdb times svcrecon alone (the 10M month). --cold empties the
+# page cache before each timed step (as root: /proc/sys/vm/drop_caches),
+# so that every step reads its files from the disk, as the 10M month's
+# steps do on a machine whose memory does not hold the month: the 1M and
+# 10M figures compared like for like. Each step's row also gives what it
+# read from and wrote to the disk (/usr/bin/time's %I and %O).
 #
 # DuckDB is not installed on the machine: bench/duckdb is a Go module of its
 # own (never imported by svcrecon) whose go.mod names duckdb-go, and its
@@ -27,7 +32,7 @@
 # proxy (github.com/duckdb/duckdb-go-bindings/lib/linux-amd64, ~40 MB), built
 # with cgo (a C++ compiler is needed: apt-get install g++).
 set -euo pipefail
-records=1000000 dir= nightly= keep= duck=1
+records=1000000 dir= nightly= keep= duck=1 cold=
 while [ $# -gt 0 ]; do
   case $1 in
     --records) records=$2; shift 2 ;;
@@ -35,7 +40,8 @@ while [ $# -gt 0 ]; do
     --nightly) nightly=1; shift ;;
     --keep) keep=1; shift ;;
     --no-duckdb) duck=; shift ;;
-    *) echo "usage: $0 [--records N] [--dir DIR] [--nightly] [--keep] [--no-duckdb]" >&2; exit 2 ;;
+    --cold) cold=1; shift ;;
+    *) echo "usage: $0 [--records N] [--dir DIR] [--nightly] [--keep] [--no-duckdb] [--cold]" >&2; exit 2 ;;
   esac
 done
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,12 +83,15 @@ start_sandbox() {
 # table: wall, CPU, peak RSS, load average before.
 timed() {
   local name=$1; shift
+  if [ -n "$cold" ]; then
+    sync && echo 3 >/proc/sys/vm/drop_caches || { echo "--cold: cannot drop the page cache (not root?)" >&2; exit 1; }
+  fi
   local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
-  /usr/bin/time -f '%e %U %S %M' -o "$dir/$name.time" "$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
+  /usr/bin/time -f '%e %U %S %M %I %O' -o "$dir/$name.time" "$@" >"$dir/$name.out" 2>"$dir/$name.err" ||
     { echo "$name failed:" >&2; tail -5 "$dir/$name.err" >&2; exit 1; }
-  read -r wall user sys rss <"$dir/$name.time"
-  printf '%-14s wall %7.2f s  cpu %7.2f s  peak RSS %5d MiB  load %s\n' \
-    "$name" "$wall" "$(echo "$user + $sys" | bc)" $((rss / 1024)) "$load"
+  read -r wall user sys rss in out <"$dir/$name.time"
+  printf '%-14s wall %7.2f s  cpu %7.2f s (sys %6.2f)  peak RSS %5d MiB  disk read %6d MiB written %6d MiB  load %s\n' \
+    "$name" "$wall" "$(echo "$user + $sys" | bc)" "$sys" $((rss / 1024)) $((in / 2048)) $((out / 2048)) "$load"
 }
 
 if [ ! -s "$dir/synced.db" ] || ! compgen -G "$dir/calls*.jsonl" >/dev/null; then
