@@ -27,19 +27,18 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 	if len(line) == 0 || line[0] != '{' {
 		return r, false
 	}
-	var top [nLineKeys]jsonscan.Span
-	end, ok := jsonscan.ScanObject(line, 0, lineKeys[:], top[:])
-	if !ok || end != len(line) || top[kStatusCode].Set() {
+	var s lineScan
+	if !s.scan(line) || s.top[kStatusCode].Set() {
 		return r, false // not JSON, or a bare envelope
 	}
-	if !fastFields(&r, line, &top) {
+	if !fastFields(&r, line, &s.top) {
 		return recon.Call{}, false
 	}
 	op, _ := svcapi.Lookup(r.Operation)
 	var env fastEnv
 	hasEnv := false
-	if resp := top[kResponse]; resp.Set() && line[resp.From] == '{' {
-		if !env.read(line[resp.From:resp.To]) || !fastEnvelope(&r, &env) {
+	if resp := s.top[kResponse]; resp.Set() && line[resp.From] == '{' {
+		if !env.read(line, &s) || !fastEnvelope(&r, &env) {
 			return recon.Call{}, false
 		}
 		hasEnv = true
@@ -55,6 +54,59 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 	r.Hash = lineHash(line)
 	scrubCall(&r, secrets)
 	return r, true
+}
+
+// lineScan is what one pass over a line finds: the places of the values
+// the lean decoder reads, in the line itself, the record's, its answer's
+// (env), the answer's data's and the pool's; and whether each of the
+// three inner objects holds a key the decoder refuses (Irregular), which
+// matters only when that object is read.
+type lineScan struct {
+	top                         [nLineKeys]jsonscan.Span
+	env                         [nEnvKeys]jsonscan.Span
+	data                        [len(dataKeys)]jsonscan.Span
+	pool                        [len(poolKeys)]jsonscan.Span
+	line                        []byte
+	envOdd, dataOdd, poolOdd    bool
+	envSeen, dataSeen, poolSeen bool
+}
+
+// scan scans the line once, validating it whole; false when it is not one
+// JSON object, or its record holds a key the decoder refuses.
+func (s *lineScan) scan(line []byte) bool {
+	s.line = line
+	end, odd, ok := jsonscan.ScanNested(line, 0, 0, lineKeys[:], s.top[:], s.inRecord)
+	return ok && !odd && end == len(line)
+}
+
+// inRecord reads the record's answer (response) in the one pass.
+func (s *lineScan) inRecord(k, i, depth int) (int, bool) {
+	if k != kResponse {
+		return jsonscan.SkipValue(s.line, i, depth-1)
+	}
+	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, envKeys[:], s.env[:], s.inEnvelope)
+	s.envSeen, s.envOdd = true, odd
+	return end, ok
+}
+
+// inEnvelope reads the answer's data in the one pass.
+func (s *lineScan) inEnvelope(k, i, depth int) (int, bool) {
+	if k != eData {
+		return jsonscan.SkipValue(s.line, i, depth-1)
+	}
+	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, dataKeys[:], s.data[:], s.inData)
+	s.dataSeen, s.dataOdd = true, odd
+	return end, ok
+}
+
+// inData reads the data's pool in the one pass.
+func (s *lineScan) inData(k, i, depth int) (int, bool) {
+	if k != 0 { // "pool"
+		return jsonscan.SkipValue(s.line, i, depth-1)
+	}
+	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, poolKeys[:], s.pool[:], nil)
+	s.poolSeen, s.poolOdd = true, odd
+	return end, ok
 }
 
 // fastFields reads the record's texts into r. Only the fields a calls row
@@ -225,22 +277,25 @@ var poolKeys = [...]string{"account", "referenceId", "mode", "openingBal", "amou
 type fastEnv struct {
 	statusCode, timestamp, orderID string
 	data                           []byte // nil: absent or null
+	s                              *lineScan
 }
 
-func (e *fastEnv) read(doc []byte) bool {
-	var v [nEnvKeys]jsonscan.Span
-	if _, ok := jsonscan.ScanObject(doc, 0, envKeys[:], v[:]); !ok {
+// read takes the envelope from the line's scan (its answer was an object:
+// s.envSeen).
+func (e *fastEnv) read(line []byte, s *lineScan) bool {
+	if !s.envSeen || s.envOdd {
 		return false
 	}
+	e.s = s
 	for _, f := range [...]struct {
 		k   int
 		dst *string
 	}{{eStatusCode, &e.statusCode}, {eTimestamp, &e.timestamp}, {eOrderID, &e.orderID}} {
-		s, ok := jsonscan.Text(doc, v[f.k])
+		v, ok := jsonscan.Text(line, s.env[f.k])
 		if !ok {
 			return false
 		}
-		*f.dst = s
+		*f.dst = v
 	}
 	if e.statusCode == "" {
 		return false // no envelope: the full decoder says so
@@ -248,8 +303,8 @@ func (e *fastEnv) read(doc []byte) bool {
 	if strings.EqualFold(e.orderID, "null") {
 		e.orderID = ""
 	}
-	if d := v[eData]; d.Set() && string(doc[d.From:d.To]) != "null" {
-		e.data = doc[d.From:d.To]
+	if d := s.env[eData]; d.Set() && string(line[d.From:d.To]) != "null" {
+		e.data = line[d.From:d.To]
 	}
 	return true
 }
@@ -259,11 +314,10 @@ func (e *fastEnv) dataExternalRef() (string, bool) {
 	if len(e.data) == 0 || e.data[0] != '{' || !bytes.Contains(e.data, []byte(`"externalRef"`)) {
 		return "", true
 	}
-	var v [len(dataKeys)]jsonscan.Span
-	if _, ok := jsonscan.ScanObject(e.data, 0, dataKeys[:], v[:]); !ok {
+	if !e.s.dataSeen || e.s.dataOdd {
 		return "", false
 	}
-	return jsonscan.Text(e.data, v[4])
+	return jsonscan.Text(e.s.line, e.s.data[4])
 }
 
 // pool reads the pool debit of a successful answer (svcapi.ExtractPool):
@@ -272,51 +326,21 @@ func (e *fastEnv) pool() (p recon.PoolEntry, found, ok bool) {
 	if len(e.data) == 0 || e.data[0] != '{' {
 		return p, false, true
 	}
-	var d [len(dataKeys)]jsonscan.Span
-	if _, ok := jsonscan.ScanObject(e.data, 0, dataKeys[:], d[:]); !ok {
+	s, line := e.s, e.s.line
+	if !s.dataSeen || s.dataOdd {
 		return p, false, false
 	}
-	if pl := d[0]; pl.Set() && string(e.data[pl.From:pl.To]) != "null" {
-		doc := e.data[pl.From:pl.To]
-		if doc[0] != '{' {
+	d := &s.data
+	if pl := d[0]; pl.Set() && string(line[pl.From:pl.To]) != "null" {
+		if line[pl.From] != '{' || !s.poolSeen || s.poolOdd {
 			return p, false, false
 		}
-		var v [len(poolKeys)]jsonscan.Span
-		if _, ok := jsonscan.ScanObject(doc, 0, poolKeys[:], v[:]); !ok {
-			return p, false, false
-		}
-		var a [len(poolKeys)]string
-		for i := range poolKeys {
-			var ok bool
-			if i < 3 {
-				a[i], ok = jsonscan.Text(doc, v[i])
-			} else {
-				a[i], ok = jsonscan.Amount(doc, v[i])
-			}
-			if !ok {
-				return p, false, false
-			}
-		}
-		p.Account, p.Mode = a[0], a[2]
-		switch {
-		case a[3] != "" || a[5] != "":
-			p.Shape = string(svcapi.PoolA)
-			ok = setAmounts(&p, a[3], a[4], a[5])
-		case (a[6] != "" || a[8] != "") && a[7] == "" && a[9] != "":
-			p.Shape = string(svcapi.PoolData)
-			ok = setAmounts(&p, a[6], a[9], a[8])
-		case a[6] != "" || a[8] != "":
-			p.Shape = string(svcapi.PoolB)
-			ok = setAmounts(&p, a[6], a[7], a[8])
-		default:
-			ok = false
-		}
-		return p, ok, ok
+		return poolEntry(line, &s.pool)
 	}
 	var a [3]string
 	for i := range a {
 		var ok bool
-		if a[i], ok = jsonscan.Amount(e.data, d[i+1]); !ok {
+		if a[i], ok = jsonscan.Amount(line, d[i+1]); !ok {
 			return p, false, false
 		}
 	}
@@ -325,6 +349,37 @@ func (e *fastEnv) pool() (p recon.PoolEntry, found, ok bool) {
 	}
 	p.Shape, p.Mode = string(svcapi.PoolData), "DR"
 	ok = setAmounts(&p, a[0], a[1], a[2])
+	return p, ok, ok
+}
+
+// poolEntry reads a pool object, whose values' places in line are v.
+func poolEntry(line []byte, v *[len(poolKeys)]jsonscan.Span) (p recon.PoolEntry, found, ok bool) {
+	var a [len(poolKeys)]string
+	for i := range poolKeys {
+		var ok bool
+		if i < 3 {
+			a[i], ok = jsonscan.Text(line, v[i])
+		} else {
+			a[i], ok = jsonscan.Amount(line, v[i])
+		}
+		if !ok {
+			return p, false, false
+		}
+	}
+	p.Account, p.Mode = a[0], a[2]
+	switch {
+	case a[3] != "" || a[5] != "":
+		p.Shape = string(svcapi.PoolA)
+		ok = setAmounts(&p, a[3], a[4], a[5])
+	case (a[6] != "" || a[8] != "") && a[7] == "" && a[9] != "":
+		p.Shape = string(svcapi.PoolData)
+		ok = setAmounts(&p, a[6], a[9], a[8])
+	case a[6] != "" || a[8] != "":
+		p.Shape = string(svcapi.PoolB)
+		ok = setAmounts(&p, a[6], a[7], a[8])
+	default:
+		ok = false
+	}
 	return p, ok, ok
 }
 

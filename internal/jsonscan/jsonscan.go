@@ -186,54 +186,74 @@ func literal(b []byte, i int, lit string) (int, bool) {
 // key that matches one of keys only without regard to case (encoding/json
 // would take it), or an escaped key, makes it fail.
 func ScanObject(b []byte, i int, keys []string, out []Span) (int, bool) {
-	return scanObjectDepth(b, i, keys, out, 0)
+	end, irregular, ok := scanObject(b, i, keys, out, 0, nil)
+	return end, ok && !irregular
+}
+
+// Nested scans, for ScanNested, the value of keys[k] that starts at b[i]
+// with '{', an object at nesting depth depth: it returns the index after
+// it, and false when it is not JSON. It reads what it wants of the object
+// as it goes (ScanNested again, with that depth), so that a document is
+// scanned once however deep the values read lie.
+type Nested func(k, i, depth int) (end int, ok bool)
+
+// ScanNested is ScanObject in one pass over a document with objects
+// inside objects to read: the object at b[i] lies at nesting depth depth
+// (0 for the document itself), and the object value of a key of keys is
+// handed to nested (when not nil) instead of being skipped. It does not
+// stop at a key it would refuse (given twice, escaped, or matching one of
+// keys only without regard to case): it goes on validating, and reports
+// irregular, so that the caller refuses the object only if it reads it.
+// ok is false when the object is not JSON.
+func ScanNested(b []byte, i, depth int, keys []string, out []Span, nested Nested) (end int, irregular, ok bool) {
+	return scanObject(b, i, keys, out, depth, nested)
 }
 
 func scanObjectDepth(b []byte, i int, keys []string, out []Span, depth int) (int, bool) {
+	end, irregular, ok := scanObject(b, i, keys, out, depth, nil)
+	return end, ok && !irregular
+}
+
+// scanObject is ScanNested; without keys there is nothing irregular.
+func scanObject(b []byte, i int, keys []string, out []Span, depth int, nested Nested) (end int, irregular, ok bool) {
 	if depth >= maxDepth || i >= len(b) || b[i] != '{' {
-		return 0, false
+		return 0, false, false
 	}
 	i = SkipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return i + 1, true
+		return i + 1, false, true
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return 0, false
+			return 0, false, false
 		}
 		kend, esc, ok := scanString(b, i)
 		if !ok {
-			return 0, false
+			return 0, false, false
 		}
 		key := b[i+1 : kend-1]
 		i = SkipWS(b, kend)
 		if i >= len(b) || b[i] != ':' {
-			return 0, false
+			return 0, false, false
 		}
 		i = SkipWS(b, i+1)
 		want := -1
 		if keys != nil {
-			if esc || !ascii(key) {
-				return 0, false
-			}
-			for k, name := range keys {
-				if string(key) == name {
-					want = k
-					break
-				}
-				if len(key) == len(name) && bytes.EqualFold(key, []byte(name)) {
-					return 0, false
-				}
-			}
+			var odd bool
+			want, odd = wanted(key, esc, keys)
+			irregular = irregular || odd
 		}
 		vstart := i
-		if i, ok = SkipValue(b, i, depth); !ok {
-			return 0, false
+		if want >= 0 && nested != nil && i < len(b) && b[i] == '{' {
+			i, ok = nested(want, i, depth+1)
+		} else {
+			i, ok = SkipValue(b, i, depth)
+		}
+		if !ok {
+			return 0, false, false
 		}
 		if want >= 0 {
-			if out[want].Set() {
-				return 0, false
-			}
+			irregular = irregular || out[want].Set()
 			out[want] = Span{vstart, i}
 		}
 		i = SkipWS(b, i)
@@ -241,11 +261,29 @@ func scanObjectDepth(b []byte, i int, keys []string, out []Span, depth int) (int
 		case i < len(b) && b[i] == ',':
 			i = SkipWS(b, i+1)
 		case i < len(b) && b[i] == '}':
-			return i + 1, true
+			return i + 1, irregular, true
 		default:
-			return 0, false
+			return 0, false, false
 		}
 	}
+}
+
+// wanted is the index in keys of the object key key (escaped when esc),
+// or -1; odd when the key is one a lean reader refuses: escaped, not
+// ASCII, or one of keys without regard to case only.
+func wanted(key []byte, esc bool, keys []string) (k int, odd bool) {
+	if esc || !ascii(key) {
+		return -1, true
+	}
+	for k, name := range keys {
+		if string(key) == name {
+			return k, false
+		}
+		if len(key) == len(name) && bytes.EqualFold(key, []byte(name)) {
+			return -1, true
+		}
+	}
+	return -1, false
 }
 
 func ascii(b []byte) bool {
