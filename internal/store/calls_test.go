@@ -103,3 +103,41 @@ func TestInsertCallsRefusesMalformedHash(t *testing.T) {
 		}
 	})
 }
+
+// TestBulkCommitCheckpointsAside: a batch of bulkCommit calls has the
+// pages it committed copied from the log to the database file by a
+// checkpoint beside the writer; a commit of a few calls leaves the copy to
+// SQLite's own checkpoint.
+func TestBulkCommitCheckpointsAside(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	type pages struct{ log, copied int }
+	ran := make(chan pages, 64)
+	db.ckpt.ran = func(log, copied int) { ran <- pages{log, copied} }
+	calls := func(from, n int) []recon.Call {
+		var out []recon.Call
+		for i := from; i < from+n; i++ {
+			ref := fmt.Sprintf("RC%08d", i)
+			out = append(out, recon.Call{Hash: testHash(ref), Source: "t.jsonl", Line: i + 1, TS: "2026-11-01 10:00:00",
+				Operation: "verifyPanPlusV2", ExternalRef: ref, Outcome: recon.CallFailed})
+		}
+		return out
+	}
+	if _, err := db.InsertCalls(ctx, time.Now(), calls(0, 10), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.InsertCalls(ctx, time.Now(), calls(10, bulkCommit), nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-ran:
+		if p.log == 0 || p.copied != p.log {
+			t.Errorf("the checkpoint beside the writer copied %d of the log's %d pages, want all of them", p.copied, p.log)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no checkpoint ran beside the writer after a bulk commit")
+	}
+	if n := len(ran); n != 0 {
+		t.Errorf("%d more checkpoints ran: the commit of a few calls asked for one", n)
+	}
+}
