@@ -64,25 +64,44 @@ func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []st
 	return in, nil
 }
 
-// importedTotals counts the period's calls per pool account.
+// importedTotals counts the period's calls per pool account, reading
+// them (EvidenceCalls).
 func importedTotals(ctx context.Context, db Store, from, to string) ([]ImportedTotal, error) {
-	calls, debits := newSums(), newSums()
+	n := newCallCount()
 	for c, err := range db.EvidenceCalls(ctx, from, to) {
 		if err != nil {
 			return nil, fmt.Errorf("calls: %w", err)
 		}
-		calls.count[c.PoolAccount]++
-		if c.Debit {
-			if err := debits.add(c.PoolAccount, c.Amount); err != nil {
-				return nil, err
-			}
+		if err := n.add(c); err != nil {
+			return nil, err
 		}
 	}
-	out := []ImportedTotal{}
-	for _, p := range calls.keys() {
-		out = append(out, ImportedTotal{PoolAccount: p, Calls: calls.count[p], Debited: debits.get(p)})
+	return n.totals(), nil
+}
+
+// callCount is the imported totals of calls as they are counted: calls
+// per pool account, and the debits (success with a pool object) with the
+// sum of their pool amounts.
+type callCount struct{ calls, debits *sums }
+
+func newCallCount() callCount { return callCount{calls: newSums(), debits: newSums()} }
+
+// add counts one call; the error is for an amount that is no decimal.
+func (n callCount) add(c CallAmount) error {
+	n.calls.count[c.PoolAccount]++
+	if c.Debit {
+		return n.debits.add(c.PoolAccount, c.Amount)
 	}
-	return out, nil
+	return nil
+}
+
+// totals are the imported totals counted, by pool account.
+func (n callCount) totals() []ImportedTotal {
+	out := []ImportedTotal{}
+	for _, p := range n.calls.keys() {
+		out = append(out, ImportedTotal{PoolAccount: p, Calls: n.calls.count[p], Debited: n.debits.get(p)})
+	}
+	return out
 }
 
 // periodDays lists the days from..to (YYYY-MM-DD, inclusive).
