@@ -2,6 +2,7 @@ package recon
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -34,5 +35,46 @@ func TestCheckAmount(t *testing.T) {
 	}
 	if err := CheckAmountText("XXXX"); err != nil {
 		t.Errorf("CheckAmountText of a masked balance = %v, want nil (not a number: not checked)", err)
+	}
+}
+
+// TestCheckAmountTrailingZeros: the decimals CheckAmount counts from a
+// coefficient's int64 are those its text gives, for coefficients of every
+// length (both sides of the int64 path) and sign, with trailing zeros.
+func TestCheckAmountTrailingZeros(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100_000 {
+		digits := 1 + r.IntN(24)
+		b := []byte(strings.Repeat("0", digits))
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		b[0] = byte('1' + r.IntN(9))
+		for z := r.IntN(digits); z > 0; z-- {
+			b[len(b)-z] = '0'
+		}
+		text := string(b)
+		if r.IntN(2) == 0 {
+			text = "-" + text
+		}
+		d, err := decimal.NewFromString(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d = decimal.NewFromBigInt(d.BigInt(), -int32(r.IntN(10)))
+		coef := d.Coefficient().String()
+		want := len(coef) - len(strings.TrimRight(coef, "0"))
+		if got := trailingZeros(d, int(d.NumDigits())); got != want {
+			t.Fatalf("trailingZeros(%s) = %d, want %d", d, got, want)
+		}
+	}
+}
+
+func BenchmarkCheckAmount(b *testing.B) {
+	d := decimal.RequireFromString("1234.50")
+	for range b.N {
+		if err := CheckAmount(d); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
