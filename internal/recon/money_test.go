@@ -78,3 +78,60 @@ func BenchmarkCheckAmount(b *testing.B) {
 		}
 	}
 }
+
+// sameDecimal fails unless ParseDecimal reads s as decimal.NewFromString
+// does: the same value at the same exponent, or an error for both.
+func sameDecimal(t *testing.T, s string) {
+	t.Helper()
+	got, err1 := ParseDecimal(s)
+	want, err2 := decimal.NewFromString(s)
+	if (err1 == nil) != (err2 == nil) || err1 == nil && (got.Exponent() != want.Exponent() || got.Cmp(want) != 0) {
+		t.Fatalf("ParseDecimal(%q) = %v (exp %d), %v; NewFromString: %v (exp %d), %v",
+			s, got, got.Exponent(), err1, want, want.Exponent(), err2)
+	}
+}
+
+// TestParseDecimal: amounts as stored and every text near them read as
+// decimal.NewFromString reads them.
+func TestParseDecimal(t *testing.T) {
+	for _, s := range []string{"0", "-0", "-0.00", "12.50", "-3", "0.125", "007.50", "5.", ".5", "-.5", "-", "", "+5", "1.2.3",
+		"1e3", "1E-2", " 1", "1 ", "12a", "−5", "999999999999999999", "-999999999999999999", "9999999999999999999",
+		"99999999999999999.9", "999999999999999999.9", "0.000000000000000001", "-9223372036854775808", "1_0", "١"} {
+		sameDecimal(t, s)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "0123456789.-+e "
+	for range 200_000 {
+		b := make([]byte, 1+r.IntN(22))
+		for i := range b {
+			if r.IntN(8) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = byte('0' + r.IntN(10))
+			}
+		}
+		sameDecimal(t, string(b))
+	}
+}
+
+func FuzzParseDecimal(f *testing.F) {
+	f.Add("12.50")
+	f.Add("-0.001")
+	f.Fuzz(sameDecimal)
+}
+
+func BenchmarkParseDecimal(b *testing.B) {
+	for range b.N {
+		if _, err := ParseDecimal("147797383.95"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNewFromString(b *testing.B) {
+	for range b.N {
+		if _, err := decimal.NewFromString("147797383.95"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
