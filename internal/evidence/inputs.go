@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -79,27 +80,54 @@ func importedTotals(ctx context.Context, db Store, from, to string) ([]ImportedT
 	return n.totals(), nil
 }
 
-// callCount is the imported totals of calls as they are counted: calls
-// per pool account, and the debits (success with a pool object) with the
-// sum of their pool amounts.
-type callCount struct{ calls, debits *sums }
+// callCount is the imported totals of calls as they are counted, by pool
+// account: calls, and the debits (success with a pool object) with the
+// sum of their pool amounts. The account of the last call is kept at hand
+// (a check's calls are of one or two accounts).
+type callCount struct {
+	accts map[string]*acctCount
+	last  *acctCount
+}
 
-func newCallCount() callCount { return callCount{calls: newSums(), debits: newSums()} }
+type acctCount struct {
+	account       string
+	calls, debits int
+	sum           recon.Sum
+}
+
+func newCallCount() *callCount { return &callCount{accts: map[string]*acctCount{}} }
 
 // add counts one call; the error is for an amount that is no decimal.
-func (n callCount) add(c CallAmount) error {
-	n.calls.count[c.PoolAccount]++
-	if c.Debit {
-		return n.debits.add(c.PoolAccount, c.Amount)
+func (n *callCount) add(c CallAmount) error {
+	a := n.last
+	if a == nil || a.account != c.PoolAccount {
+		if a = n.accts[c.PoolAccount]; a == nil {
+			a = &acctCount{account: c.PoolAccount}
+			n.accts[c.PoolAccount] = a
+		}
+		n.last = a
+	}
+	a.calls++
+	if !c.Debit {
+		return nil
+	}
+	a.debits++
+	if c.Amount == "" {
+		return nil
+	}
+	if err := a.sum.AddText(c.Amount); err != nil {
+		return fmt.Errorf("%s: amount %q is not a decimal", c.PoolAccount, c.Amount)
 	}
 	return nil
 }
 
 // totals are the imported totals counted, by pool account.
-func (n callCount) totals() []ImportedTotal {
+func (n *callCount) totals() []ImportedTotal {
 	out := []ImportedTotal{}
-	for _, p := range n.calls.keys() {
-		out = append(out, ImportedTotal{PoolAccount: p, Calls: n.calls.count[p], Debited: n.debits.get(p)})
+	for _, p := range slices.Sorted(maps.Keys(n.accts)) {
+		a := n.accts[p]
+		out = append(out, ImportedTotal{PoolAccount: p, Calls: a.calls,
+			Debited: CountSum{Count: a.debits, Amount: recon.Money(a.sum.Decimal())}})
 	}
 	return out
 }

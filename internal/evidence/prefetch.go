@@ -212,7 +212,7 @@ func (t *CallTally) current(ctx context.Context, db Store) ([]ImportedTotal, err
 // CallCount is one read's count of a CallTally.
 type CallCount struct {
 	t      *CallTally
-	n      callCount
+	n      *callCount
 	failed bool // an amount was no decimal: the read's totals are not used
 }
 
