@@ -85,7 +85,7 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	defer env.Close()
 	pre := nightly.PrefetchEvidence(ctx, evidenceStore(env.DB), o.From, o.To)
 	defer pre.Stop()
-	rep, err := ledger.Check(ctx, checkStore(env.DB), o)
+	rep, err := ledger.Check(ctx, checkStore(env.DB, pre.Calls()), o)
 	if err != nil {
 		return "", err
 	}
@@ -107,9 +107,10 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	return summary, c.verdict(rep, ev, period, log)
 }
 
-// checkStore is the store a check reads and writes: the database (a test
+// checkStore is the store a check reads and writes: the database, its
+// read of the calls counted into calls for the evidence step (a test
 // wraps it to stop the check at a call of its choosing).
-var checkStore = func(db *store.DB) ledger.CheckStore { return db }
+var checkStore = func(db *store.DB, calls *evidence.CallTally) ledger.CheckStore { return db.TallyCalls(calls) }
 
 // evidenceStore is the store the evidence step's reads beside the check
 // read (a test wraps it to fail them).

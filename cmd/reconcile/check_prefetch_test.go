@@ -6,6 +6,7 @@ import (
 	"iter"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/svcrecon/svcrecon/internal/evidence"
@@ -14,20 +15,19 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
-// unreadableCalls is the store with the period's calls unreadable to the
-// evidence step's reads beside the check: they fail with err, then close
-// failed.
-type unreadableCalls struct {
+// unreadableDays is the store with the statement's days unreadable to
+// the evidence step's reads beside the check: the digests kept of them
+// fail with err, then close failed.
+type unreadableDays struct {
 	*store.DB
 	err    error
 	failed chan struct{}
+	once   sync.Once
 }
 
-func (s *unreadableCalls) EvidenceCalls(ctx context.Context, from, to string) iter.Seq2[evidence.CallAmount, error] {
-	return func(yield func(evidence.CallAmount, error) bool) {
-		defer close(s.failed)
-		yield(evidence.CallAmount{}, s.err)
-	}
+func (s *unreadableDays) DayDigests(ctx context.Context, k recon.Kind, from, to string) (map[string]evidence.DayDigest, error) {
+	s.once.Do(func() { close(s.failed) })
+	return nil, s.err
 }
 
 // failingCheck is the store with the check's stream of calls failing with
@@ -55,15 +55,13 @@ func TestCheckPrefetchError(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	t.Cleanup(func() {
-		checkStore = func(db *store.DB) ledger.CheckStore { return db }
-		evidenceStore = func(db *store.DB) evidence.Store { return db }
-	})
-	readErr, checkErr := errors.New("the calls are unreadable"), errors.New("the check's stream broke")
+	check, ev := checkStore, evidenceStore
+	t.Cleanup(func() { checkStore, evidenceStore = check, ev })
+	readErr, checkErr := errors.New("the statement's days are unreadable"), errors.New("the check's stream broke")
 	var failed chan struct{}
 	evidenceStore = func(db *store.DB) evidence.Store {
 		failed = make(chan struct{})
-		return &unreadableCalls{DB: db, err: readErr, failed: failed}
+		return &unreadableDays{DB: db, err: readErr, failed: failed}
 	}
 	args := []string{"check", "--db", db, "--from", "2026-11-01", "--to", "2026-11-01", "--log-level", "error"}
 	_, stderr, err := runCmd(t, args...)
@@ -71,7 +69,9 @@ func TestCheckPrefetchError(t *testing.T) {
 		t.Errorf("check, the evidence's reads failing: %v, want the evidence step failing with %q\n%s", err, readErr, stderr)
 	}
 
-	checkStore = func(db *store.DB) ledger.CheckStore { return &failingCheck{DB: db, err: checkErr, after: failed} }
+	checkStore = func(db *store.DB, _ *evidence.CallTally) ledger.CheckStore {
+		return &failingCheck{DB: db, err: checkErr, after: failed}
+	}
 	_, stderr, err = runCmd(t, args...)
 	if err == nil || !strings.Contains(err.Error(), checkErr.Error()) || strings.Contains(err.Error(), readErr.Error()) {
 		t.Errorf("check failing after the evidence's reads: %v, want the check's %q alone\n%s", err, checkErr, stderr)

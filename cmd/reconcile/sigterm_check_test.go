@@ -16,6 +16,7 @@ import (
 
 	"github.com/svcrecon/svcrecon/cmd/internal/cli"
 	"github.com/svcrecon/svcrecon/cmd/internal/cli/clitest"
+	"github.com/svcrecon/svcrecon/internal/evidence"
 	"github.com/svcrecon/svcrecon/internal/ledger"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
@@ -32,7 +33,7 @@ func init() {
 	if err != nil || n <= 0 {
 		return
 	}
-	checkStore = func(db *store.DB) ledger.CheckStore { return &pausingStore{DB: db, at: n} }
+	checkStore = func(db *store.DB, _ *evidence.CallTally) ledger.CheckStore { return &pausingStore{DB: db, at: n} }
 }
 
 // pausingStore is the store with its stream of calls held at the at-th

@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -64,25 +65,71 @@ func gatherInputs(ctx context.Context, db Store, from, to string, orderDays []st
 	return in, nil
 }
 
-// importedTotals counts the period's calls per pool account.
+// importedTotals counts the period's calls per pool account, reading
+// them (EvidenceCalls).
 func importedTotals(ctx context.Context, db Store, from, to string) ([]ImportedTotal, error) {
-	calls, debits := newSums(), newSums()
+	n := newCallCount()
 	for c, err := range db.EvidenceCalls(ctx, from, to) {
 		if err != nil {
 			return nil, fmt.Errorf("calls: %w", err)
 		}
-		calls.count[c.PoolAccount]++
-		if c.Debit {
-			if err := debits.add(c.PoolAccount, c.Amount); err != nil {
-				return nil, err
-			}
+		if err := n.add(c); err != nil {
+			return nil, err
 		}
 	}
-	out := []ImportedTotal{}
-	for _, p := range calls.keys() {
-		out = append(out, ImportedTotal{PoolAccount: p, Calls: calls.count[p], Debited: debits.get(p)})
+	return n.totals(), nil
+}
+
+// callCount is the imported totals of calls as they are counted, by pool
+// account: calls, and the debits (success with a pool object) with the
+// sum of their pool amounts. The account of the last call is kept at hand
+// (a check's calls are of one or two accounts).
+type callCount struct {
+	accts map[string]*acctCount
+	last  *acctCount
+}
+
+type acctCount struct {
+	account       string
+	calls, debits int
+	sum           recon.Sum
+}
+
+func newCallCount() *callCount { return &callCount{accts: map[string]*acctCount{}} }
+
+// add counts one call; the error is for an amount that is no decimal.
+func (n *callCount) add(c CallAmount) error {
+	a := n.last
+	if a == nil || a.account != c.PoolAccount {
+		if a = n.accts[c.PoolAccount]; a == nil {
+			a = &acctCount{account: c.PoolAccount}
+			n.accts[c.PoolAccount] = a
+		}
+		n.last = a
 	}
-	return out, nil
+	a.calls++
+	if !c.Debit {
+		return nil
+	}
+	a.debits++
+	if c.Amount == "" {
+		return nil
+	}
+	if err := a.sum.AddText(c.Amount); err != nil {
+		return fmt.Errorf("%s: amount %q is not a decimal", c.PoolAccount, c.Amount)
+	}
+	return nil
+}
+
+// totals are the imported totals counted, by pool account.
+func (n *callCount) totals() []ImportedTotal {
+	out := []ImportedTotal{}
+	for _, p := range slices.Sorted(maps.Keys(n.accts)) {
+		a := n.accts[p]
+		out = append(out, ImportedTotal{PoolAccount: p, Calls: a.calls,
+			Debited: CountSum{Count: a.debits, Amount: recon.Money(a.sum.Decimal())}})
+	}
+	return out
 }
 
 // periodDays lists the days from..to (YYYY-MM-DD, inclusive).

@@ -46,6 +46,7 @@ type chain struct {
 	groupTS int64
 	gaps    []gapCand
 	skipped []int32
+	items   []chainItem // flush's, kept from second to second
 }
 
 func newChain() *chain { return &chain{states: map[uint16]*chainState{}, groupTS: -1} }
@@ -83,6 +84,10 @@ func (c *chain) flush() {
 		return
 	}
 	items := c.distinct(group)
+	if oneAccount(items) { // nearly every second: no map
+		c.chainSecond(items[0].acct, items)
+		return
+	}
 	byAcct := map[uint16][]chainItem{}
 	var order []uint16
 	for _, it := range items {
@@ -92,14 +97,29 @@ func (c *chain) flush() {
 		byAcct[it.acct] = append(byAcct[it.acct], it)
 	}
 	for _, a := range order {
-		st := c.state(a)
-		rest := byAcct[a]
-		picks := secondOrder
-		if len(rest) > busySecond {
-			picks = busyOrder
-		}
-		picks(rest, st, func(it chainItem) { c.link(a, st, it) })
+		c.chainSecond(a, byAcct[a])
 	}
+}
+
+// oneAccount reports whether items (at least one) are all of one account.
+func oneAccount(items []chainItem) bool {
+	for _, it := range items[1:] {
+		if it.acct != items[0].acct {
+			return false
+		}
+	}
+	return true
+}
+
+// chainSecond links the debits rest of account a in one second (flush),
+// reordering rest in place.
+func (c *chain) chainSecond(a uint16, rest []chainItem) {
+	st := c.state(a)
+	picks := secondOrder
+	if len(rest) > busySecond {
+		picks = busyOrder
+	}
+	picks(rest, st, func(it chainItem) { c.link(a, st, it) })
 }
 
 // busySecond is how many debits of one account in one second are ordered
@@ -108,7 +128,8 @@ const busySecond = 16
 
 // distinct returns the debits of group but the same debit logged twice
 // (svcrecon's own record and a client's line: the same orderid and
-// account), whose calls it lists in c.skipped.
+// account), whose calls it lists in c.skipped. What it returns is c.items,
+// valid until the next call.
 func (c *chain) distinct(group []chainItem) []chainItem {
 	type key struct {
 		acct    uint16
@@ -118,7 +139,7 @@ func (c *chain) distinct(group []chainItem) []chainItem {
 	if len(group) > busySecond {
 		seen = make(map[key]bool, len(group))
 	}
-	items := make([]chainItem, 0, len(group))
+	items := c.items[:0]
 	for _, it := range group {
 		dup := false
 		switch {
@@ -141,6 +162,7 @@ func (c *chain) distinct(group []chainItem) []chainItem {
 		}
 		items = append(items, it)
 	}
+	c.items = items
 	return items
 }
 

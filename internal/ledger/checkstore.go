@@ -73,6 +73,7 @@ type RefCall struct {
 // Finder answers a check's point look-ups: the counterpart of a call or
 // record that is not near it in time, records and calls outside the
 // window. A check makes few of them (one per finding, not per call).
+// RepeatedRefs and RepeatedClients are read at once, from two goroutines.
 type Finder interface {
 	// PeriodRecord returns the window's statement record with this
 	// svcOrderId (any mode; of several, the last in time order).

@@ -40,14 +40,24 @@ type duplicates struct {
 	found       []string // in the order found
 }
 
+// newDuplicates reads the two key sets at once (each a pass over an index
+// of its own, half a second apiece at 1,000,000 calls, before the streams
+// start), the records' in a goroutine of its own.
 func newDuplicates(ctx context.Context, find dupFinder, resolved map[int64]resolution) (*duplicates, error) {
+	var recs *keySet
+	var recErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		recs, recErr = newKeySet(find.RepeatedClients(ctx))
+	}()
 	calls, err := newKeySet(find.RepeatedRefs(ctx))
+	<-read
 	if err != nil {
 		return nil, fmt.Errorf("externalRefs of more than one call: %w", err)
 	}
-	recs, err := newKeySet(find.RepeatedClients(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("clientOrderIds of more than one record: %w", err)
+	if recErr != nil {
+		return nil, fmt.Errorf("clientOrderIds of more than one record: %w", recErr)
 	}
 	return &duplicates{ctx: ctx, find: find, resolved: resolved, calls: calls, recs: recs, dup: map[string]bool{}}, nil
 }

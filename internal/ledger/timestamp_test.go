@@ -1,6 +1,12 @@
 package ledger
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/svcrecon/svcrecon/internal/recon"
+)
 
 // TestParseTSRoundTrips: what parseTS reads, fmtTS writes back the same,
 // which the plain matched rows rely on (they keep no time of their own);
@@ -29,4 +35,27 @@ func FuzzParseTS(f *testing.F) {
 			t.Fatalf("parseTS(%q) then fmtTS = %q", s, fmtTS(v))
 		}
 	})
+}
+
+// TestFmtTSIsTheLayout: fmtTS writes what time.Format writes with
+// recon.TimestampLayout, over four-digit years and beyond.
+func TestFmtTSIsTheLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	lo, hi := time.Date(-20, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(10020, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	vs := []int64{0, -1, lo, hi, time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix(), time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()}
+	for range 200_000 {
+		vs = append(vs, lo+r.Int64N(hi-lo))
+	}
+	for _, v := range vs {
+		if got, want := fmtTS(v), time.Unix(v, 0).UTC().Format(recon.TimestampLayout); got != want {
+			t.Fatalf("fmtTS(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func BenchmarkFmtTS(b *testing.B) {
+	v := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC).Unix()
+	for i := range b.N {
+		_ = fmtTS(v + int64(i))
+	}
 }

@@ -207,7 +207,7 @@ func Run(ctx context.Context, c Config) (Summary, error) {
 	}
 	pre := PrefetchEvidence(ctx, c.DB, c.From, c.To)
 	defer pre.Stop()
-	rep, err := ledger.Check(ctx, c.DB, ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
+	rep, err := ledger.Check(ctx, c.DB.TallyCalls(pre.Calls()), ledger.CheckOptions{From: c.From, To: c.To, AsOf: c.AsOf, Now: c.Now, Log: c.Log,
 		PairWindow: c.Tolerances.PairWindow, PairAmount: c.Tolerances.Amount, PairPercent: c.Tolerances.Percent,
 		TimingWindow: c.Tolerances.Timing, Rates: c.Rates})
 	if err != nil {

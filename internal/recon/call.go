@@ -84,9 +84,41 @@ func (p PoolEntry) Amounts() (opening, amount, closing decimal.Decimal, err erro
 // parseAmount reads an exact decimal amount as stored ("12.50", "-3",
 // "0.125"; surrounding space is ignored).
 func parseAmount(s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(strings.TrimSpace(s))
+	d, err := ParseDecimal(strings.TrimSpace(s))
 	if err != nil {
 		return decimal.Zero, fmt.Errorf("%q is not an amount", s)
 	}
 	return d, nil
+}
+
+// ParseDecimal is decimal.NewFromString, the same value at the same
+// exponent: a plain decimal of at most 18 digits ([-]digits[.digits], as
+// amounts are stored) read in one pass, any other text by
+// decimal.NewFromString (the check parses three balances a call).
+func ParseDecimal(s string) (decimal.Decimal, error) {
+	digits, v, exp := 0, int64(0), int32(0)
+	i, point := 0, -1
+	if len(s) > 0 && s[0] == '-' {
+		i = 1
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9' && digits < 18:
+			v, digits = v*10+int64(c-'0'), digits+1
+		case c == '.' && point < 0 && digits > 0:
+			point = i
+		default:
+			return decimal.NewFromString(s)
+		}
+	}
+	if digits == 0 || point == len(s)-1 {
+		return decimal.NewFromString(s)
+	}
+	if point >= 0 {
+		exp = -int32(len(s) - 1 - point)
+	}
+	if s[0] == '-' {
+		v = -v
+	}
+	return decimal.New(v, exp), nil
 }

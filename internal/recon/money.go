@@ -56,11 +56,27 @@ func CheckAmount(d decimal.Decimal) error {
 	if exp >= 0 {
 		return nil
 	}
-	coef := d.Coefficient().String()
-	if decimals := -exp - (len(coef) - len(strings.TrimRight(coef, "0"))); decimals > MaxAmountDecimals {
+	if decimals := -exp - trailingZeros(d, digits); decimals > MaxAmountDecimals {
 		return fmt.Errorf("%w (more than %d decimals)", ErrAmountRange, MaxAmountDecimals)
 	}
 	return nil
+}
+
+// trailingZeros counts the trailing zeros of the coefficient of d (not
+// zero), of digits digits: from its int64 when it has at most 18 digits
+// (every amount read: its text was a tenth of the check's parsing), else
+// from its text.
+func trailingZeros(d decimal.Decimal, digits int) int {
+	if digits <= 18 {
+		c, n := d.CoefficientInt64(), 0
+		for c%10 == 0 {
+			c /= 10
+			n++
+		}
+		return n
+	}
+	coef := d.Coefficient().String()
+	return len(coef) - len(strings.TrimRight(coef, "0"))
 }
 
 // CheckAmountText is CheckAmount for a plain decimal text ([-]digits[.digits],

@@ -276,8 +276,8 @@ func (db *DB) CheckOpenRefs(ctx context.Context, w ledger.Window) ([]string, err
 // the calls of each second in id order itself (cheaper than the engine's
 // sort of each second).
 func (db *DB) CheckCalls(ctx context.Context, w ledger.Window) iter.Seq2[recon.Call, error] {
-	return idsInSecond(db.checkCallRows(ctx, `SELECT id, `+callCheckText+` FROM calls
-		WHERE ts >= ? AND ts <= ? AND `+notSkipped(w)+` ORDER BY ts`, w.From, w.To))
+	return idsInSecond(prefetch(ctx, db.checkCallRows(ctx, `SELECT id, `+callCheckText+` FROM calls
+		WHERE ts >= ? AND ts <= ? AND `+notSkipped(w)+` ORDER BY ts`, w.From, w.To)))
 }
 
 // idsInSecond yields the calls of calls, which come in ts order, in (ts,
@@ -333,10 +333,11 @@ var callCheckCols = []string{"ts", "operation", "external_ref", "orderid", "outc
 
 var callCheckText = concatCols(callCheckCols...)
 
-// checkCallRows runs one calls query of CheckCalls.
+// checkCallRows runs one calls query of CheckCalls (the caller
+// prefetches it).
 func (db *DB) checkCallRows(ctx context.Context, query string, args ...any) iter.Seq2[recon.Call, error] {
 	var f [10]string
-	return prefetch(ctx, checkSeq(ctx, db, func(rows *sql.Rows) (recon.Call, error) {
+	return checkSeq(ctx, db, func(rows *sql.Rows) (recon.Call, error) {
 		var id int64 // not &c.ID: the call would escape to the heap, 440 bytes a row
 		var text string
 		if err := rows.Scan(&id, &text); err != nil {
@@ -349,7 +350,7 @@ func (db *DB) checkCallRows(ctx context.Context, query string, args ...any) iter
 		c.TS, c.Operation, c.ExternalRef, c.OrderID, c.Outcome = f[0], f[1], f[2], f[3], recon.CallOutcome(f[4])
 		c.Pool = recon.PoolEntry{Account: f[5], Shape: f[6], Opening: f[7], Amount: f[8], Closing: f[9]}
 		return c, nil
-	}, query, args...))
+	}, query, args...)
 }
 
 // checkCallByID reads one call column by column (a value held unitSep).

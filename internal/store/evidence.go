@@ -219,13 +219,19 @@ func (db *DB) EvidenceCalls(ctx context.Context, from, to string) iter.Seq2[evid
 		return func(yield func(evidence.CallAmount, error) bool) { yield(evidence.CallAmount{}, err) }
 	}
 	return scanSeq(ctx, db, func(rows *sql.Rows, c *evidence.CallAmount) error {
-		var outcome, shape string
-		if err := rows.Scan(&c.PoolAccount, &outcome, &shape, &c.Amount); err != nil {
+		var account, outcome, shape, amount string
+		if err := rows.Scan(&account, &outcome, &shape, &amount); err != nil {
 			return err
 		}
-		c.Debit = outcome == string(recon.CallSuccess) && shape != ""
+		*c = callAmount(account, recon.CallOutcome(outcome), shape, amount)
 		return nil
 	}, `SELECT pool_account, outcome, pool_shape, pool_amount FROM calls WHERE ts >= ? AND ts < ?`, lo, hi)
+}
+
+// callAmount is a call as the imported totals count it: its pool account,
+// whether it debited (succeeded with a pool object), its pool amount.
+func callAmount(account string, outcome recon.CallOutcome, shape, amount string) evidence.CallAmount {
+	return evidence.CallAmount{PoolAccount: account, Debit: outcome == recon.CallSuccess && shape != "", Amount: amount}
 }
 
 // EvidenceCallCount counts the period's calls (EvidenceCalls's), through

@@ -225,9 +225,10 @@ func ParseAmount(s string) (decimal.Decimal, error) {
 // would then allocate gigabytes. No amount needs more than this.
 const maxExponent = 64
 
-// parseDecimal is decimal.NewFromString with a bounded exponent.
+// parseDecimal is decimal.NewFromString (recon.ParseDecimal) with a
+// bounded exponent.
 func parseDecimal(s string) (decimal.Decimal, error) {
-	d, err := decimal.NewFromString(s)
+	d, err := recon.ParseDecimal(s)
 	if err != nil {
 		return decimal.Decimal{}, err
 	}
