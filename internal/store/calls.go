@@ -198,11 +198,15 @@ func (db *DB) writeCalls(ctx context.Context, b *CallBatch, bad []ImportError, r
 		}
 		return 0, err
 	}
-	if !relax {
-		db.checkpointAside(inserted)
+	if len(b.calls) >= bulkCommit {
+		db.checkpointAside()
 	}
 	return inserted, nil
 }
+
+// bulkCommit is how many rows make a commit a bulk one, whose pages are
+// copied to the database file beside the writer (checkpointAside).
+const bulkCommit = 1000
 
 // insertCalls is InsertCallBatch in transaction tx. stored are the blocks
 // it gave an id (also on error: they are rolled back with tx).

@@ -10,8 +10,7 @@ import (
 // passes them), so a long load spends a tenth of its one writer's time
 // copying pages while the decoders wait for it. After a bulk commit (an
 // import's batch of calls, a sync's pages of records) the store asks for a
-// PASSIVE checkpoint on a goroutine of its own instead, once such commits
-// have written checkpointRows rows since the last: it copies what is
+// PASSIVE checkpoint on a goroutine of its own instead: it copies what is
 // committed while the writer goes on, so the writer's own checkpoint finds
 // the log copied already (or the checkpoint lock held, and returns at
 // once) and the log still starts over from its beginning once copied.
@@ -22,29 +21,18 @@ import (
 // while one runs.
 type checkpointer struct {
 	running, again atomic.Bool
-	rows           atomic.Int64 // written by bulk commits since the last checkpoint asked for
 	// ran, when set (tests), is told of each checkpoint's pages: those in
 	// the log and those copied from it.
 	ran func(log, copied int)
 }
 
-// checkpointRows is how many rows bulk commits write before a checkpoint
-// is asked for beside the writer: about what fills SQLite's own 1000
-// pages (16 MB) of the log, so that it runs about as often as that.
-const checkpointRows = 16000
-
-// checkpointAside counts rows written by a bulk commit, and asks for a
-// checkpoint of the log beside the writer once they are checkpointRows
+// checkpointAside asks for a checkpoint of the log beside the writer
 // (SQLite; nothing on PostgreSQL). It returns at once.
-func (db *DB) checkpointAside(rows int) {
+func (db *DB) checkpointAside() {
 	if _, ok := db.dialect.(sqliteDialect); !ok {
 		return
 	}
 	c := &db.ckpt
-	if c.rows.Add(int64(rows)) < checkpointRows {
-		return
-	}
-	c.rows.Store(0)
 	c.again.Store(true)
 	if !c.running.CompareAndSwap(false, true) {
 		return

@@ -160,7 +160,6 @@ func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage
 	if err != nil {
 		return 0, 0, err
 	}
-	db.checkpointAside(newN + updN)
 	return newN, updN, nil
 }
 
