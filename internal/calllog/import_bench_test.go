@@ -31,8 +31,8 @@ var benchCallLog = sync.OnceValues(func() ([]byte, error) {
 // decoding alone.
 type discardCalls struct{}
 
-func (discardCalls) InsertCallBatch(_ context.Context, b *store.CallBatch, _ []store.ImportError) (int, error) {
-	return len(b.Calls()), nil
+func (discardCalls) InsertCalls(_ context.Context, _ time.Time, calls []recon.Call, _ []store.ImportError) (int, error) {
+	return len(calls), nil
 }
 
 func (discardCalls) CallSource(context.Context, string, int64, time.Time, bool) (int64, error) {

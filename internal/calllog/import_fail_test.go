@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
@@ -22,11 +23,11 @@ type failingWriter struct {
 
 var errDiskFull = errors.New("disk full")
 
-func (w *failingWriter) InsertCallBatch(ctx context.Context, b *store.CallBatch, bad []store.ImportError) (int, error) {
+func (w *failingWriter) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error) {
 	if w.batches.Add(1) == w.failAt {
 		return 0, errDiskFull
 	}
-	return w.DB.InsertCallBatch(ctx, b, bad)
+	return w.DB.InsertCalls(ctx, at, calls, bad)
 }
 
 // TestImportStoreFailsMidway: the batches are stored by a goroutine of

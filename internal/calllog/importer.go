@@ -176,10 +176,9 @@ func (o *Options) defaults() {
 // Writer stores calls and the lines that could not be read as calls: the
 // import and the Recorder write to it; *store.DB implements it.
 type Writer interface {
-	// InsertCallBatch stores a batch (store.PrepareCalls) in one
-	// transaction and returns how many calls were new (a call whose line
-	// hash is stored already is not).
-	InsertCallBatch(ctx context.Context, b *store.CallBatch, bad []store.ImportError) (int, error)
+	// InsertCalls stores a batch in one transaction and returns how many
+	// calls were new (a call whose line hash is stored already is not).
+	InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []store.ImportError) (int, error)
 	// CallSource returns the id of a call-log file, recording it when new.
 	CallSource(ctx context.Context, path string, size int64, modTime time.Time, gzip bool) (int64, error)
 	// SealCallSource records what the import of a call-log file read of it
@@ -457,10 +456,9 @@ type importWriter struct {
 	failed  atomic.Bool      // it has failed: stop sending
 }
 
-// importBatch is one transaction's lines, the calls made ready to be
-// stored.
+// importBatch is one transaction's lines.
 type importBatch struct {
-	calls *store.CallBatch
+	calls []recon.Call
 	bad   []store.ImportError
 	errs  []LineError
 	lines int
@@ -524,7 +522,7 @@ func (w *importWriter) empty() error {
 	le := LineError{File: w.name, Line: 0, Reason: "empty file: no call records"}
 	w.sum.Bad++
 	w.sum.Errors = append(w.sum.Errors, le)
-	_, err := w.db.InsertCallBatch(w.ctx, store.PrepareCalls(w.now, nil), []store.ImportError{{Source: w.name, Reason: le.Reason}})
+	_, err := w.db.InsertCalls(w.ctx, w.now, nil, []store.ImportError{{Source: w.name, Reason: le.Reason}})
 	return err
 }
 
@@ -583,7 +581,7 @@ func (w *importWriter) flush() error {
 	if w.failed.Load() {
 		return errStoreFailed
 	}
-	w.batches <- importBatch{store.PrepareCalls(w.now, w.calls), w.bad, w.errs, w.lines}
+	w.batches <- importBatch{w.calls, w.bad, w.errs, w.lines}
 	w.calls, w.bad, w.errs, w.lines = make([]recon.Call, 0, BatchLines), nil, nil, 0
 	return nil
 }
@@ -594,13 +592,13 @@ var errStoreFailed = errors.New("storing a batch failed")
 
 // store stores one batch in one transaction and counts it.
 func (w *importWriter) store(b importBatch) error {
-	imported, err := w.db.InsertCallBatch(w.ctx, b.calls, b.bad)
+	imported, err := w.db.InsertCalls(w.ctx, w.now, b.calls, b.bad)
 	if err != nil {
 		return err
 	}
 	w.sum.Lines += b.lines
 	w.sum.Imported += imported
-	w.sum.Duplicates += len(b.calls.Calls()) - imported
+	w.sum.Duplicates += len(b.calls) - imported
 	w.sum.Bad += len(b.bad)
 	w.sum.addErrors(b.errs)
 	return nil

@@ -508,7 +508,7 @@ func (d *DeferredCalls) insert(ctx context.Context, db *DB, tx *sql.Tx) ([]*reco
 	if len(d.calls) == 0 && len(d.bad) == 0 {
 		return nil, nil
 	}
-	_, stored, err := db.insertCalls(ctx, tx, PrepareCalls(d.at, d.calls), d.bad)
+	_, stored, err := db.insertCalls(ctx, tx, FormatTime(d.at), d.calls, d.bad)
 	return stored, err
 }
 

@@ -105,65 +105,15 @@ func appendCallArgs(a []any, c *recon.Call, hash []byte, k callConsts) []any {
 	return append(a, c.Offset, c.Length)
 }
 
-// CallBatch is a batch of calls made ready to be stored (PrepareCalls):
-// each call's values in the order of the insert, its line hash as its
-// bytes, the pool accounts the calls name by day. Making them is the Go
-// side of storing calls, which the import does on a goroutine of its own
-// while the database's one writer stores the batch before
-// (InsertCallBatch).
-type CallBatch struct {
-	calls []recon.Call
-	stamp string // the import's time, formatted
-	k     callConsts
-	args  []any // nil when made in the transaction: the calls' lines are kept in blocks, whose ids it gives
-	accts []callAcct
-	err   error // a line hash that is no SHA-256
-}
-
-// PrepareCalls makes calls, imported at at, ready to be stored.
-func PrepareCalls(at time.Time, calls []recon.Call) *CallBatch {
-	b := &CallBatch{calls: calls, stamp: FormatTime(at)}
-	b.k = batchConsts(calls, b.stamp)
-	b.accts = callAccounts(calls)
-	if b.k.file {
-		b.args, b.err = callArgs(calls, b.k)
-	}
-	return b
-}
-
-// Calls are the batch's calls.
-func (b *CallBatch) Calls() []recon.Call { return b.calls }
-
-// callArgs are the values of calls' rows (appendCallArgs), one after the
-// other, with the shared values k; the calls' blocks (if any) have their
-// ids.
-func callArgs(calls []recon.Call, k callConsts) ([]any, error) {
-	hashes, err := callHashes(calls)
-	if err != nil {
-		return nil, err
-	}
-	args := make([]any, 0, len(calls)*callsInsert(k).width())
-	for i := range calls {
-		args = appendCallArgs(args, &calls[i], hashes[i*hashLen:(i+1)*hashLen:(i+1)*hashLen], k)
-	}
-	return args, nil
-}
-
 // InsertCalls stores a batch of calls and bad lines in one transaction,
-// stamped imported at at: InsertCallBatch of PrepareCalls(at, calls).
+// stamped imported at at (insertCallRows: many a statement on SQLite, a
+// COPY on PostgreSQL). A call whose line (Hash) was stored before is
+// skipped; a bad line already recorded with the same reason is not
+// recorded again. The line blocks the calls point into (Call.Block) are
+// stored first, those not stored yet; a block none of whose calls is new
+// is not kept. It returns how many calls were new.
 func (db *DB) InsertCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
-	return db.writeCalls(ctx, PrepareCalls(at, calls), bad, false)
-}
-
-// InsertCallBatch stores a batch of calls and bad lines in one
-// transaction (insertCallRows: many a statement on SQLite, a COPY on
-// PostgreSQL). A call whose line (Hash) was stored before is skipped; a
-// bad line already recorded with the same reason is not recorded again.
-// The line blocks the calls point into (Call.Block) are stored first,
-// those not stored yet; a block none of whose calls is new is not kept.
-// It returns how many calls were new.
-func (db *DB) InsertCallBatch(ctx context.Context, b *CallBatch, bad []ImportError) (int, error) {
-	return db.writeCalls(ctx, b, bad, false)
+	return db.writeCalls(ctx, at, calls, bad, false)
 }
 
 // InsertReportCalls is InsertCalls for the calls of read-only operations
@@ -175,11 +125,11 @@ func (db *DB) InsertCallBatch(ctx context.Context, b *CallBatch, bad []ImportErr
 // client's call log too, whose import brings them back); a billable call's
 // row, a record and a checkpoint are committed as before.
 func (db *DB) InsertReportCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError) (int, error) {
-	return db.writeCalls(ctx, PrepareCalls(at, calls), bad, true)
+	return db.writeCalls(ctx, at, calls, bad, true)
 }
 
-// writeCalls is InsertCallBatch, its commit relaxed when relax is set.
-func (db *DB) writeCalls(ctx context.Context, b *CallBatch, bad []ImportError, relax bool) (int, error) {
+// writeCalls is InsertCalls, its commit relaxed when relax is set.
+func (db *DB) writeCalls(ctx context.Context, at time.Time, calls []recon.Call, bad []ImportError, relax bool) (int, error) {
 	var inserted int
 	var stored []*recon.LineBlock // blocks given an id in this transaction
 	err := db.Write(ctx, func(tx *sql.Tx) error {
@@ -189,7 +139,7 @@ func (db *DB) writeCalls(ctx context.Context, b *CallBatch, bad []ImportError, r
 			}
 		}
 		var err error
-		inserted, stored, err = db.insertCalls(ctx, tx, b, bad)
+		inserted, stored, err = db.insertCalls(ctx, tx, FormatTime(at), calls, bad)
 		return err
 	})
 	if err != nil {
@@ -198,47 +148,40 @@ func (db *DB) writeCalls(ctx context.Context, b *CallBatch, bad []ImportError, r
 		}
 		return 0, err
 	}
-	if len(b.calls) >= bulkCommit {
-		db.checkpointAside()
-	}
 	return inserted, nil
 }
 
-// bulkCommit is how many rows make a commit a bulk one, whose pages are
-// copied to the database file beside the writer (checkpointAside).
-const bulkCommit = 1000
-
-// insertCalls is InsertCallBatch in transaction tx. stored are the blocks
-// it gave an id (also on error: they are rolled back with tx).
-func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, b *CallBatch, bad []ImportError) (inserted int, stored []*recon.LineBlock, err error) {
+// insertCalls is InsertCalls in transaction tx, stamped imported at stamp.
+// stored are the blocks it gave an id (also on error: they are rolled
+// back with tx).
+func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls []recon.Call, bad []ImportError) (inserted int, stored []*recon.LineBlock, err error) {
 	if len(bad) > 0 {
 		st, err := tx.PrepareContext(ctx, insertImportErrorSQL)
 		if err != nil {
 			return 0, nil, err
 		}
 		defer st.Close()
-		for _, e := range bad {
-			if _, err := st.ExecContext(ctx, e.Source, e.Line, e.Reason, b.stamp); err != nil {
-				return 0, nil, fmt.Errorf("record bad line %d: %w", e.Line, err)
+		for _, b := range bad {
+			if _, err := st.ExecContext(ctx, b.Source, b.Line, b.Reason, stamp); err != nil {
+				return 0, nil, fmt.Errorf("record bad line %d: %w", b.Line, err)
 			}
 		}
 	}
-	calls := b.calls
 	for i := range calls {
-		blk := calls[i].Block
-		if blk == nil || blk.ID != 0 {
+		b := calls[i].Block
+		if b == nil || b.ID != 0 {
 			continue
 		}
-		if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, blk.Data).Scan(&blk.ID); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
 			return 0, stored, fmt.Errorf("store lines: %w", err)
 		}
-		stored = append(stored, blk)
+		stored = append(stored, b)
 	}
-	inserted, err = db.insertCallRows(ctx, tx, b)
+	inserted, err = db.insertCallRows(ctx, tx, calls, stamp)
 	if err != nil {
 		return 0, stored, err
 	}
-	if err := db.noteCallAccounts(ctx, tx, b.accts); err != nil {
+	if err := db.noteCallAccounts(ctx, tx, calls); err != nil {
 		return 0, stored, err
 	}
 	return inserted, stored, dropEmptyBlocks(ctx, tx, calls, stored, inserted)
@@ -249,9 +192,9 @@ func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, b *CallBatch, bad []I
 // pool accounts of a period there (CheckPoolAccounts), not from the calls.
 type callAcct struct{ account, day string }
 
-// callAccounts are the distinct pool accounts calls with a pool entry
-// name, by day.
-func callAccounts(calls []recon.Call) []callAcct {
+// noteCallAccounts adds the pool accounts the calls name, by day, to
+// call_accounts: one statement of the batch's few distinct pairs.
+func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
 	var add []callAcct
 	seen := map[callAcct]bool{}
 	for i := range calls {
@@ -265,12 +208,6 @@ func callAccounts(calls []recon.Call) []callAcct {
 			add = append(add, a)
 		}
 	}
-	return add
-}
-
-// noteCallAccounts adds the pool accounts of a batch (callAccounts) to
-// call_accounts: one statement of the batch's few distinct pairs.
-func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, add []callAcct) error {
 	if len(add) == 0 {
 		return nil
 	}
@@ -324,30 +261,34 @@ func dropEmptyBlocks(ctx context.Context, tx *sql.Tx, calls []recon.Call, stored
 	return nil
 }
 
-// insertCallRows inserts the batch's calls, a statement of
-// callsPerInsert at a time on SQLite, a COPY of many on PostgreSQL
-// (dialect.batchRows), and returns how many were new. A call whose line
-// hash is not 64 lowercase hex digits is an error, before any is inserted.
-func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, b *CallBatch) (int, error) {
-	args, err := b.args, b.err
-	if args == nil && err == nil {
-		args, err = callArgs(b.calls, b.k)
-	}
+// insertCallRows inserts calls, a statement of callsPerInsert at a time
+// on SQLite, a COPY of many on PostgreSQL (dialect.batchRows), and
+// returns how many were new. A call whose line hash is not 64 lowercase
+// hex digits is an error, before any is inserted.
+func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call, stamp string) (int, error) {
+	hashes, err := callHashes(calls)
 	if err != nil {
 		return 0, err
 	}
-	ins := callsInsert(b.k)
+	k := batchConsts(calls, stamp)
+	ins := callsInsert(k)
 	defer ins.close()
-	per, w := db.dialect.batchRows(callsPerInsert), ins.width()
+	per := db.dialect.batchRows(callsPerInsert)
+	args := make([]any, 0, min(per, len(calls))*ins.width())
 	inserted := 0
-	for calls := b.calls; len(calls) > 0; {
+	for len(calls) > 0 {
 		n := min(len(calls), per)
-		added, err := db.dialect.insertRows(ctx, tx, ins, args[:n*w])
+		args = args[:0]
+		for i := range calls[:n] {
+			args = appendCallArgs(args, &calls[i], hashes[:hashLen:hashLen], k)
+			hashes = hashes[hashLen:]
+		}
+		added, err := db.dialect.insertRows(ctx, tx, ins, args)
 		if err != nil {
 			return 0, fmt.Errorf("lines %d–%d: %w", calls[0].Line, calls[n-1].Line, err)
 		}
 		inserted += int(added)
-		calls, args = calls[n:], args[n*w:]
+		calls = calls[n:]
 	}
 	return inserted, nil
 }

@@ -30,8 +30,7 @@ type DB struct {
 	mu      sync.Mutex // one writer in this process
 	dialect dialect    // what differs between SQLite and PostgreSQL
 
-	journal *Batch       // group commit of the bulk journal's row writes (bulk.go)
-	ckpt    checkpointer // checkpoints beside the writer (checkpoint.go)
+	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
 }
 
 // Options tune Open.
