@@ -16,8 +16,12 @@ import (
 )
 
 // benchCallLog is the sandbox's call log of a 20,000-record world (20,071
-// lines of every operation and outcome, 26.6 MB), made once.
+// lines of every operation and outcome, 26.6 MB), made once; or the file
+// IMPORT_BENCH_LOG names (a month's log, made by svcsandbox --calls).
 var benchCallLog = sync.OnceValues(func() ([]byte, error) {
+	if path := os.Getenv("IMPORT_BENCH_LOG"); path != "" {
+		return os.ReadFile(path)
+	}
 	sb, err := sandbox.New(sandbox.Options{Seed: 1, TotalRecords: 20_000, End: time.Date(2026, 11, 20, 0, 0, 0, 0, recon.IST)})
 	if err != nil {
 		return nil, err
@@ -40,6 +44,18 @@ func (discardCalls) CallSource(context.Context, string, int64, time.Time, bool) 
 }
 
 func (discardCalls) SealCallSource(context.Context, int64, store.CallSourceSeal) error { return nil }
+
+// captureCalls is a database that keeps the batches of calls an import
+// hands it, and stores nothing.
+type captureCalls struct {
+	discardCalls
+	batches [][]recon.Call
+}
+
+func (c *captureCalls) InsertCalls(_ context.Context, _ time.Time, calls []recon.Call, _ []store.ImportError) (int, error) {
+	c.batches = append(c.batches, calls)
+	return len(calls), nil
+}
 
 // cpuTime is the CPU time the process has used (user and system): on a
 // machine others share, a steadier figure than the time on the clock.
@@ -100,6 +116,45 @@ func BenchmarkImport(b *testing.B) {
 	b.Run("decode", func(b *testing.B) {
 		run(b, func(db Writer) (Summary, error) { return ImportFiles(ctx, db, []string{path}, o) }, false)
 	})
+	b.Run("floor", func(b *testing.B) { benchStoreFloor(b, path, o) })
+}
+
+// benchStoreFloor is the import's floor: the batches of calls the import
+// of path stores (decoded before the clock starts, held in memory) stored
+// by the database's one writer alone, into a fresh database, with nothing
+// read or decoded beside it.
+func benchStoreFloor(b *testing.B, path string, o Options) {
+	ctx := context.Background()
+	var c captureCalls
+	if _, err := ImportFiles(ctx, &c, []string{path}, o); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	lines := 0
+	var cpu time.Duration
+	for range b.N {
+		b.StopTimer()
+		db := openDB(b)
+		if _, err := db.CallSource(ctx, path, st.Size(), st.ModTime(), false); err != nil {
+			b.Fatal(err)
+		}
+		syscall.Sync() // the log's copy written out before, not while the writer commits
+		b.StartTimer()
+		c0 := cpuTime()
+		for _, calls := range c.batches {
+			if _, err := db.InsertCalls(ctx, time.Now(), calls, nil); err != nil {
+				b.Fatal(err)
+			}
+			lines += len(calls)
+		}
+		cpu += cpuTime() - c0
+	}
+	b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkLine decodes every line of the sandbox's call log on one
