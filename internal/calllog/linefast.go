@@ -57,55 +57,55 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 }
 
 // lineScan is what one pass over a line finds: the places of the values
-// the lean decoder reads, in the line itself, the record's, its answer's
-// (env), the answer's data's and the pool's; and whether each of the
-// three inner objects holds a key the decoder refuses (Irregular), which
-// matters only when that object is read.
+// the lean decoder reads, in the line itself, the record's (top), and
+// those of the three objects within it that it reads: the record's answer
+// (env), the answer's data and the data's pool.
 type lineScan struct {
-	top                         [nLineKeys]jsonscan.Span
-	env                         [nEnvKeys]jsonscan.Span
-	data                        [len(dataKeys)]jsonscan.Span
-	pool                        [len(poolKeys)]jsonscan.Span
-	line                        []byte
-	envOdd, dataOdd, poolOdd    bool
-	envSeen, dataSeen, poolSeen bool
+	top                   [nLineKeys]jsonscan.Span
+	env                   [nEnvKeys]jsonscan.Span
+	data                  [len(dataKeys)]jsonscan.Span
+	pool                  [len(poolKeys)]jsonscan.Span
+	line                  []byte
+	inEnv, inData, inPool inner
 }
+
+// inner is what the one pass finds of an object within the record: that
+// it read it (seen), and whether it holds a key the decoder refuses (odd),
+// which matters only when the object is read.
+type inner struct{ seen, odd bool }
 
 // scan scans the line once, validating it whole; false when it is not one
 // JSON object, or its record holds a key the decoder refuses.
 func (s *lineScan) scan(line []byte) bool {
 	s.line = line
-	end, odd, ok := jsonscan.ScanNested(line, 0, 0, lineKeys[:], s.top[:], s.inRecord)
+	end, odd, ok := jsonscan.ScanNested(line, 0, 0, lineKeys[:], s.top[:], s.record)
 	return ok && !odd && end == len(line)
 }
 
-// inRecord reads the record's answer (response) in the one pass.
-func (s *lineScan) inRecord(k, i, depth int) (int, bool) {
-	if k != kResponse {
-		return jsonscan.SkipValue(s.line, i, depth-1)
-	}
-	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, envKeys[:], s.env[:], s.inEnvelope)
-	s.envSeen, s.envOdd = true, odd
-	return end, ok
+// record, envelope and data read, in the one pass, the object value of
+// the key of theirs the decoder reads within: the record's answer, the
+// answer's data, the data's pool.
+func (s *lineScan) record(k, i, depth int) (int, bool) {
+	return s.within(k == kResponse, i, depth, envKeys[:], s.env[:], &s.inEnv, s.envelope)
 }
 
-// inEnvelope reads the answer's data in the one pass.
-func (s *lineScan) inEnvelope(k, i, depth int) (int, bool) {
-	if k != eData {
-		return jsonscan.SkipValue(s.line, i, depth-1)
-	}
-	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, dataKeys[:], s.data[:], s.inData)
-	s.dataSeen, s.dataOdd = true, odd
-	return end, ok
+func (s *lineScan) envelope(k, i, depth int) (int, bool) {
+	return s.within(k == eData, i, depth, dataKeys[:], s.data[:], &s.inData, s.dataPool)
 }
 
-// inData reads the data's pool in the one pass.
-func (s *lineScan) inData(k, i, depth int) (int, bool) {
-	if k != 0 { // "pool"
+func (s *lineScan) dataPool(k, i, depth int) (int, bool) {
+	return s.within(k == 0, i, depth, poolKeys[:], s.pool[:], &s.inPool, nil) // "pool"
+}
+
+// within scans the object at line[i] (nesting depth depth): with keys into
+// spans, its own inner objects with next, and what it found into in, when
+// it is the one read (read); skipped otherwise.
+func (s *lineScan) within(read bool, i, depth int, keys []string, spans []jsonscan.Span, in *inner, next jsonscan.Nested) (int, bool) {
+	if !read {
 		return jsonscan.SkipValue(s.line, i, depth-1)
 	}
-	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, poolKeys[:], s.pool[:], nil)
-	s.poolSeen, s.poolOdd = true, odd
+	end, odd, ok := jsonscan.ScanNested(s.line, i, depth, keys, spans, next)
+	in.seen, in.odd = true, odd
 	return end, ok
 }
 
@@ -281,9 +281,9 @@ type fastEnv struct {
 }
 
 // read takes the envelope from the line's scan (its answer was an object:
-// s.envSeen).
+// s.inEnv.seen).
 func (e *fastEnv) read(line []byte, s *lineScan) bool {
-	if !s.envSeen || s.envOdd {
+	if !s.inEnv.seen || s.inEnv.odd {
 		return false
 	}
 	e.s = s
@@ -314,7 +314,7 @@ func (e *fastEnv) dataExternalRef() (string, bool) {
 	if len(e.data) == 0 || e.data[0] != '{' || !bytes.Contains(e.data, []byte(`"externalRef"`)) {
 		return "", true
 	}
-	if !e.s.dataSeen || e.s.dataOdd {
+	if !e.s.inData.seen || e.s.inData.odd {
 		return "", false
 	}
 	return jsonscan.Text(e.s.line, e.s.data[4])
@@ -327,12 +327,12 @@ func (e *fastEnv) pool() (p recon.PoolEntry, found, ok bool) {
 		return p, false, true
 	}
 	s, line := e.s, e.s.line
-	if !s.dataSeen || s.dataOdd {
+	if !s.inData.seen || s.inData.odd {
 		return p, false, false
 	}
 	d := &s.data
 	if pl := d[0]; pl.Set() && string(line[pl.From:pl.To]) != "null" {
-		if line[pl.From] != '{' || !s.poolSeen || s.poolOdd {
+		if line[pl.From] != '{' || !s.inPool.seen || s.inPool.odd {
 			return p, false, false
 		}
 		return poolEntry(line, &s.pool)
