@@ -429,7 +429,8 @@ type BulkNext struct {
 // recorded: the call was made.
 func (db *DB) StepBulkRows(ctx context.Context, runID string, s BulkStep) (recorded bool, attempt int, err error) {
 	at := FormatTime(s.At)
-	if _, err := db.journal.prepared(ctx, db.claimRowSQL(), reclaimRowSQL, finishRowSQL, finishClaimedRowSQL, db.debitsSQL(), addDebitSQL); err != nil {
+	if _, err := db.journal.prepared(ctx, append(db.keptCallSQL(), db.claimRowSQL(), reclaimRowSQL, finishRowSQL,
+		finishClaimedRowSQL, db.debitsSQL(), addDebitSQL)...); err != nil {
 		return false, 0, err
 	}
 	var stored []*recon.LineBlock

@@ -35,9 +35,13 @@ var callCols = []string{"line_hash", "source", "source_line", "ts", "operation",
 // carries.
 const callsPerInsert = 32
 
-// callConsts are values shared by every call of a batch, written as
-// literals of its INSERT instead of bound for each row: the import time,
-// and for a batch of one file's lines its name and source.
+// callConsts are values shared by every call of a batch of one file's
+// lines, written as literals of its INSERT instead of bound for each row:
+// the import time, the file's name and source. A batch of other calls
+// (svcrecon's own, one at a time, a stream's lines kept in blocks) binds
+// every value, so that its INSERT reads the same for every batch of as
+// many calls, and a statement kept prepared (insertCalls' kept) serves
+// them all.
 type callConsts struct {
 	stamp    string
 	file     bool // every call of the batch is from source, line in file sourceID
@@ -64,11 +68,10 @@ func batchConsts(calls []recon.Call, stamp string) callConsts {
 // callsInsert is the insert of calls with the shared values k. A call
 // stored before (by its time and line hash) is skipped.
 func callsInsert(k callConsts) *rowInsert {
-	ins := &rowInsert{table: "calls", key: "ts, line_hash", per: callsPerInsert,
-		fixed: []fixedValue{{"imported_at", k.stamp}}}
+	ins := &rowInsert{table: "calls", key: "ts, line_hash", per: callsPerInsert}
 	if k.file {
-		ins.fixed = append(ins.fixed, fixedValue{"source", k.source}, fixedValue{"line_source", k.sourceID},
-			fixedValue{"line_block", nil})
+		ins.fixed = []fixedValue{{"imported_at", k.stamp}, {"source", k.source}, {"line_source", k.sourceID},
+			{"line_block", nil}}
 	}
 	for _, c := range callCols {
 		if !slices.ContainsFunc(ins.fixed, func(f fixedValue) bool { return f.col == c }) {
@@ -76,6 +79,22 @@ func callsInsert(k callConsts) *rowInsert {
 		}
 	}
 	return ins
+}
+
+// insertBlockSQL stores a block of lines kept in the database.
+const insertBlockSQL = `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`
+
+// keptCallSQL are the statements that store the calls table's records of
+// one call svcrecon made (its line in a block of its own), as the bulk
+// journal keeps them prepared (StepBulkRows): each call of a bulk run has
+// them run in the transaction of its outcome, and SQLite would parse them
+// again every time.
+func (db *DB) keptCallSQL() []string {
+	q := []string{insertBlockSQL, db.dialect.insertIgnore("call_accounts", "account, day", "(?, ?)")}
+	if one := db.dialect.keptInsertSQL(callsInsert(callConsts{}), 1); one != "" {
+		q = append(q, one)
+	}
+	return q
 }
 
 const insertImportErrorSQL = `INSERT INTO import_errors (source, line, reason, imported_at)
@@ -93,6 +112,7 @@ func appendCallArgs(a []any, c *recon.Call, hash []byte, k callConsts) []any {
 		string(c.Outcome), c.Pool.Account, c.Pool.Shape, c.Pool.Opening, c.Pool.Amount, c.Pool.Closing,
 		callText(c.Response))
 	if !k.file {
+		a = append(a, k.stamp)
 		var source, block any
 		if c.SourceID != 0 {
 			source = c.SourceID
@@ -172,7 +192,7 @@ func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls [
 		if b == nil || b.ID != 0 {
 			continue
 		}
-		if err := tx.QueryRowContext(ctx, `INSERT INTO call_blocks (data) VALUES (?) RETURNING id`, b.Data).Scan(&b.ID); err != nil {
+		if err := db.journal.queryRow(ctx, tx, insertBlockSQL, b.Data).Scan(&b.ID); err != nil {
 			return 0, stored, fmt.Errorf("store lines: %w", err)
 		}
 		stored = append(stored, b)
@@ -215,7 +235,7 @@ func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Ca
 	for _, a := range add {
 		args = append(args, a.account, a.day)
 	}
-	if _, err := tx.ExecContext(ctx, db.dialect.insertIgnore("call_accounts", "account, day",
+	if _, err := db.journal.exec(ctx, tx, db.dialect.insertIgnore("call_accounts", "account, day",
 		strings.Repeat("(?, ?), ", len(add)-1)+"(?, ?)"), args...); err != nil {
 		return fmt.Errorf("note pool accounts: %w", err)
 	}
@@ -272,6 +292,7 @@ func (db *DB) insertCallRows(ctx context.Context, tx *sql.Tx, calls []recon.Call
 	}
 	k := batchConsts(calls, stamp)
 	ins := callsInsert(k)
+	ins.kept = db.journal
 	defer ins.close()
 	per := db.dialect.batchRows(callsPerInsert)
 	args := make([]any, 0, min(per, len(calls))*ins.width())

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +103,29 @@ func TestInsertCallsRefusesMalformedHash(t *testing.T) {
 			t.Errorf("calls stored = %d, %v; want none", stored, err)
 		}
 	})
+}
+
+// TestKeptCallInsertIsStable: the insert of one call svcrecon made (its
+// line in a block of its own) reads the same whatever the call and its
+// time, and is one of the statements the bulk journal keeps prepared
+// (keptCallSQL), so that SQLite parses it once, not at every call of a
+// bulk run; a file's batch still writes its shared values as literals.
+func TestKeptCallInsertIsStable(t *testing.T) {
+	db := openTest(t)
+	one := func(ref string, at time.Time) string {
+		calls := []recon.Call{{Hash: testHash(ref), Source: "svcrecon", TS: "2026-11-01 10:00:00", ExternalRef: ref,
+			Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte("x")}}}
+		return db.dialect.keptInsertSQL(callsInsert(batchConsts(calls, FormatTime(at))), len(calls))
+	}
+	a, b := one("R1", time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)), one("R2", time.Date(2026, 11, 2, 11, 30, 0, 0, time.UTC))
+	if a != b {
+		t.Fatalf("the one-call insert differs with the call and its time:\n%s\n%s", a, b)
+	}
+	if !slices.Contains(db.keptCallSQL(), a) {
+		t.Errorf("the one-call insert is not among the statements the journal keeps:\n%s", a)
+	}
+	file := []recon.Call{{Hash: testHash("F"), Source: "f.jsonl", SourceID: 1, TS: "2026-11-01 10:00:00", Outcome: recon.CallFailed}}
+	if q := db.dialect.keptInsertSQL(callsInsert(batchConsts(file, "2026-11-03T00:00:00.000Z")), 1); !strings.Contains(q, "'2026-11-03T00:00:00.000Z'") {
+		t.Errorf("a file's batch no longer writes its import time as a literal:\n%s", q)
+	}
 }

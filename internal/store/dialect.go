@@ -84,6 +84,11 @@ type dialect interface {
 	// in order), skipping a row whose key (ins.key) is stored already, and
 	// returns how many it inserted. A table without a key takes every row.
 	insertRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any) (int64, error)
+	// keptInsertSQL is the text insertRows runs for rows rows of ins when
+	// they are fewer than a statement's (ins.per), which a Batch may keep
+	// prepared (ins.kept); "" when the driver keeps its statements itself
+	// (pgx caches each text it prepares on a connection).
+	keptInsertSQL(ins *rowInsert, rows int) string
 	// insertNewRows is insertRows telling which rows it inserted: it calls
 	// seen with the rows of the keys (ins.key's columns) of the rows it
 	// inserted, unless it inserted them all: then all is true and seen is
@@ -123,6 +128,7 @@ type rowInsert struct {
 	per   int          // rows one INSERT statement carries (SQLite)
 
 	stmt   *sql.Stmt // SQLite: the prepared statement of per rows
+	kept   *Batch    // SQLite: where the statement of fewer rows may be kept prepared (nil: none)
 	staged int       // PostgreSQL: the savepoints taken (postgres_copy.go)
 }
 

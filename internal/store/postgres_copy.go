@@ -64,6 +64,8 @@ func (postgresDialect) insertRows(ctx context.Context, tx *sql.Tx, ins *rowInser
 	return n, err
 }
 
+func (postgresDialect) keptInsertSQL(*rowInsert, int) string { return "" }
+
 func (postgresDialect) insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any,
 	seen func(*sql.Rows) error) (bool, error) {
 	return pgInsert(ctx, tx, ins, args, seen)

@@ -231,6 +231,8 @@ func sqliteStatements(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []an
 		var res sql.Result
 		var err error
 		switch {
+		case n < ins.per && ins.kept != nil:
+			res, err = ins.kept.exec(ctx, tx, sqliteInsertSQL(ins, n), args[:n*w]...)
 		case n < ins.per:
 			res, err = tx.ExecContext(ctx, sqliteInsertSQL(ins, n), args[:n*w]...)
 		case ins.stmt == nil:
@@ -250,6 +252,10 @@ func sqliteStatements(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []an
 		args = args[n*w:]
 	}
 	return nil
+}
+
+func (sqliteDialect) keptInsertSQL(ins *rowInsert, rows int) string {
+	return sqliteInsertSQL(ins, rows)
 }
 
 // sqliteInsertSQL is the INSERT of rows rows of ins.
