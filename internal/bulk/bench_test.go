@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -61,4 +62,35 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+// BenchmarkResultsCSV writes the results CSV of a whole run of
+// BULK_BENCH_ROWS rows (default 10000, sent to the sandbox without
+// latency before the timer starts): what bulkrun does after the last
+// call, before it exits.
+//
+//	go test ./internal/bulk/ -run '^$' -bench ResultsCSV -benchtime 10x
+func BenchmarkResultsCSV(b *testing.B) {
+	rows := envInt("BULK_BENCH_ROWS", 10000)
+	srv, err := sandbox.Start(sandbox.Options{Days: 2, NoDefects: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	fx := newFixtureFor(b, rows, srv.Config())
+	r := fx.runner(32)
+	r.Secret = srv.Config().ClientSecret
+	ctx := context.Background()
+	if sum, err := r.Execute(ctx, fx.run, fx.rows); err != nil || sum.Success != rows {
+		b.Fatalf("Execute = %+v, %v", sum.Counts, err)
+	}
+	rs := &Results{DB: fx.db, Run: fx.run, Table: fx.table, Op: mustOp(b, fx.run.Op), Secret: r.Secret}
+	out := filepath.Join(b.TempDir(), "results.csv")
+	b.ResetTimer()
+	for range b.N {
+		if err := rs.WriteCSV(ctx, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*rows), "µs/row")
 }

@@ -66,23 +66,41 @@ func validText(v any) bool {
 	return true
 }
 
-// FuzzFlattenData reads any bytes as a response envelope: the lean
-// scanner flattens it exactly as encoding/json does, or gives it up.
+// FuzzFlattenData reads any bytes as a response envelope: FlattenData
+// (the lean scanner, flatDoc, where it takes the document) flattens it
+// exactly as encoding/json does.
 func FuzzFlattenData(f *testing.F) {
 	for _, s := range []string{
 		`{"statuscode":"TXN","data":{"pan":"ABCDE1234F","pool":{"amount":"1.50","n":1.5e3},"list":[1, {"a":2}],"none":null,"ok":true}}`,
 		`{"data":"text","data":{"a":"\u00e9\"x\\"}}`,
 		`{"data":[1,2]}`, `{"data" : { "a" : { } , "b":"\xff"} }`, `{"data":{"a":1,"a":2}}`, `[]`, `null`, `{"data":1} x`,
+		`{"data":{"k\u0065y":{"\u00e9":"v"},"x":"\ud800"}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lean, ok := flattenLean(b)
-		if !ok {
-			return
+		orig := string(b)
+		if got, want := FlattenData(b), flattenJSON(b); !slices.Equal(got, want) {
+			t.Fatalf("FlattenData(%q) = %q, encoding/json %q", b, got, want)
 		}
-		if want := flattenJSON(b); !slices.Equal(lean, want) {
-			t.Fatalf("flattenLean(%q) = %q, encoding/json %q", b, lean, want)
+		if string(b) != orig {
+			t.Fatalf("FlattenData changed its input %q to %q", orig, b)
 		}
 	})
+}
+
+// TestFlatDocTakesAnswers: the lean scanner takes the answers the service
+// gives (nested objects, arrays, escapes), so that a results file does
+// not fall back to encoding/json for them.
+func TestFlatDocTakesAnswers(t *testing.T) {
+	for _, s := range []string{
+		`{"actcode":"","data":{"externalRef":"R1","panPlusDataV2":{"aadhaarLinkedStatus":true,"userAddress":{"city":"Bengaluru","line2":""},"userFullNameSplit":["RAHUL","","KULKARNI"]},"pool":{"amount":"1.50"}},"status":"ok"}`,
+		`{"data":{"na\u006de":"caf\u00e9 \"x\"","n":-1.5e3,"z":null}}`,
+		`{"data":[1,2]}`, `{"status":"no data"}`,
+	} {
+		var d flatDoc
+		if !d.read([]byte(s)) {
+			t.Errorf("flatDoc.read(%s) = false: the lean scanner refused it", s)
+		}
+	}
 }

@@ -1,18 +1,14 @@
 package bulk
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/svcrecon/svcrecon/internal/export"
-	"github.com/svcrecon/svcrecon/internal/jsonscan"
 	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -41,184 +37,6 @@ func DefaultResultsPath(input string) string { return input + ".results.csv" }
 // XLSXPath is the workbook written beside a results CSV.
 func XLSXPath(resultsCSV string) string {
 	return strings.TrimSuffix(resultsCSV, filepath.Ext(resultsCSV)) + ".xlsx"
-}
-
-// KV is one flattened response value.
-type KV struct{ Key, Value string }
-
-// FlattenData flattens the data member of a response envelope (JSON) into
-// dotted keys in document order, prefixed "data.": objects are walked,
-// arrays are kept as compact JSON text, null is "". A data member that is an
-// array is one key, "data". Not JSON: nil.
-//
-// It is read by a lean scanner (jsonscan) in one pass; a document the
-// scanner does not take (nested past its depth) goes to encoding/json,
-// which reads it the same way (FuzzFlattenData).
-func FlattenData(envelope []byte) []KV {
-	if out, ok := flattenLean(envelope); ok {
-		return out
-	}
-	return flattenJSON(envelope)
-}
-
-// flattenJSON is FlattenData through encoding/json.
-func flattenJSON(envelope []byte) []KV {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(envelope, &top) != nil {
-		return nil
-	}
-	data, ok := top["data"]
-	if !ok {
-		return nil
-	}
-	var out []KV
-	flatten("data", data, &out)
-	return out
-}
-
-func flatten(key string, raw json.RawMessage, out *[]KV) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return
-	}
-	switch raw[0] {
-	case '{':
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if _, err := dec.Token(); err != nil {
-			return
-		}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return
-			}
-			k, _ := tok.(string)
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return
-			}
-			flatten(key+"."+k, v, out)
-		}
-	case '[':
-		var buf bytes.Buffer
-		if json.Compact(&buf, raw) == nil {
-			*out = append(*out, KV{key, buf.String()})
-		}
-	case '"':
-		var s string
-		json.Unmarshal(raw, &s)
-		*out = append(*out, KV{key, s})
-	case 'n':
-		*out = append(*out, KV{key, ""})
-	default:
-		*out = append(*out, KV{key, string(raw)})
-	}
-}
-
-// flattenLean is FlattenData by jsonscan; ok false when the scanner does
-// not take the document (it is then not JSON, or nested too deep).
-func flattenLean(b []byte) (out []KV, ok bool) {
-	i := jsonscan.SkipWS(b, 0)
-	var data jsonscan.Span
-	end, ok := members(b, i, 0, func(key string, v jsonscan.Span) bool {
-		if key == "data" {
-			data = v // the last one, as encoding/json keeps it
-		}
-		return true
-	})
-	if !ok || jsonscan.SkipWS(b, end) != len(b) {
-		return nil, false
-	}
-	if !data.Set() {
-		return nil, true
-	}
-	return out, flattenSpan(b, "data", data, 1, &out)
-}
-
-// flattenSpan is flatten of the value at s of b, which members has
-// scanned already (it is valid JSON).
-func flattenSpan(b []byte, key string, s jsonscan.Span, depth int, out *[]KV) bool {
-	v := b[s.From:s.To]
-	switch v[0] {
-	case '{':
-		_, ok := members(b, s.From, depth, func(k string, e jsonscan.Span) bool {
-			return flattenSpan(b, key+"."+k, e, depth+1, out)
-		})
-		return ok
-	case '[':
-		var buf bytes.Buffer
-		if json.Compact(&buf, v) == nil {
-			*out = append(*out, KV{key, buf.String()})
-		}
-	case '"':
-		*out = append(*out, KV{key, text(v)})
-	case 'n':
-		*out = append(*out, KV{key, ""})
-	default:
-		*out = append(*out, KV{key, string(v)})
-	}
-	return true
-}
-
-// flattenDepth bounds the objects flattenLean follows into (deeper ones go
-// to encoding/json).
-const flattenDepth = 64
-
-// members scans the object at b[i] == '{' and calls fn with each member's
-// key (unquoted) and value, in document order, while fn returns true. It
-// returns the index after the object; false when b[i:] is not an object of
-// valid JSON, is nested deeper than flattenDepth, or fn returned false.
-func members(b []byte, i, depth int, fn func(key string, v jsonscan.Span) bool) (int, bool) {
-	if depth > flattenDepth || i >= len(b) || b[i] != '{' {
-		return 0, false
-	}
-	i = jsonscan.SkipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return 0, false
-		}
-		kend, ok := jsonscan.SkipValue(b, i, depth)
-		if !ok {
-			return 0, false
-		}
-		key := text(b[i:kend])
-		i = jsonscan.SkipWS(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return 0, false
-		}
-		vstart := jsonscan.SkipWS(b, i+1)
-		if i, ok = jsonscan.SkipValue(b, vstart, depth); !ok {
-			return 0, false
-		}
-		if !fn(key, jsonscan.Span{From: vstart, To: i}) {
-			return 0, false
-		}
-		i = jsonscan.SkipWS(b, i)
-		switch {
-		case i < len(b) && b[i] == ',':
-			i = jsonscan.SkipWS(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return i + 1, true
-		default:
-			return 0, false
-		}
-	}
-}
-
-// text is the text of a JSON string (quotes included, valid): as it is
-// when it has no escape and is valid UTF-8, else as encoding/json reads it.
-func text(q []byte) string {
-	in := q[1 : len(q)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-		return string(in)
-	}
-	var s string
-	json.Unmarshal(q, &s)
-	return s
 }
 
 // Results writes a run's results file(s) from its journal and its input
@@ -258,12 +76,14 @@ func (rs *Results) columns(ctx context.Context) (rc resultColumns, err error) {
 	header = append(header, ColumnPoolAmount, ColumnError)
 	seen := map[string]bool{}
 	worker := false
+	var d flatDoc
 	err = entries(ctx, rs.DB, rs.Run.ID, func(e Entry) error {
 		worker = worker || e.Worker != ""
-		for _, kv := range FlattenData(e.Response) {
-			if !seen[kv.Key] {
-				seen[kv.Key] = true
-				keys = append(keys, kv.Key)
+		d.load(e.Response)
+		for i := range d.items {
+			if k := d.key(i); !seen[string(k)] {
+				seen[string(k)] = true
+				keys = append(keys, string(k))
 			}
 		}
 		return nil
@@ -410,6 +230,7 @@ func (rs *Results) each(ctx context.Context, rc resultColumns, fn func(cells []s
 	}
 	recs := rs.Table.Records
 	i := 0
+	var d flatDoc // every answer's data, read in turn
 	row := func(rec Record, e *Entry) error {
 		cells := inputCells(make([]string, 0, width), rec, hide, free)
 		data := make([]string, len(keys))
@@ -426,18 +247,18 @@ func (rs *Results) each(ctx context.Context, rc resultColumns, fn func(cells []s
 			// The journal is scrubbed when written; scrubbing again keeps
 			// journals written before that, or by a process that lacked a
 			// secret, out of the results.
-			sec := rs.secrets(hide, rec)
-			cells = append(cells, e.State, redact.Scrub(e.StatusCode, sec...), redact.Scrub(e.Status, sec...),
-				redact.Scrub(e.OrderID, sec...))
+			sc := redact.NewScrubber(rs.secrets(hide, rec)...) // one a row: its values compiled once
+			cells = append(cells, e.State, sc.String(e.StatusCode), sc.String(e.Status), sc.String(e.OrderID))
 			if addRef {
 				cells = append(cells, e.Ref)
 			}
-			cells = append(cells, e.PoolAmount, redact.Scrub(e.Error, sec...))
+			cells = append(cells, e.PoolAmount, sc.String(e.Error))
 			if rc.addWorker {
 				cells = append(cells, e.Worker)
 			}
-			for _, kv := range FlattenData(e.Response) {
-				data[pos[kv.Key]] = redact.Scrub(kv.Value, sec...)
+			d.load(e.Response)
+			for i := range d.items {
+				data[pos[string(d.key(i))]] = sc.String(d.value(i))
 			}
 		}
 		return fn(append(cells, data...))
