@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -588,5 +589,56 @@ func TestRecorderRelaxesOnlyReadOnlyCalls(t *testing.T) {
 	}
 	if n := countRows(t, db, `SELECT count(*) FROM calls WHERE external_ref IN ('S1', 'R1', 'T1', 'U1')`); n != 4 {
 		t.Errorf("calls stored = %d, want 4", n)
+	}
+}
+
+// TestRecorderDeferred: under store.DeferCalls a call's record is only
+// kept; the journal write that carries it (store.DB.StepBulkRows) makes
+// and stores exactly the row a direct Record stores, and a record that
+// cannot be read becomes its import error then, logged.
+func TestRecorderDeferred(t *testing.T) {
+	ctx := context.Background()
+	env, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "orderid": "O1",
+		"data": map[string]any{"externalRef": "R1", "pool": poolA("100", "10", "90")}})
+	noPool, _ := json.Marshal(map[string]any{"statuscode": "TXN", "timestamp": ts1, "data": map[string]any{"externalRef": "R2"}})
+	at := time.Date(2026, 11, 21, 4, 30, 0, 0, time.UTC)
+	good := &svcapi.CallRecord{At: at, Operation: svcapi.OpLitigation, ExternalRef: "R1", HTTPStatus: 200, Response: env}
+	bad := &svcapi.CallRecord{At: at, Operation: svcapi.OpLitigation, ExternalRef: "R2", HTTPStatus: 200, Response: noPool}
+	stamp := func() time.Time { return at }
+
+	direct := openDB(t)
+	dr := NewRecorder(direct, nil)
+	dr.Now = stamp
+	if err := dr.Record(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+
+	db := openDB(t)
+	var logged bytes.Buffer
+	r := NewRecorder(db, slog.New(slog.NewTextHandler(&logged, nil)))
+	r.Now = stamp
+	dctx, kept := store.DeferCalls(ctx)
+	for _, rec := range []*svcapi.CallRecord{good, bad} {
+		if err := r.Record(dctx, rec); err != nil {
+			t.Fatalf("Record under DeferCalls: %v", err)
+		}
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM calls`) + countRows(t, db, `SELECT count(*) FROM import_errors`); n != 0 || logged.Len() > 0 {
+		t.Fatalf("under DeferCalls Record stored %d rows and logged %q before the journal write", n, logged.String())
+	}
+	if _, _, err := db.StepBulkRows(ctx, "RUN", store.BulkStep{Calls: kept, At: at}); err != nil {
+		t.Fatal(err)
+	}
+	row := `SELECT hex(line_hash), source, outcome, pool_amount, imported_at FROM calls WHERE external_ref = 'R1'`
+	var want, got [5]string
+	if err := direct.QueryRow(row).Scan(&want[0], &want[1], &want[2], &want[3], &want[4]); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(row).Scan(&got[0], &got[1], &got[2], &got[3], &got[4]); err != nil || got != want {
+		t.Errorf("deferred call = %q, %v; a direct Record stores %q", got, err, want)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM import_errors WHERE source = 'svcrecon' AND reason LIKE '%envelope without pool%'`); n != 1 ||
+		!strings.Contains(logged.String(), "call not stored in the ledger") {
+		t.Errorf("unreadable deferred record: %d import errors, log %q; want 1 and the error logged", n, logged.String())
 	}
 }

@@ -52,41 +52,11 @@ func NewRecorder(db RecordWriter, log *slog.Logger) *Recorder {
 // Record stores one call, even when ctx is already cancelled. A record
 // that cannot be read as a call (a success answer of a pool operation
 // without its pool, a bad timestamp) is kept in import_errors with its
-// reason, like a bad imported line, and reported as an error.
+// reason, like a bad imported line, and reported as an error. Under
+// store.DeferCalls the record is only kept: the journal write that stores
+// it makes its line and row (and logs a record that cannot be read), off
+// the path of the caller's next call.
 func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
-	line, err := json.Marshal(rec)
-	if err != nil {
-		// A Request or Response that is not JSON: log it as a JSON string.
-		cp := *rec
-		if !json.Valid(cp.Request) {
-			if cp.Request, err = json.Marshal(string(cp.Request)); err != nil {
-				return fmt.Errorf("record call %s: request: %w", rec.Operation, err)
-			}
-		}
-		if !json.Valid(cp.Response) {
-			if cp.Response, err = json.Marshal(string(cp.Response)); err != nil {
-				return fmt.Errorf("record call %s: response: %w", rec.Operation, err)
-			}
-		}
-		if line, err = json.Marshal(&cp); err != nil {
-			return fmt.Errorf("record call %s: %w", rec.Operation, err)
-		}
-	}
-	call, ok := fastLine(line, nil) // the lean decoder of the import, which agrees with parseLine
-	var perr error
-	if !ok {
-		call, perr = parseLine(line)
-	}
-	var calls []recon.Call
-	var bad []store.ImportError
-	if perr != nil {
-		bad = []store.ImportError{{Source: SourceSvcrecon, Reason: rec.Operation + " " + rec.ExternalRef + ": " + perr.Error()}}
-	} else {
-		call.Source = SourceSvcrecon
-		keepDocuments(&call)
-		oneBlock(&call, redactedLine(line, call.Operation, nil))
-		calls = []recon.Call{call}
-	}
 	now := r.Now
 	if now == nil {
 		now = time.Now
@@ -96,16 +66,67 @@ func (r *Recorder) Record(ctx context.Context, rec *svcapi.CallRecord) error {
 	ctx = context.WithoutCancel(ctx)
 	if d := store.DeferredCallsOf(ctx); d != nil {
 		// The caller's journal write stores them with the call's outcome.
-		d.Add(now(), calls, bad)
-	} else if _, err := r.insert(rec.Operation)(ctx, now(), calls, bad); err != nil {
-		return fmt.Errorf("record call %s: %w", rec.Operation, err)
+		cp := *rec
+		d.Defer(now(), func() ([]recon.Call, []store.ImportError) {
+			calls, bad, err := r.records(&cp)
+			if err != nil {
+				r.logUnread(ctx, &cp, err)
+			}
+			return calls, bad
+		})
+		return nil
+	}
+	calls, bad, perr := r.records(rec)
+	if len(calls)+len(bad) > 0 {
+		if _, err := r.insert(rec.Operation)(ctx, now(), calls, bad); err != nil {
+			return fmt.Errorf("record call %s: %w", rec.Operation, err)
+		}
 	}
 	if perr != nil {
-		r.log.ErrorContext(ctx, "call not stored in the ledger", svcapi.LogOp, rec.Operation,
-			svcapi.LogRef, rec.ExternalRef, "reason", perr.Error())
+		r.logUnread(ctx, rec, perr)
 		return fmt.Errorf("record call %s: %w", rec.Operation, perr)
 	}
 	return nil
+}
+
+// records is what storing rec adds: its call (its line kept, redacted, in
+// a block of its own), or, when it cannot be read as a call, an
+// import error of source svcrecon and the reason (err).
+func (r *Recorder) records(rec *svcapi.CallRecord) (calls []recon.Call, bad []store.ImportError, err error) {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		// A Request or Response that is not JSON: log it as a JSON string.
+		cp := *rec
+		if !json.Valid(cp.Request) {
+			if cp.Request, err = json.Marshal(string(cp.Request)); err != nil {
+				return nil, nil, fmt.Errorf("request: %w", err)
+			}
+		}
+		if !json.Valid(cp.Response) {
+			if cp.Response, err = json.Marshal(string(cp.Response)); err != nil {
+				return nil, nil, fmt.Errorf("response: %w", err)
+			}
+		}
+		if line, err = json.Marshal(&cp); err != nil {
+			return nil, nil, err
+		}
+	}
+	call, ok := fastLine(line, nil) // the lean decoder of the import, which agrees with parseLine
+	if !ok {
+		if call, err = parseLine(line); err != nil {
+			return nil, []store.ImportError{{Source: SourceSvcrecon, Reason: rec.Operation + " " + rec.ExternalRef + ": " + err.Error()}}, err
+		}
+	}
+	call.Source = SourceSvcrecon
+	keepDocuments(&call)
+	oneBlock(&call, redactedLine(line, call.Operation, nil))
+	return []recon.Call{call}, nil, nil
+}
+
+// logUnread logs a record that could not be stored as a call.
+func (r *Recorder) logUnread(ctx context.Context, rec *svcapi.CallRecord, err error) {
+	r.log.ErrorContext(ctx, "call not stored in the ledger", svcapi.LogOp, rec.Operation,
+		svcapi.LogRef, rec.ExternalRef, "reason", err.Error())
 }
 
 // insert is how the call of operation op is stored: InsertReportCalls for

@@ -433,6 +433,9 @@ func (db *DB) StepBulkRows(ctx context.Context, runID string, s BulkStep) (recor
 		finishClaimedRowSQL, db.debitsSQL(), addDebitSQL)...); err != nil {
 		return false, 0, err
 	}
+	if s.Calls != nil {
+		s.Calls.made() // here, not in the shared transaction
+	}
 	var stored []*recon.LineBlock
 	err = db.journal.Do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
@@ -465,12 +468,13 @@ func (db *DB) StepBulkRows(ctx context.Context, runID string, s BulkStep) (recor
 }
 
 // DeferredCalls are the calls table's records of one call made under
-// DeferCalls, kept (Add) instead of written, for the journal write of that
-// call's outcome to insert in its own transaction (BulkStep.Calls). It is
-// safe for concurrent use.
+// DeferCalls, kept (Defer) instead of written, for the journal write of
+// that call's outcome to make and insert in its own transaction
+// (BulkStep.Calls). It is safe for concurrent use.
 type DeferredCalls struct {
 	mu    sync.Mutex
 	at    time.Time
+	later []func() ([]recon.Call, []ImportError)
 	calls []recon.Call
 	bad   []ImportError
 }
@@ -492,17 +496,30 @@ func DeferredCallsOf(ctx context.Context) *DeferredCalls {
 	return d
 }
 
-// Add keeps calls and bad lines, as InsertCalls would store them, imported
-// at at.
-func (d *DeferredCalls) Add(at time.Time, calls []recon.Call, bad []ImportError) {
+// Defer keeps fn, which returns calls and bad lines as InsertCalls
+// would store them, imported at at. The journal write that stores them
+// calls it (once) before its transaction, on its own goroutine: the
+// records are made off the path of the caller's next call.
+func (d *DeferredCalls) Defer(at time.Time, fn func() ([]recon.Call, []ImportError)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.at = at
-	d.calls = append(d.calls, calls...)
-	d.bad = append(d.bad, bad...)
+	d.later = append(d.later, fn)
 }
 
-// insert stores the kept calls in tx.
+// made makes the records kept by Defer.
+func (d *DeferredCalls) made() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, fn := range d.later {
+		calls, bad := fn()
+		d.calls = append(d.calls, calls...)
+		d.bad = append(d.bad, bad...)
+	}
+	d.later = nil
+}
+
+// insert stores the kept calls in tx (made first).
 func (d *DeferredCalls) insert(ctx context.Context, db *DB, tx *sql.Tx) ([]*recon.LineBlock, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

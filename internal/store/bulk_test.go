@@ -301,8 +301,12 @@ func TestStepBulkRows(t *testing.T) {
 		if DeferredCallsOf(dctx) != calls || DeferredCallsOf(ctx) != nil {
 			t.Fatal("DeferredCallsOf does not find the deferred calls of its context alone")
 		}
-		calls.Add(t0, []recon.Call{{Hash: testHash("h2"), Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: "R2",
-			Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte("x")}}}, nil)
+		made := 0
+		calls.Defer(t0, func() ([]recon.Call, []ImportError) {
+			made++
+			return []recon.Call{{Hash: testHash("h2"), Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: "R2",
+				Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte("x")}}}, nil
+		})
 		done := BulkRow{Line: 2, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
 		recorded, n, err := db.StepBulkRows(ctx, "STEP1", BulkStep{Done: &done, Calls: calls, Next: &BulkNext{Line: 3, Ref: "R3"}, At: t0})
 		if !recorded || n != 1 || err != nil {
@@ -316,13 +320,16 @@ func TestStepBulkRows(t *testing.T) {
 		if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref = 'R2' AND line_block IS NOT NULL`).Scan(&stored); err != nil {
 			t.Fatal(err)
 		}
-		if states[2] != BulkSuccess+"1.50" || states[3] != BulkSending || stored != 1 {
-			t.Errorf("after the step: rows %v, %d calls of R2 stored; want line 2 success 1.50, line 3 sending, its call stored", states, stored)
+		if states[2] != BulkSuccess+"1.50" || states[3] != BulkSending || stored != 1 || made != 1 {
+			t.Errorf("after the step: rows %v, %d calls of R2 stored (made %d times); want line 2 success 1.50, line 3 sending, its call made once and stored",
+				states, stored, made)
 		}
 		// A worker's step on a row that is not its own: not recorded.
 		dctx, calls = DeferCalls(ctx)
-		calls.Add(t0, []recon.Call{{Hash: testHash("h3"), Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
-			Outcome: recon.CallSuccess}}, nil)
+		calls.Defer(t0, func() ([]recon.Call, []ImportError) {
+			return []recon.Call{{Hash: testHash("h3"), Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
+				Outcome: recon.CallSuccess}}, nil
+		})
 		done = BulkRow{Line: 3, State: BulkFailed}
 		if recorded, _, err := db.StepBulkRows(dctx, "STEP1", BulkStep{Done: &done, Worker: "W", Calls: calls, At: t0}); recorded || err != nil {
 			t.Fatalf("worker W's step on a row not its own = %v, %v; want not recorded", recorded, err)
@@ -387,8 +394,10 @@ func stepState(t *testing.T, db *DB) (rows map[int]string, debited string, calls
 // DeferCalls keeps it.
 func deferredCall(ref string) *DeferredCalls {
 	_, d := DeferCalls(context.Background())
-	d.Add(t0, []recon.Call{{Hash: testHash("h" + ref), Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: ref,
-		Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte(ref)}}}, nil)
+	d.Defer(t0, func() ([]recon.Call, []ImportError) {
+		return []recon.Call{{Hash: testHash("h" + ref), Source: "svcrecon", TS: "2026-11-21 10:00:01", Operation: "op", ExternalRef: ref,
+			Outcome: recon.CallSuccess, Block: &recon.LineBlock{Data: []byte(ref)}}}, nil
+	})
 	return d
 }
 
