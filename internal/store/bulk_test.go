@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
 
@@ -279,6 +281,61 @@ func TestBulkLease(t *testing.T) {
 		}
 		if l, err := db.BulkRunLease(ctx, "LEASE"); l != nil || err != nil {
 			t.Errorf("after release: %+v, %v; want no lease", l, err)
+		}
+	})
+}
+
+// The debits of steps committed together (many senders at once share a
+// batch's transaction) are summed and stored once: the run's totals are
+// those of every successful row, exactly, on both backends.
+func TestStepBulkRowsDebitsOfABatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		const n = 40
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "DEB1", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: n, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for line := 1; line <= n; line++ {
+			if _, err := db.ClaimBulkRow(ctx, "DEB1", line, fmt.Sprintf("D%d", line), t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, largest, rows := decimal.Zero, decimal.Zero, 0
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for line := 1; line <= n; line++ {
+			r := BulkRow{Line: line, State: BulkSuccess, PoolAmount: fmt.Sprintf("%d.%02d", line, line)}
+			switch line % 10 {
+			case 3:
+				r.State = BulkFailed // its amount is no debit
+			case 7:
+				r.PoolAmount = "n/a" // left out, as CountRows leaves it out
+			default:
+				a := decimal.RequireFromString(r.PoolAmount)
+				want, largest, rows = want.Add(a), decimal.Max(largest, a), rows+1
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, err := db.StepBulkRows(ctx, "DEB1", BulkStep{Done: &r, At: t0})
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var debited, most string
+		var got int
+		if err := db.QueryRow(`SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = 'DEB1'`).Scan(&debited, &most, &got); err != nil {
+			t.Fatal(err)
+		}
+		if debited != want.String() || most != largest.String() || got != rows {
+			t.Errorf("run totals = %s, largest %s, %d rows; want %s, %s, %d", debited, most, got, want, largest, rows)
 		}
 	})
 }
