@@ -11,30 +11,17 @@ import (
 // KV is one flattened response value.
 type KV struct{ Key, Value string }
 
-// FlattenData flattens the data member of a response envelope (JSON) into
+// flatDoc is the data member of a response envelope (JSON) flattened into
 // dotted keys in document order, prefixed "data.": objects are walked,
-// arrays are kept as compact JSON text, null is "". A data member that is an
-// array is one key, "data". Not JSON: nil.
+// arrays are kept as compact JSON text, null is "". A data member that is
+// an array is one key, "data". Not JSON: nothing.
 //
-// It is read by a lean scanner (flatDoc) in one pass; a document the
-// scanner does not take (nested past its depth, or with two data members)
-// goes to encoding/json, which reads it the same way (FuzzFlattenData).
-func FlattenData(envelope []byte) []KV {
-	var d flatDoc
-	if d.load(envelope); d.slow != nil {
-		return d.slow
-	}
-	out := make([]KV, len(d.items))
-	for i := range d.items {
-		out[i] = KV{string(d.key(i)), d.value(i)}
-	}
-	return out
-}
-
-// flatDoc is the flattened data of one envelope, read by jsonscan without
-// a string made: each key's dotted text in one buffer, each value's place
-// in the envelope. A results file reads every journal row's answer into
-// one flatDoc, reused.
+// It is read by a lean scanner in one pass, without a string made: each
+// key's dotted text in one buffer, each value's place in the envelope. A
+// document the scanner does not take (nested past its depth, or with two
+// data members) goes to encoding/json, which reads it the same way
+// (flattenJSON; FuzzFlattenData). A results file reads every journal
+// row's answer into one flatDoc, reused.
 type flatDoc struct {
 	doc   []byte     // the envelope
 	keys  []byte     // the dotted keys, one after another
@@ -69,7 +56,7 @@ func (d *flatDoc) load(envelope []byte) {
 // read flattens the data member of envelope into d (what d held before is
 // dropped). It returns false when the scanner does not take the document:
 // not JSON, nested deeper than flattenDepth, or with a second data member
-// (encoding/json keeps the last; FlattenData leaves that to it).
+// (encoding/json keeps the last; load leaves that to it).
 func (d *flatDoc) read(b []byte) bool {
 	d.keys, d.items = d.keys[:0], d.items[:0]
 	seen := false
@@ -137,7 +124,7 @@ func (d *flatDoc) value(i int) string {
 	return string(v)
 }
 
-// flattenJSON is FlattenData through encoding/json.
+// flattenJSON is what flatDoc reads, through encoding/json.
 func flattenJSON(envelope []byte) []KV {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(envelope, &top) != nil {

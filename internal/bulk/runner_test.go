@@ -561,9 +561,9 @@ func TestFlattenData(t *testing.T) {
 		{`not json`, nil},
 	}
 	for _, tt := range tests {
-		got := FlattenData([]byte(tt.in))
+		got := flattenData([]byte(tt.in))
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-			t.Errorf("FlattenData(%s) = %v, want %v", tt.in, got, tt.want)
+			t.Errorf("flattenData(%s) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
