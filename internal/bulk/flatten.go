@@ -100,28 +100,23 @@ func (d *flatDoc) value1(b []byte, at, depth int) (int, bool) {
 // key is the dotted key of item i (valid until the next read).
 func (d *flatDoc) key(i int) []byte { return d.keys[d.items[i].keyFrom:d.items[i].keyTo] }
 
-// value is the text of item i as a results cell shows it: a string's
-// text, an array as compact JSON, null as "", anything else as it is
-// written.
+// value is the text of item i as a results cell shows it: an array as
+// compact JSON, anything else as jsonscan.Text reads it (a string's text,
+// null as "", a number or boolean as it is written).
 func (d *flatDoc) value(i int) string {
 	if d.slow != nil {
 		return d.slow[i].Value
 	}
-	v := d.doc[d.items[i].val.From:d.items[i].val.To]
-	switch v[0] {
-	case '[':
+	s := d.items[i].val
+	if v := d.doc[s.From:s.To]; v[0] == '[' {
 		var buf bytes.Buffer
 		if json.Compact(&buf, v) == nil {
 			return buf.String()
 		}
 		return ""
-	case '"':
-		t, _ := unquoted(nil, v)
-		return string(t)
-	case 'n':
-		return ""
 	}
-	return string(v)
+	t, _ := jsonscan.Text(d.doc, s)
+	return t
 }
 
 // flattenJSON is what flatDoc reads, through encoding/json.
