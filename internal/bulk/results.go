@@ -257,8 +257,8 @@ func (rs *Results) each(ctx context.Context, rc resultColumns, fn func(cells []s
 				cells = append(cells, e.Worker)
 			}
 			d.load(e.Response)
-			for i := range d.items {
-				data[pos[string(d.key(i))]] = sc.String(d.value(i))
+			for k := range d.items { // not i: the closure's own i walks the input records
+				data[pos[string(d.key(k))]] = sc.String(d.value(k))
 			}
 		}
 		return fn(append(cells, data...))
