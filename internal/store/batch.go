@@ -33,6 +33,11 @@ type Batch struct {
 	leading bool // a writer is committing; queued writers wait for it
 
 	stmts sync.Map // query → *sql.Stmt prepared on the database (prepared)
+
+	// debits are the pool debits of the bulk rows the transaction being
+	// written records (debit), by run: stored once, at its end
+	// (storeDebits). Only the writer leading a batch touches them.
+	debits map[string]*runDebit
 }
 
 type batchWrite struct {
@@ -102,12 +107,13 @@ const commitAttempts = 5
 func (b *Batch) commit(ctx context.Context, batch []*batchWrite) error {
 	for attempt := 1; ; attempt++ {
 		err := b.db.Write(ctx, func(tx *sql.Tx) error {
+			clear(b.debits)
 			for _, o := range batch {
 				if err := o.fn(ctx, tx); err != nil {
 					return err
 				}
 			}
-			return nil
+			return b.storeDebits(ctx, tx)
 		})
 		if err == nil || attempt == commitAttempts || !b.db.dialect.aborted(err) {
 			return err

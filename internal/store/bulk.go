@@ -397,7 +397,7 @@ func (db *DB) finishBulkRow(ctx context.Context, tx *sql.Tx, runID, worker strin
 		}
 	}
 	if r.State == BulkSuccess {
-		return true, db.addDebit(ctx, tx, runID, r.PoolAmount)
+		db.journal.debit(runID, r.PoolAmount)
 	}
 	return true, nil
 }
@@ -463,6 +463,8 @@ func (db *DB) StepBulkRows(ctx context.Context, runID string, s BulkStep) (recor
 		for _, b := range stored {
 			b.ID = 0 // rolled back
 		}
+	} else if s.Calls != nil {
+		s.Calls.committed(db)
 	}
 	return recorded, attempt, err
 }
@@ -528,6 +530,13 @@ func (d *DeferredCalls) insert(ctx context.Context, db *DB, tx *sql.Tx) ([]*reco
 	}
 	_, stored, err := db.insertCalls(ctx, tx, FormatTime(d.at), d.calls, d.bad)
 	return stored, err
+}
+
+// committed tells db the kept calls are committed (knowAccounts).
+func (d *DeferredCalls) committed(db *DB) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	db.knowAccounts(d.calls)
 }
 
 // CheckedBulkRow records a failed look-up of a row still in state: its

@@ -387,12 +387,21 @@ func TestStepBulkRows(t *testing.T) {
 			return []recon.Call{{Hash: testHash("h3"), Source: "svcrecon", TS: "2026-11-21 10:00:02", Operation: "op", ExternalRef: "R3",
 				Outcome: recon.CallSuccess}}, nil
 		})
-		done = BulkRow{Line: 3, State: BulkFailed}
+		done = BulkRow{Line: 3, State: BulkSuccess, PoolAmount: "2.00"}
 		if recorded, _, err := db.StepBulkRows(dctx, "STEP1", BulkStep{Done: &done, Worker: "W", Calls: calls, At: t0}); recorded || err != nil {
 			t.Fatalf("worker W's step on a row not its own = %v, %v; want not recorded", recorded, err)
 		}
 		if err := db.QueryRow(`SELECT count(*) FROM calls WHERE external_ref = 'R3'`).Scan(&stored); err != nil || stored != 1 {
 			t.Errorf("calls of R3 = %d, %v; want 1 (the call was made)", stored, err)
+		}
+		// Line 2's debit alone, as decimal text: the row not W's added none.
+		var debited, most string
+		var rows int
+		if err := db.QueryRow(`SELECT debited, debit_max, debit_rows FROM bulk_runs WHERE id = 'STEP1'`).Scan(&debited, &most, &rows); err != nil {
+			t.Fatal(err)
+		}
+		if debited != "1.5" || most != "1.5" || rows != 1 {
+			t.Errorf("run's debits = %q, largest %q, %d rows; want 1.5, 1.5, 1 (line 2's)", debited, most, rows)
 		}
 	})
 }
@@ -644,4 +653,75 @@ func TestStepBulkRowsAbortedIsRunAgain(t *testing.T) {
 		WHERE c.external_ref = 'R1' AND b.id IS NULL`).Scan(&orphans); err != nil || orphans != 0 {
 		t.Errorf("%d calls of R1 without their line block (%v); want 0", orphans, err)
 	}
+}
+
+// The pool accounts of a bulk run's calls (call_accounts, which the check
+// reads) are noted with each call's step, and a (account, day) known to be
+// stored is not noted again: known only once the step that noted it is
+// committed. A step rolled back leaves the pair to the next step, which
+// notes it; a new day is noted.
+func TestStepBulkRowsNotesPoolAccounts(t *testing.T) {
+	eachBackendURL(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openURL(t, dsn)
+		if err := db.CreateBulkRun(ctx, BulkRun{ID: "ACCT1", Op: "op", InputPath: "/x", InputSHA256: "s", Settings: "{}",
+			TotalRows: 4, State: BulkRunning, CreatedAt: t0}, nil); err != nil {
+			t.Fatal(err)
+		}
+		call := func(ref, ts string) *DeferredCalls {
+			_, d := DeferCalls(ctx)
+			d.Defer(t0, func() ([]recon.Call, []ImportError) {
+				return []recon.Call{{Hash: testHash("h" + ref), Source: "svcrecon", TS: ts, Operation: "op", ExternalRef: ref,
+					Outcome: recon.CallSuccess, Pool: recon.PoolEntry{Account: "POOL-A", Shape: "flat", Amount: "1.50"},
+					Block: &recon.LineBlock{Data: []byte(ref)}}}, nil
+			})
+			return d
+		}
+		accounts := func() []string {
+			t.Helper()
+			rows, err := db.Query(`SELECT account || ' ' || day FROM call_accounts ORDER BY day`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var out []string
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, s)
+			}
+			return out
+		}
+		if n, err := db.ClaimBulkRow(ctx, "ACCT1", 1, "R1", t0); n != 1 || err != nil {
+			t.Fatalf("claim of line 1 = %d, %v", n, err)
+		}
+		done := BulkRow{Line: 1, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+		unfail := failInsertOfLine(t, db, dsn, 2)
+		if _, _, err := db.StepBulkRows(ctx, "ACCT1", BulkStep{Done: &done, Calls: call("R1", "2026-11-21 10:00:01"),
+			Next: &BulkNext{Line: 2, Ref: "R2"}, At: t0}); err == nil {
+			t.Fatal("step with the claim of line 2 failing succeeded")
+		}
+		if got := accounts(); len(got) != 0 {
+			t.Errorf("pool accounts after the rolled-back step = %v; want none", got)
+		}
+		unfail()
+		if _, _, err := db.StepBulkRows(ctx, "ACCT1", BulkStep{Done: &done, Calls: call("R1", "2026-11-21 10:00:01"),
+			Next: &BulkNext{Line: 2, Ref: "R2"}, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+		done = BulkRow{Line: 2, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+		if _, _, err := db.StepBulkRows(ctx, "ACCT1", BulkStep{Done: &done, Calls: call("R2", "2026-11-21 23:59:59"),
+			Next: &BulkNext{Line: 3, Ref: "R3"}, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+		done = BulkRow{Line: 3, State: BulkSuccess, StatusCode: "TXN", PoolAmount: "1.50"}
+		if _, _, err := db.StepBulkRows(ctx, "ACCT1", BulkStep{Done: &done, Calls: call("R3", "2026-11-22 00:00:00"), At: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(accounts(), ", "); got != "POOL-A 2026-11-21, POOL-A 2026-11-22" {
+			t.Errorf("pool accounts = %q; want POOL-A on 2026-11-21 and 2026-11-22", got)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -276,9 +277,19 @@ func (db *DB) ClaimBulkRows(ctx context.Context, c BulkClaim) (claimed []BulkCla
 
 // claimSQL marks the first ?4 rows of run ?1 in state ?2 or ?3 that no
 // other transaction holds as state ?5 of worker ?6 sent at ?7, returning
-// their lines, externalRefs and attempts.
+// their lines, externalRefs and attempts. Each state's first rows are
+// read from the index on (run_id, state, line) in line order, a claim's
+// few rows at a time: one condition on both states read every row left in
+// them and sorted them, at every claim (5.6 ms a claim of 4 rows among
+// 10,000 on PostgreSQL, the run's cost growing with the square of its
+// rows). Of the two states' rows, the first ?4 are claimed; the others a
+// branch locked are free again at the commit.
 func (db *DB) claimSQL() string {
-	return `WITH c AS (SELECT line FROM bulk_rows WHERE run_id = ?1 AND state IN (?2, ?3) ORDER BY line LIMIT ?4` + db.dialect.skipLocked() + `)
+	first := func(state string) string {
+		return `SELECT line FROM (SELECT line FROM bulk_rows WHERE run_id = ?1 AND state = ` + state +
+			` ORDER BY line LIMIT ?4` + db.dialect.skipLocked() + `) AS s` + state[1:]
+	}
+	return `WITH c AS (` + first("?2") + ` UNION ALL ` + first("?3") + ` ORDER BY line LIMIT ?4)
 		UPDATE bulk_rows SET state = ?5, worker = ?6, sent_at = ?7, attempts = attempts + 1, done_at = NULL
 		WHERE run_id = ?1 AND line IN (SELECT line FROM c)
 		RETURNING line, external_ref, attempts`
@@ -372,31 +383,87 @@ func (db *DB) runDebits(ctx context.Context, tx *sql.Tx, runID string) (debited,
 // CountRows leaves it out; unknown totals stay unknown (runDebits counts
 // them when first needed).
 func (db *DB) addDebit(ctx context.Context, tx *sql.Tx, runID, amount string) error {
+	var d runDebit
+	if !d.add(amount) {
+		return nil
+	}
+	return db.addDebits(ctx, tx, runID, d)
+}
+
+// runDebit is what rows add to their run's debits: the sum of their pool
+// amounts, the largest and how many rows.
+type runDebit struct {
+	sum, max decimal.Decimal
+	rows     int
+}
+
+// add adds a row's pool amount; false when it does not parse (left out).
+func (d *runDebit) add(amount string) bool {
 	a, err := decimal.NewFromString(amount)
 	if amount == "" || err != nil {
-		return nil
+		return false
 	}
-	var d, m string
-	if err := db.journal.queryRow(ctx, tx, db.debitsSQL(), runID).Scan(&d, &m); err != nil {
+	if d.rows == 0 || a.GreaterThan(d.max) {
+		d.max = a
+	}
+	d.sum, d.rows = d.sum.Add(a), d.rows+1
+	return true
+}
+
+// addDebits adds d to run runID's debits in tx.
+func (db *DB) addDebits(ctx context.Context, tx *sql.Tx, runID string, d runDebit) error {
+	var s, m string
+	if err := db.journal.queryRow(ctx, tx, db.debitsSQL(), runID).Scan(&s, &m); err != nil {
 		return fmt.Errorf("read debits of bulk run %s: %w", runID, err)
 	}
-	debited, err1 := decimal.NewFromString(d)
+	debited, err1 := decimal.NewFromString(s)
 	largest, err2 := decimal.NewFromString(m)
-	if d == "" || err1 != nil || err2 != nil {
+	if s == "" || err1 != nil || err2 != nil {
 		return nil
 	}
-	_, err = db.journal.exec(ctx, tx, addDebitSQL, debited.Add(a).String(), decimal.Max(largest, a).String(), runID)
+	_, err := db.journal.exec(ctx, tx, addDebitSQL, debited.Add(d.sum).String(), decimal.Max(largest, d.max).String(),
+		d.rows, runID)
 	return err
 }
 
+// debit adds a successful row's pool amount to the debits of run runID
+// that the transaction being written stores at its end (storeDebits): the
+// run's row is locked for the commit alone, not from a batch's first
+// success on, and its statements run once a batch, not once a row.
+func (b *Batch) debit(runID, amount string) {
+	if b.debits == nil {
+		b.debits = map[string]*runDebit{}
+	}
+	d := b.debits[runID]
+	if d == nil {
+		d = &runDebit{}
+		b.debits[runID] = d
+	}
+	d.add(amount)
+}
+
+// storeDebits stores the debits the transaction's writes added (debit),
+// the runs in the order of their ids (two batches lock them in one order).
+func (b *Batch) storeDebits(ctx context.Context, tx *sql.Tx) error {
+	runs := slices.Sorted(maps.Keys(b.debits))
+	for _, run := range runs {
+		if d := b.debits[run]; d.rows > 0 {
+			if err := b.db.addDebits(ctx, tx, run, *d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // debitsSQL reads a run's debits and largest debit, locking its row until
-// the transaction ends (on PostgreSQL); addDebitSQL stores them with one
-// more row that debited.
+// the transaction ends (on PostgreSQL); addDebitSQL stores them with rows
+// more that debited.
 func (db *DB) debitsSQL() string {
 	return `SELECT debited, debit_max FROM bulk_runs WHERE id = ?` + db.dialect.forUpdate()
 }
 
-const addDebitSQL = `UPDATE bulk_runs SET debited = ?, debit_max = ?, debit_rows = debit_rows + 1 WHERE id = ?`
+const addDebitSQL = `UPDATE bulk_runs SET debited = ?, debit_max = ?, debit_rows = debit_rows + ? WHERE id = ?`
 
 // ReturnBulkRows gives back rows worker claimed and never sent: a first
 // attempt becomes BulkQueued again, a re-send BulkUnsent, with the

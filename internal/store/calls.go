@@ -168,6 +168,7 @@ func (db *DB) writeCalls(ctx context.Context, at time.Time, calls []recon.Call, 
 		}
 		return 0, err
 	}
+	db.knowAccounts(calls)
 	return inserted, nil
 }
 
@@ -212,22 +213,30 @@ func (db *DB) insertCalls(ctx context.Context, tx *sql.Tx, stamp string, calls [
 // pool accounts of a period there (CheckPoolAccounts), not from the calls.
 type callAcct struct{ account, day string }
 
-// noteCallAccounts adds the pool accounts the calls name, by day, to
-// call_accounts: one statement of the batch's few distinct pairs.
-func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
-	var add []callAcct
-	seen := map[callAcct]bool{}
+// callAccts returns the distinct rows of call_accounts the calls name.
+func callAccts(calls []recon.Call) []callAcct {
+	var out []callAcct
 	for i := range calls {
 		c := &calls[i]
 		if c.Pool.Account == "" || c.Pool.Shape == "" || len(c.TS) < len(time.DateOnly) {
 			continue
 		}
 		a := callAcct{c.Pool.Account, c.TS[:len(time.DateOnly)]}
-		if !seen[a] {
-			seen[a] = true
-			add = append(add, a)
+		if !slices.Contains(out, a) {
+			out = append(out, a)
 		}
 	}
+	return out
+}
+
+// noteCallAccounts adds the pool accounts the calls name, by day, to
+// call_accounts: one statement of the batch's few distinct pairs, those
+// not known to be stored already (knownAccts).
+func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Call) error {
+	add := slices.DeleteFunc(callAccts(calls), func(a callAcct) bool {
+		_, known := db.knownAccts.Load(a)
+		return known
+	})
 	if len(add) == 0 {
 		return nil
 	}
@@ -240,6 +249,16 @@ func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Ca
 		return fmt.Errorf("note pool accounts: %w", err)
 	}
 	return nil
+}
+
+// knowAccounts records that the pool accounts the calls name are in
+// call_accounts, once the transaction that noted them is committed: later
+// calls of the same account and day skip that statement (one of the few
+// each call of a bulk run costs). Nothing deletes rows of call_accounts.
+func (db *DB) knowAccounts(calls []recon.Call) {
+	for _, a := range callAccts(calls) {
+		db.knownAccts.Store(a, struct{}{})
+	}
 }
 
 // dropEmptyBlocks deletes the blocks stored in this transaction (stored)

@@ -31,6 +31,8 @@ type DB struct {
 	dialect dialect    // what differs between SQLite and PostgreSQL
 
 	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
+
+	knownAccts sync.Map // callAcct → struct{}: rows of call_accounts committed (knowAccounts)
 }
 
 // Options tune Open.
