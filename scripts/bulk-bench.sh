@@ -9,7 +9,8 @@
 #
 # Options: --rows N (default 10000; 4000 with --workers), --concurrency N
 # (32; 8 with --workers), --runs N (3), --workers LIST (PostgreSQL, from
-# SVCRECON_TEST_POSTGRES, a fresh database each run), --latency D (50ms).
+# SVCRECON_TEST_POSTGRES, a fresh database each run, dropped after it),
+# --latency D (50ms).
 # BIN_DIR holds bulkrun and svcsandbox (default: built from this checkout).
 #
 # One line per run: wall time, rows/s, % of the ideal (workers × concurrency
@@ -119,6 +120,9 @@ for n in ${workers//,/ }; do
     p1=0
     [ -n "$pg" ] && p1=$(cpu $(pgpids))
     s1=$(cpu $sandbox_pid) l1=$(load)
+    # The run's database goes: its autovacuum would run during the next
+    # run and count in that run's PostgreSQL CPU.
+    [ -n "$pg" ] && "$psql" -q "$SVCRECON_TEST_POSTGRES" -c "DROP DATABASE $name WITH (FORCE)" >/dev/null
     bcpu=$(cat "$work"/time.* | awk '{t += $1 + $2} END {print t}')
     rm -f "$work"/time.*
     awk -v n="$n" -v run="$run" -v s="$start" -v e="$end" -v rows="$rows" -v ideal="$ideal" -v b="$bcpu" \
