@@ -412,10 +412,6 @@ func (d *runDebit) add(amount string) bool {
 
 // addDebits adds d to run runID's debits in tx.
 func (db *DB) addDebits(ctx context.Context, tx *sql.Tx, runID string, d runDebit) error {
-	if q := db.dialect.addDebitsSQL(); q != "" {
-		_, err := db.journal.exec(ctx, tx, q, d.sum.String(), d.max.String(), d.rows, runID)
-		return err
-	}
 	var s, m string
 	if err := db.journal.queryRow(ctx, tx, db.debitsSQL(), runID).Scan(&s, &m); err != nil {
 		return fmt.Errorf("read debits of bulk run %s: %w", runID, err)

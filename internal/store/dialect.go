@@ -94,12 +94,6 @@ type dialect interface {
 	// inserted, unless it inserted them all: then all is true and seen is
 	// not called.
 	insertNewRows(ctx context.Context, tx *sql.Tx, ins *rowInsert, args []any, seen func(*sql.Rows) error) (all bool, err error)
-	// addDebitsSQL is one UPDATE that adds a sum of pool debits (?1, exact
-	// decimal text), their largest (?2) and their rows (?3) to run ?4's
-	// debits, as addDebits does, where decimal text can be summed exactly
-	// in SQL: one statement a journal batch instead of two. "" where it
-	// cannot (SQLite, whose statements cost no round trip either).
-	addDebitsSQL() string
 	// batchRows is how many rows a writer gathers for one insertRows, given
 	// the rows of one of its statements: SQLite inserts a statement's rows
 	// at a time, PostgreSQL copies many more.

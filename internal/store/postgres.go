@@ -335,17 +335,6 @@ func (postgresDialect) insertIgnore(table, cols, values string) string {
 	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + values + ` ON CONFLICT DO NOTHING`
 }
 
-// addDebitsSQL sums in numeric and stores the sums as text without
-// trailing zeros (trim_scale), as decimal.Decimal's String writes them:
-// the text addDebits would store. A run whose debits are not known yet
-// (empty) or not decimal text is left as addDebits leaves it.
-func (postgresDialect) addDebitsSQL() string {
-	const decimalText = ` ~ '^-?[0-9]+(\.[0-9]+)?$'`
-	return `UPDATE bulk_runs SET debited = trim_scale(debited::numeric + ?::numeric)::text,
-		debit_max = trim_scale(GREATEST(debit_max::numeric, ?::numeric))::text, debit_rows = debit_rows + ?
-		WHERE id = ? AND debited` + decimalText + ` AND debit_max` + decimalText
-}
-
 func (postgresDialect) rowKey(alias string) string   { return alias + ".ctid::text" }
 func (postgresDialect) rowKeyIs(alias string) string { return alias + ".ctid = ?::tid" }
 func (postgresDialect) bytewise(col string) string   { return col + ` COLLATE "C"` }

@@ -172,8 +172,6 @@ func (sqliteDialect) insertIgnore(table, cols, values string) string {
 	return `INSERT OR IGNORE INTO ` + table + ` (` + cols + `) VALUES ` + values
 }
 
-func (sqliteDialect) addDebitsSQL() string { return "" }
-
 // batchRows is a statement's rows: each insertRows runs one statement.
 func (sqliteDialect) batchRows(statementRows int) int { return statementRows }
 
