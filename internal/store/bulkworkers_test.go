@@ -311,3 +311,43 @@ func TestCreateBulkRunOnceAcrossProcesses(t *testing.T) {
 		}
 	})
 }
+
+// A claim takes rows queued for a first call and rows returned to unsent
+// (a re-send) together, in line order, each once: the claim reads each
+// state's first rows from the index, not the whole run.
+func TestClaimBulkRowsTakesQueuedAndUnsentInLineOrder(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		sharedRun(t, db, "MIX", 10) // lines 2–11
+		claim := func(w BulkLease, n int) []BulkClaimed {
+			t.Helper()
+			c, hold, err := db.ClaimBulkRows(ctx, BulkClaim{Worker: w, N: n, At: t0})
+			if err != nil || hold != "" {
+				t.Fatalf("ClaimBulkRows(%s, %d) = %v, %q, %v", w.Holder, n, c, hold, err)
+			}
+			return c
+		}
+		a, b := worker("A", "MIX"), worker("B", "MIX")
+		if c := claim(a, 6); fmt.Sprint(lines(c)) != "[2 3 4 5 6 7]" {
+			t.Fatalf("A's claim = %v; want lines 2–7", lines(c))
+		}
+		// Lines 3 and 6 found never executed: back to unsent, to be sent again.
+		if _, err := db.Exec(`UPDATE bulk_rows SET state = ?, worker = '' WHERE run_id = 'MIX' AND line IN (3, 6)`, BulkUnsent); err != nil {
+			t.Fatal(err)
+		}
+		c := claim(b, 4)
+		attempts := map[int]int{}
+		for _, r := range c {
+			attempts[r.Line] = r.Attempt
+		}
+		if fmt.Sprint(lines(c)) != "[3 6 8 9]" || attempts[3] != 2 || attempts[6] != 2 || attempts[8] != 1 {
+			t.Fatalf("B's claim = %+v; want lines 3 and 6 (second attempts), then 8 and 9", c)
+		}
+		if c := claim(a, 5); fmt.Sprint(lines(c)) != "[10 11]" {
+			t.Fatalf("A's last claim = %v; want lines 10 and 11", lines(c))
+		}
+		if c := claim(b, 5); len(c) != 0 {
+			t.Fatalf("claim of a run with no row left = %v; want none", lines(c))
+		}
+	})
+}
