@@ -11,11 +11,34 @@ import (
 	"github.com/svcrecon/svcrecon/internal/store"
 )
 
+// serviceClock is the fake service's clock (bulktest.Options.Now) in
+// tests of a process that died: the calls it made are executed when it
+// sent them (its journal's sent_at), though the test makes them now. With
+// the service's own clock, a test run just after midnight IST had them
+// dated the next day, and the look-up of the day they were sent found
+// none of them.
+type serviceClock struct{ at atomic.Pointer[time.Time] }
+
+// now is the time set (back), else the time.
+func (c *serviceClock) now() time.Time {
+	if at := c.at.Load(); at != nil {
+		return *at
+	}
+	return time.Now()
+}
+
+// back runs fn with the clock at at.
+func (c *serviceClock) back(at time.Time, fn func()) {
+	c.at.Store(&at)
+	defer c.at.Store(nil)
+	fn()
+}
+
 // deadHolder leaves fx's run as a process on another host that died
 // holding it would: its lease (heartbeat ten minutes old), five rows
-// 'sending' sent then — the first two executed at the service, the other
-// three lost before they arrived — and the run running.
-func deadHolder(t *testing.T, fx *sharedFixture, db *store.DB) time.Time {
+// 'sending' sent then — the first two executed at the service (then, by
+// clock), the other three lost before they arrived — and the run running.
+func deadHolder(t *testing.T, fx *sharedFixture, db *store.DB, clock *serviceClock) time.Time {
 	t.Helper()
 	ctx := context.Background()
 	old := time.Now().Add(-10 * time.Minute)
@@ -28,7 +51,9 @@ func deadHolder(t *testing.T, fx *sharedFixture, db *store.DB) time.Time {
 			t.Fatal(err)
 		}
 		if i < 2 {
-			if _, err := fx.client.Do(ctx, fx.run.Op, row.Body); err != nil {
+			var err error
+			clock.back(old, func() { _, err = fx.client.Do(ctx, fx.run.Op, row.Body) })
+			if err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -57,10 +82,11 @@ func TestDeadHolderIsSweptAndTakenOver(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			eachJournal(t, func(t *testing.T, dsn string) {
-				fx := newSharedFixture(t, dsn, 20, bulktest.Options{})
+				var clock serviceClock
+				fx := newSharedFixture(t, dsn, 20, bulktest.Options{Now: clock.now})
 				db := openDSN(t, dsn)
 				ctx := context.Background()
-				deadHolder(t, fx, db)
+				deadHolder(t, fx, db, &clock)
 				ls := &Leases{DB: db, Holder: NewHolder(), Log: quietLog()}
 				if swept {
 					s, err := ls.Sweep(ctx, fx.run.ID)
@@ -121,7 +147,8 @@ func sharedWorkerGone(t *testing.T, dsn string, during bool) {
 	old := time.Now().Add(-time.Hour)
 	var once sync.Once
 	var armed atomic.Bool
-	fx := newSharedFixture(t, dsn, 40, bulktest.Options{Before: func(string, map[string]any) {
+	var clock serviceClock
+	fx := newSharedFixture(t, dsn, 40, bulktest.Options{Now: clock.now, Before: func(string, map[string]any) {
 		if during && armed.Load() {
 			// The other worker stops beating: its heartbeat is an hour old.
 			once.Do(func() {
@@ -142,7 +169,8 @@ func sharedWorkerGone(t *testing.T, dsn string, during bool) {
 	if err != nil || len(claimed) != 5 {
 		t.Fatalf("ClaimBulkRows = %v, %v", claimed, err)
 	}
-	if _, err := fx.client.Do(ctx, fx.run.Op, fx.rows[0].Body); err != nil { // the first one reached the service
+	clock.back(old, func() { _, err = fx.client.Do(ctx, fx.run.Op, fx.rows[0].Body) }) // the first one reached the service
+	if err != nil {
 		t.Fatal(err)
 	}
 	r, lease := fx.worker(t, 4)

@@ -57,6 +57,10 @@ type Options struct {
 	// executed call (in order of execution) as Drop does: executed and
 	// debited, the connection closed unanswered.
 	DropEvery int
+	// Now, when set, is the fake's clock (time.Now otherwise): the day it
+	// dates each transaction (which its txnStatus look-up is asked by) and
+	// its answers' timestamps.
+	Now func() time.Time
 	// Tamper, when set, may change the TXN answer of an executed call
 	// (env, its data a map) before it is written: a hostile service.
 	Tamper func(ref string, env map[string]any)
@@ -209,7 +213,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Latency > 0 {
 		time.Sleep(s.opts.Latency)
 	}
-	now := time.Now().In(recon.IST)
+	now := time.Now()
+	if s.opts.Now != nil {
+		now = s.opts.Now()
+	}
+	now = now.In(recon.IST)
 	env := map[string]any{"actcode": nil, "timestamp": now.Format(recon.TimestampLayout),
 		"svc_uuid": fmt.Sprintf("U%d", now.UnixNano()), "environment": "SANDBOX", "orderid": nil}
 	if r.URL.Path == "/reports/txnStatus" {
