@@ -168,7 +168,6 @@ func (db *DB) writeCalls(ctx context.Context, at time.Time, calls []recon.Call, 
 		}
 		return 0, err
 	}
-	db.knowAccounts(calls)
 	return inserted, nil
 }
 
@@ -216,13 +215,15 @@ type callAcct struct{ account, day string }
 // callAccts returns the distinct rows of call_accounts the calls name.
 func callAccts(calls []recon.Call) []callAcct {
 	var out []callAcct
+	seen := map[callAcct]bool{}
 	for i := range calls {
 		c := &calls[i]
 		if c.Pool.Account == "" || c.Pool.Shape == "" || len(c.TS) < len(time.DateOnly) {
 			continue
 		}
 		a := callAcct{c.Pool.Account, c.TS[:len(time.DateOnly)]}
-		if !slices.Contains(out, a) {
+		if !seen[a] {
+			seen[a] = true
 			out = append(out, a)
 		}
 	}
@@ -254,7 +255,8 @@ func (db *DB) noteCallAccounts(ctx context.Context, tx *sql.Tx, calls []recon.Ca
 // knowAccounts records that the pool accounts the calls name are in
 // call_accounts, once the transaction that noted them is committed: later
 // calls of the same account and day skip that statement (one of the few
-// each call of a bulk run costs). Nothing deletes rows of call_accounts.
+// each call of a bulk run costs; an import notes a batch's pairs in one,
+// and does not record them). Nothing deletes rows of call_accounts.
 func (db *DB) knowAccounts(calls []recon.Call) {
 	for _, a := range callAccts(calls) {
 		db.knownAccts.Store(a, struct{}{})
