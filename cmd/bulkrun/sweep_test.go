@@ -27,7 +27,14 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 	var held []string
 	lost := map[string]bool{}
 	ended := make(chan string, 100)
+	// The rows' sent_at is set back by age below, after their calls: the
+	// service's clock runs as far behind, so that the calls are dated on
+	// the day the journal will say they were sent (with its own clock, a
+	// run in the first seconds after midnight IST had them a day apart
+	// from their rows, found never executed and sent again).
+	const age = 2*time.Minute + 5*time.Second
 	srv := bulktest.Start(bulktest.Options{
+		Now: func() time.Time { return time.Now().Add(-age) },
 		Before: func(ref string, body map[string]any) {
 			mu.Lock()
 			held = append(held, ref)
@@ -62,7 +69,7 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 	// The process was on another host: its pid means nothing here, and its
 	// heartbeat and rows are as old as its death.
 	db := openDB(t, dbPath)
-	old := store.FormatTime(time.Now().Add(-2*time.Minute - 5*time.Second))
+	old := store.FormatTime(time.Now().Add(-age))
 	if _, err := db.Exec(`UPDATE bulk_leases SET host = 'otherhost', heartbeat = ?`, old); err != nil {
 		t.Fatal(err)
 	}
