@@ -84,6 +84,9 @@ type Store interface {
 	// checkpoint) in one transaction; it returns records inserted and
 	// records whose content changed.
 	WriteRecords(ctx context.Context, at time.Time, pages []store.RecordPage) (newN, updN int, err error)
+	// RecordWriters is how many WriteRecords (of different windows) gain
+	// from running at once.
+	RecordWriters() int
 	// SyncWindows returns the checkpoints of the account's windows from
 	// day from to day to (YYYY-MM-DD, inclusive).
 	SyncWindows(ctx context.Context, account, from, to string) ([]store.SyncWindow, error)

@@ -32,12 +32,13 @@ type window struct {
 	held     bool   // walked to the end by an earlier run: this run walks it again
 	probe    bool   // held and before the recheck days: probed first, walked only if changed
 	before   int64  // held: the day's records stored before this run
+	writer   int    // the writer its pages go to (writers.send)
 }
 
 type syncer struct {
 	o         Options
 	runID     int64
-	jobs      chan job
+	writers   *writers
 	bar       *progress.Bar
 	pages     atomic.Int64
 	calls     atomic.Int64
@@ -68,7 +69,7 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 		return Summary{}, err
 	}
 	began := time.Now()
-	s := &syncer{o: o, jobs: make(chan job, 2*o.Concurrency)}
+	s := &syncer{o: o}
 	var sum Summary
 	if err := s.startRun(ctx); err != nil {
 		return sum, err
@@ -95,9 +96,11 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	wr := &writer{db: o.DB, now: o.Now, jobs: s.jobs}
-	werrc := make(chan error, 1)
-	go func() { werrc <- wr.run(wctx, func(err error) { cancel(err) }) }()
+	n := o.DB.RecordWriters()
+	for i, w := range windows {
+		w.writer = i % max(n, 1)
+	}
+	s.writers = startWriters(wctx, o.DB, o.Now, n, max(2*o.Concurrency/max(n, 1), 1), func(err error) { cancel(err) })
 
 	g, gctx := errgroup.WithContext(wctx)
 	g.SetLimit(o.Concurrency)
@@ -108,11 +111,10 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 		g.Go(func() error { return s.walkWindow(gctx, w) })
 	}
 	gerr := g.Wait()
-	close(s.jobs)
-	werr := <-werrc
+	newN, updN, werr := s.writers.close()
 	s.bar.Done()
 
-	sum.New, sum.Updated = wr.newN, wr.updN
+	sum.New, sum.Updated = newN, updN
 	sum.Pages = int(s.pages.Load())
 	if o.Calls != nil {
 		sum.Retries = max(0, int(o.Calls.Attempts()-attempts0-s.calls.Load()))
@@ -331,7 +333,7 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 			}
 			log.WarnContext(ctx, "window failed", LogPage, failPage, "error", err.Error())
 			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: errText(err)})
-			s.jobs <- job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, errText(err))}}
+			s.writers.send(w, job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, errText(err))}})
 			return nil
 		}
 		if w.held && res.state != StateWalking {
@@ -440,7 +442,7 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		normal = max(normal, n)
 		if !last {
 			walks := w.walks
-			s.jobs <- job{page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateWalking, p+1, &total, walks, "")}}
+			s.writers.send(w, job{page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateWalking, p+1, &total, walks, "")}})
 			if ctx.Err() != nil {
 				return finishResult{}, p + 1, context.Cause(ctx)
 			}
@@ -451,7 +453,7 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		resc := make(chan finishResult, 1)
 		var res finishResult
 		walks := w.walks
-		s.jobs <- job{
+		s.writers.send(w, job{
 			page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateDone, p+1, &total, walks, ""),
 				Finish: func(stored int64, cp *store.SyncWindow) {
 					res = finishResult{state: StateDone, stored: stored, total: total}
@@ -467,7 +469,7 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 			done: func(err error) {
 				res.err = err
 				resc <- res
-			}}
+			}})
 		res = <-resc
 		if res.err != nil {
 			return finishResult{}, p, res.err

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -494,6 +496,59 @@ func TestSyncHandsEndedDays(t *testing.T) {
 		}
 		if !slices.Equal(ended, want) {
 			t.Errorf("count lie %d: days ended %q, want %q", lie, ended, want)
+		}
+	}
+}
+
+// writersStore is a Store that reports n record writers and notes, under
+// its lock, the checkpoints each WriteRecords call brings, in the order
+// they were written.
+type writersStore struct {
+	Store
+	n     int
+	mu    sync.Mutex
+	pages map[string][]int // window (kind day) → the next_page of each checkpoint written
+}
+
+func (s *writersStore) RecordWriters() int { return s.n }
+
+func (s *writersStore) WriteRecords(ctx context.Context, at time.Time, pages []store.RecordPage) (int, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	newN, updN, err := s.Store.WriteRecords(ctx, at, pages)
+	for _, p := range pages {
+		if p.Window != nil && err == nil {
+			k := string(p.Window.Kind) + " " + p.Window.Day
+			s.pages[k] = append(s.pages[k], p.Window.NextPage)
+		}
+	}
+	return newN, updN, err
+}
+
+// TestSyncSeveralWriters: with three record writers (as PostgreSQL has
+// more than one), every record is stored and counted once, from the counts
+// of every writer, and each window's pages are written in the order they
+// were fetched (all of a window's pages go to one writer).
+func TestSyncSeveralWriters(t *testing.T) {
+	f, cl := newFake(t)
+	f.fill(37)
+	o := baseOptions(t, cl)
+	db := sqlDB(o.DB)
+	ws := &writersStore{Store: db, n: 3, pages: map[string][]int{}}
+	o.DB = ws
+	sum, err := Sync(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if want := 2 * 5 * 37; sum.New != want || sum.Updated != 0 || countRecords(t, db, recon.Statement)+countRecords(t, db, recon.Orders) != want {
+		t.Errorf("Summary New, Updated = %d, %d, want %d, 0 (and as many stored)", sum.New, sum.Updated, want)
+	}
+	if len(ws.pages) != 10 {
+		t.Errorf("checkpoints of %d windows written, want 10", len(ws.pages))
+	}
+	for w, next := range ws.pages {
+		if !slices.Equal(next, []int{2, 3, 4, 5}) {
+			t.Errorf("window %s: checkpoints written with next pages %v, want 2, 3, 4, 5 in order", w, next)
 		}
 	}
 }

@@ -19,7 +19,50 @@ type job struct {
 	done func(error)
 }
 
-// writer is the one goroutine that writes to the database during a Sync.
+// writers are the goroutines that write a Sync's pages to the database:
+// Store.RecordWriters of them (one on SQLite), each with its own queue.
+// All the jobs of a window go to the same writer, so that its pages are
+// stored in the order they were fetched.
+type writers struct {
+	ws   []*writer
+	errc chan error
+}
+
+// startWriters starts n writers (at least one), each queueing up to queue
+// jobs; onErr is called with the first error of each.
+func startWriters(ctx context.Context, db Store, now func() time.Time, n, queue int, onErr func(error)) *writers {
+	ws := &writers{ws: make([]*writer, max(n, 1))}
+	ws.errc = make(chan error, len(ws.ws))
+	for i := range ws.ws {
+		wr := &writer{db: db, now: now, jobs: make(chan job, queue)}
+		ws.ws[i] = wr
+		go func() { ws.errc <- wr.run(ctx, onErr) }()
+	}
+	return ws
+}
+
+// send queues j, a job of window w, on w's writer.
+func (ws *writers) send(w *window, j job) { ws.ws[w.writer%len(ws.ws)].jobs <- j }
+
+// close ends the queues, waits for the writers to store what they hold,
+// and returns the first error of one and the records inserted and changed
+// in all.
+func (ws *writers) close() (newN, updN int, err error) {
+	for _, wr := range ws.ws {
+		close(wr.jobs)
+	}
+	for range ws.ws {
+		if werr := <-ws.errc; err == nil {
+			err = werr
+		}
+	}
+	for _, wr := range ws.ws {
+		newN, updN = newN+wr.newN, updN+wr.updN
+	}
+	return newN, updN, err
+}
+
+// writer is one goroutine that writes to the database during a Sync.
 type writer struct {
 	db   Store
 	now  func() time.Time

@@ -60,6 +60,11 @@ type dialect interface {
 	// retry runs fn, again while the database answers busy where it does
 	// not wait by itself.
 	retry(ctx context.Context, fn func() error) error
+	// writers is how many write transactions of this process gain from
+	// running at once (WriteRecords of different windows): 1 where the
+	// database has one writer (SQLite), more where the server works on
+	// several at once (PostgreSQL).
+	writers() int
 	// aborted reports whether err is a transaction the database aborted
 	// for a conflict with another's (a deadlock, a serialization failure),
 	// which may be run again, whole.

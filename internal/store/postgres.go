@@ -315,6 +315,14 @@ func (postgresDialect) sharesRuns() bool   { return true }
 
 func (postgresDialect) retry(_ context.Context, fn func() error) error { return fn() }
 
+// pgWriters is how many WriteRecords a sync runs at once on PostgreSQL:
+// while one transaction's COPY is inserting on the server, the next
+// batch's records are encoded and sent on another connection. A sync
+// walks four windows at once; each window's pages go to one writer.
+const pgWriters = 2
+
+func (postgresDialect) writers() int { return pgWriters }
+
 // aborted: deadlock_detected (40P01) and serialization_failure (40001).
 func (postgresDialect) aborted(err error) bool {
 	var pe *pgconn.PgError

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,9 +118,10 @@ func recordsInsert(now string) *rowInsert {
 // last_synced_at moved to at). Records are inserted many at a time (a
 // statement of recordsPerInsert on SQLite, a COPY on PostgreSQL); those
 // already stored are then compared and updated one by one. On error
-// nothing is stored.
+// nothing is stored. On PostgreSQL up to RecordWriters calls run at once
+// (pages of different windows); on SQLite they are serialized.
 func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage) (newN, updN int, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.writeAlongside(ctx, func(tx *sql.Tx) error {
 		w := &recordTx{db: db, tx: tx, ctx: ctx, now: FormatTime(at), batch: db.dialect.batchRows(recordsPerInsert)}
 		w.insert = recordsInsert(w.now)
 		w.args = make([]any, 0, min(w.batch, 1024)*(recon.NumFields+3))
@@ -308,7 +312,11 @@ func (w *recordTx) markDirty(kind, day string) {
 // forgetDigests moves on the version of the days written (day_versions):
 // the digests kept of them (day_digests, evidence) no longer hold.
 func (w *recordTx) forgetDigests() error {
-	for k := range w.dirty {
+	// In key order: two writers' transactions lock their days' rows in
+	// the same order, and do not deadlock on them.
+	for _, k := range slices.SortedFunc(maps.Keys(w.dirty), func(a, b [2]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
+	}) {
 		if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO day_versions (kind, day, version) VALUES (?, ?, 1)
 			ON CONFLICT (kind, day) DO UPDATE SET version = day_versions.version + 1`, k[0], k[1]); err != nil {
 			return fmt.Errorf("a new version of %s %s: %w", k[0], k[1], err)

@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
@@ -128,6 +131,65 @@ func TestDayCounts(t *testing.T) {
 		want := map[DayKey]int64{{recon.Statement, "2026-11-20"}: 1, {recon.Statement, "2026-11-21"}: 2, {recon.Orders, "2026-11-21"}: 1}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("DayCounts = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestWriteRecordsAlongside: two WriteRecords at once, each storing the
+// other's records after its own (the records of two days in opposite
+// orders). On PostgreSQL they run at once (RecordWriters > 1): each waits
+// in its first page's Finish until the other has stored its first page, so
+// each then waits for the other's rows, a deadlock the server breaks by
+// aborting one, which is run again. Every record is stored once, counted
+// new once, none lost or counted changed, on both backends.
+func TestWriteRecordsAlongside(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+		day := func(d string) []recon.Record {
+			var rs []recon.Record
+			for i := range 40 {
+				rs = append(rs, testRecord(fmt.Sprintf("S%s-%02d", d, i), "2026-11-"+d+" 10:00:00", "1.00"))
+			}
+			return rs
+		}
+		x, y := day("20"), day("21")
+		together := db.RecordWriters() > 1
+		var once [2]sync.Once
+		stored := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+		write := func(me int, first, second []recon.Record, d string) (int, int, error) {
+			total := int64(len(first))
+			page := RecordPage{Records: first,
+				Window: &SyncWindow{Kind: recon.Statement, Account: "A1", Day: "2026-11-" + d, State: "done", Total: &total},
+				Finish: func(int64, *SyncWindow) {
+					once[me].Do(func() { close(stored[me]) })
+					if together {
+						select {
+						case <-stored[1-me]:
+						case <-time.After(time.Minute):
+							t.Error("the other WriteRecords did not run alongside")
+						}
+					}
+				}}
+			return db.WriteRecords(ctx, at, []RecordPage{page, {Records: second}})
+		}
+		type result struct{ newN, updN int }
+		var got [2]result
+		var g errgroup.Group
+		g.Go(func() (err error) { got[0].newN, got[0].updN, err = write(0, x, y, "20"); return err })
+		g.Go(func() (err error) { got[1].newN, got[1].updN, err = write(1, y, x, "21"); return err })
+		if err := g.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if n := got[0].newN + got[1].newN; n != 80 || got[0].updN+got[1].updN != 0 {
+			t.Errorf("WriteRecords counted %+v; want 80 new in all, none changed", got)
+		}
+		var rows, versions int
+		if err := db.QueryRow(`SELECT count(*), count(DISTINCT svc_order_id) FROM records`).Scan(&rows, new(int)); err != nil || rows != 80 {
+			t.Errorf("records: %d, %v; want 80", rows, err)
+		}
+		if err := db.QueryRow(`SELECT count(*) FROM day_versions`).Scan(&versions); err != nil || versions != 2 {
+			t.Errorf("day_versions: %d rows, %v; want both days", versions, err)
 		}
 	})
 }

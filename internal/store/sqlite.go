@@ -163,6 +163,9 @@ func (sqliteDialect) retry(ctx context.Context, fn func() error) error { return 
 // aborted for another's (busy is waited for, retryBusy).
 func (sqliteDialect) aborted(error) bool { return false }
 
+// writers: SQLite has one writer; a second transaction would wait for it.
+func (sqliteDialect) writers() int { return 1 }
+
 // now is SQLite's clock (the one host's), to the millisecond.
 func (sqliteDialect) now() string { return `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` }
 

@@ -116,6 +116,27 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return db.failure(ctx, db.write(ctx, fn))
 }
 
+// RecordWriters is how many WriteRecords of different windows gain from
+// running at once: 1 on SQLite (one writer), more on PostgreSQL.
+func (db *DB) RecordWriters() int { return db.dialect.writers() }
+
+// writeAlongside is Write for the transactions that RecordWriters allows
+// to run at once: on a database with one writer, Write; otherwise not
+// serialized with this process's other writes, and run again, whole,
+// when the server aborted it for a conflict with another (a deadlock of
+// two writers' rows; fn must start from nothing each time).
+func (db *DB) writeAlongside(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.dialect.writers() == 1 {
+		return db.Write(ctx, fn)
+	}
+	for attempt := 1; ; attempt++ {
+		err := db.failure(ctx, db.write(ctx, fn))
+		if err == nil || attempt == commitAttempts || !db.dialect.aborted(err) {
+			return err
+		}
+	}
+}
+
 func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
