@@ -313,6 +313,16 @@ func idsInSecond(calls iter.Seq2[recon.Call, error]) iter.Seq2[recon.Call, error
 // holds a connection); beyond it, one query sorts them all.
 const maxMerged = 4
 
+// recordStreams is how many per-account streams of records a check may
+// merge: maxMerged, fewer when the pool has no room for them beside the
+// other connections a check holds (checkConns).
+func (db *DB) recordStreams() int {
+	if pool := db.Stats().MaxOpenConnections; pool > 0 {
+		return max(1, min(maxMerged, pool-checkConns))
+	}
+	return maxMerged
+}
+
 // unitSep separates the fields of a row read as one text (callCheckText,
 // recordCheckText): a row costs the driver one column instead of ten. A
 // value holding the separator itself is detected (the row splits into the
@@ -422,7 +432,7 @@ func (db *DB) CheckStatement(ctx context.Context, w ledger.Window) iter.Seq2[led
 		cols := `SELECT id, ` + recordCheckText + ` FROM records WHERE kind = ? AND `
 		const cond = `txn_date_time >= ? AND txn_date_time <= ? ORDER BY txn_date_time, svc_order_id, account`
 		var streams []iter.Seq2[ledger.Record, error]
-		if len(accts) > maxMerged {
+		if len(accts) > db.recordStreams() {
 			streams = append(streams, db.checkRecordRows(ctx, cols+cond, string(recon.Statement), w.From, w.To))
 		} else {
 			for _, a := range accts {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -171,6 +172,64 @@ func TestCheckCallsInOrder(t *testing.T) {
 		}
 		if want := []int64{3, 1, 2, 5, 7}; !slices.Equal(got, want) {
 			t.Errorf("calls = %v, want %v", got, want)
+		}
+	})
+}
+
+// TestCheckStatementWithinThePool: a check merges one stream of records
+// per account only where the pool has room for them beside the run's
+// transaction, the calls' stream and a look-up. With a pool of MinConns+1
+// and those three held, four accounts' records, each more than a read-ahead,
+// come in order from one query; a stream per account would wait for ever for a connection (the
+// check hung with --db-pool 5 and four accounts). A pool below MinConns is
+// refused.
+func TestCheckStatementWithinThePool(t *testing.T) {
+	eachBackendURL(t, func(t *testing.T, dsn string) {
+		if _, err := OpenWith(context.Background(), dsn, Options{MaxConns: MinConns - 1}); err == nil ||
+			!strings.Contains(err.Error(), "needs at least 4") {
+			t.Errorf("OpenWith(MaxConns %d) = %v; want refused", MinConns-1, err)
+		}
+		db, err := OpenWith(context.Background(), dsn, Options{MaxConns: MinConns + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// Each account's stream longer than prefetch reads ahead,
+		// so that it holds its connection while the others are read.
+		const each = 8 * prefetchBatch // more than prefetch holds (its hand-overs and the batch filled)
+		var recs []recon.Record
+		for _, a := range []string{"A1", "A2", "A3", "A4"} {
+			for j := range each {
+				r := testRecord(fmt.Sprintf("S%05d%s", j, a), fmt.Sprintf("2026-11-21 10:%02d:%02d", j/60, j%60), "1.00")
+				r.Account = a
+				recs = append(recs, r)
+			}
+		}
+		if _, _, err := db.WriteRecords(ctx, time.Now(), []RecordPage{{Records: recs}}); err != nil {
+			t.Fatal(err)
+		}
+		for range checkConns {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+		}
+		n, prev := 0, ""
+		for rec, err := range db.CheckStatement(ctx, ledger.Window{From: "2026-11-21 00:00:00", To: "2026-11-21 23:59:59"}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if key := rec.TxnDateTime + rec.SvcOrderID; key < prev {
+				t.Fatalf("record %s after %s: not in time order", key, prev)
+			}
+			prev = rec.TxnDateTime + rec.SvcOrderID
+			n++
+		}
+		if n != 4*each {
+			t.Errorf("CheckStatement read %d records; want %d", n, 4*each)
 		}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -37,11 +38,22 @@ type DB struct {
 
 // Options tune Open.
 type Options struct {
-	// MaxConns bounds the connection pool (default 8). With SQLite, writes
-	// are serialized anyway; with PostgreSQL it is what each process may
-	// hold of the server's max_connections.
+	// MaxConns bounds the connection pool (default 8; at least MinConns).
+	// With SQLite, writes are serialized anyway; with PostgreSQL it is what
+	// each process may hold of the server's max_connections.
 	MaxConns int
 }
+
+// MinConns is the smallest pool svcrecon works with: a check holds its
+// run's transaction, a stream of calls and one of records, and looks a
+// row up beside them; with fewer connections it would wait for ever. (The
+// check merges one stream of records per account only where the pool
+// has room for them, recordStreams.)
+const MinConns = 4
+
+// checkConns is what a check holds beside its streams of records: the
+// run's transaction, the stream of calls, a look-up.
+const checkConns = MinConns - 1
 
 // Open opens the database named by dsn and migrates it: a SQLite file
 // (created if needed), or a PostgreSQL database given as a postgres:// or
@@ -70,6 +82,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) { return OpenWith(ctx, d
 // svcrecon never had) is refused before anything is written to it
 // (ErrForeign), and so is one a newer svcrecon migrated (ErrNewer).
 func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
+	if o.MaxConns != 0 && o.MaxConns < MinConns {
+		return nil, fmt.Errorf("a pool of %d connections: svcrecon needs at least %d (a check holds that many at once)", o.MaxConns, MinConns)
+	}
 	if IsPostgres(dsn) {
 		return openPG(ctx, dsn, o)
 	}

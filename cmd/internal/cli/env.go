@@ -169,8 +169,8 @@ func (c *Common) record(env *Env, cfg *svcapi.Config, own []svcapi.Recorder) err
 // OpenDB opens the database at dsn (a SQLite path or a postgres:// URL)
 // with the pool size of --db-pool.
 func (c *Common) OpenDB(ctx context.Context, dsn string) (*store.DB, error) {
-	if c.DBPool < 0 {
-		return nil, Usagef("--db-pool %d: want a positive number of connections", c.DBPool)
+	if c.DBPool != 0 && c.DBPool < store.MinConns {
+		return nil, Usagef("--db-pool %d: want at least %d connections (a check holds that many at once)", c.DBPool, store.MinConns)
 	}
 	return store.OpenWith(ctx, dsn, store.Options{MaxConns: c.DBPool})
 }
