@@ -159,7 +159,7 @@ func SkipValue(b []byte, i, depth int) (int, bool) {
 	case c == '{':
 		return scanObjectDepth(b, i, nil, nil, depth+1)
 	case c == '[':
-		return elements(b, i, depth+1, nil)
+		return elements(b, i, depth+1)
 	case c == '"':
 		end, _, ok := scanString(b, i)
 		return end, ok
@@ -359,15 +359,14 @@ func Amount(b []byte, s Span) (string, bool) {
 	return string(v), true
 }
 
-// Elements scans the array at b[i] == '[' and calls fn with the place of
-// each element, in order; fn returning false stops it (ok false).
-func Elements(b []byte, i int, fn func(s Span) bool) (end int, ok bool) {
-	return elements(b, i, 1, fn)
-}
-
-// elements is Elements at nesting depth (fn nil: only scan).
-func elements(b []byte, i, depth int, fn func(s Span) bool) (end int, ok bool) {
-	if depth >= maxDepth || i >= len(b) || b[i] != '[' {
+// Objects scans the array at b[i] == '[' whose elements are objects,
+// each once: as ScanObject does, with the places of the values of keys in
+// out (cleared before each), then fn with the element's place. An element
+// that is not an object or that ScanObject refuses, or fn returning false,
+// stops it (ok false). Each element is scanned once, not once to find its end
+// and again to read it.
+func Objects(b []byte, i int, keys []string, out []Span, fn func(e Span) bool) (end int, ok bool) {
+	if i >= len(b) || b[i] != '[' {
 		return 0, false
 	}
 	i = SkipWS(b, i+1)
@@ -376,7 +375,33 @@ func elements(b []byte, i, depth int, fn func(s Span) bool) (end int, ok bool) {
 	}
 	for {
 		start := i
-		if i, ok = SkipValue(b, i, depth); !ok || fn != nil && !fn(Span{start, i}) {
+		clear(out)
+		if i, ok = scanObjectDepth(b, i, keys, out, 1); !ok || !fn(Span{start, i}) {
+			return 0, false
+		}
+		i = SkipWS(b, i)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i = SkipWS(b, i+1)
+		case i < len(b) && b[i] == ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// elements scans the array at b[i] == '[' at nesting depth.
+func elements(b []byte, i, depth int) (end int, ok bool) {
+	if depth >= maxDepth || i >= len(b) || b[i] != '[' {
+		return 0, false
+	}
+	i = SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		if i, ok = SkipValue(b, i, depth); !ok {
 			return 0, false
 		}
 		i = SkipWS(b, i)

@@ -89,3 +89,43 @@ func TestStopsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestObjects: each element of an array of objects is read as ScanObject
+// reads it (its keys' values, none carried over from the element before);
+// an element that is not an object or that ScanObject refuses, and fn's
+// false, stop it.
+func TestObjects(t *testing.T) {
+	keys := []string{"a", "bb"}
+	for _, tc := range []struct {
+		in   string
+		ok   bool
+		got  string // each element's a and bb, "|" after each
+		stop int    // fn returns false at this element (1-based), 0 never
+	}{
+		{`[]`, true, "", 0},
+		{`[ ]`, true, "", 0},
+		{`[{"a":1,"bb":"x"}, {"bb":[2]} ,{}]`, true, `1 "x"| [2]| |`, 0},
+		{`[{"a":1},2]`, false, `1 |`, 0},
+		{`[{"a":1},{"A":2}]`, false, `1 |`, 0},
+		{`[{"a":1},{"a":2,"a":3}]`, false, `1 |`, 0},
+		{`[{"a":1},{"a":2}]`, false, `1 |`, 1},
+		{`[{"a":1},]`, false, `1 |`, 0},
+		{`[{"a":1} {"a":2}]`, false, `1 |`, 0},
+		{`{"a":1}`, false, "", 0},
+	} {
+		var out [2]Span
+		var got string
+		n := 0
+		end, ok := Objects([]byte(tc.in), 0, keys, out[:], func(e Span) bool {
+			if tc.in[e.From] != '{' || tc.in[e.To-1] != '}' {
+				t.Errorf("%s: element %q", tc.in, tc.in[e.From:e.To])
+			}
+			got += tc.in[out[0].From:out[0].To] + " " + tc.in[out[1].From:out[1].To] + "|"
+			n++
+			return n != tc.stop
+		})
+		if ok != tc.ok || got != tc.got || ok && end != len(tc.in) {
+			t.Errorf("Objects(%s) = %d %v, read %q; want ok %v, read %q", tc.in, end, ok, got, tc.ok, tc.got)
+		}
+	}
+}

@@ -122,14 +122,7 @@ func decodePage(data []byte, kind recon.Kind, account string) (meta svcapi.Meta,
 		*dst = svcapi.Int(n)
 	}
 	var v [len(recon.RecordFields)]jsonscan.Span
-	_, ok = jsonscan.Elements(data, rs.From, func(e jsonscan.Span) bool {
-		if data[e.From] != '{' {
-			return false
-		}
-		clear(v[:])
-		if _, ok := jsonscan.ScanObject(data, e.From, recordKeys, v[:]); !ok {
-			return false
-		}
+	_, ok = jsonscan.Objects(data, rs.From, recordKeys, v[:], func(jsonscan.Span) bool {
 		r, ok := leanRecord(data, v[:], kind, account)
 		recs = append(recs, r)
 		return ok
