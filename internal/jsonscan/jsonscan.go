@@ -366,33 +366,21 @@ func Amount(b []byte, s Span) (string, bool) {
 // stops it (ok false). Each element is scanned once, not once to find its end
 // and again to read it.
 func Objects(b []byte, i int, keys []string, out []Span, fn func(e Span) bool) (end int, ok bool) {
-	if i >= len(b) || b[i] != '[' {
-		return 0, false
-	}
-	i = SkipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, true
-	}
-	for {
-		start := i
+	return array(b, i, 1, func(i int) (int, bool) {
 		clear(out)
-		if i, ok = scanObjectDepth(b, i, keys, out, 1); !ok || !fn(Span{start, i}) {
-			return 0, false
-		}
-		i = SkipWS(b, i)
-		switch {
-		case i < len(b) && b[i] == ',':
-			i = SkipWS(b, i+1)
-		case i < len(b) && b[i] == ']':
-			return i + 1, true
-		default:
-			return 0, false
-		}
-	}
+		end, ok := scanObjectDepth(b, i, keys, out, 1)
+		return end, ok && fn(Span{i, end})
+	})
 }
 
 // elements scans the array at b[i] == '[' at nesting depth.
 func elements(b []byte, i, depth int) (end int, ok bool) {
+	return array(b, i, depth, func(i int) (int, bool) { return SkipValue(b, i, depth) })
+}
+
+// array scans the array at b[i] == '[' at nesting depth, each element
+// with element (which returns the index after it).
+func array(b []byte, i, depth int, element func(i int) (int, bool)) (end int, ok bool) {
 	if depth >= maxDepth || i >= len(b) || b[i] != '[' {
 		return 0, false
 	}
@@ -401,7 +389,7 @@ func elements(b []byte, i, depth int) (end int, ok bool) {
 		return i + 1, true
 	}
 	for {
-		if i, ok = SkipValue(b, i, depth); !ok {
+		if i, ok = element(i); !ok {
 			return 0, false
 		}
 		i = SkipWS(b, i)
