@@ -59,11 +59,13 @@ func TestCheckStatsForARoleThatDoesNotOwnTheTables(t *testing.T) {
 	// One connection: the one backend whose counts of changed rows
 	// pg_stat_force_next_flush (PostgreSQL 15) reports at once (else when
 	// it goes idle, at most once a second).
-	db, err := OpenWith(ctx, app, Options{MaxConns: 1})
+	// (Options refuses a pool below MinConns: the pool is cut after.)
+	db, err := OpenWith(ctx, app, Options{MaxConns: MinConns})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	db.SetMaxOpenConns(1)
 	write := func(n int) {
 		t.Helper()
 		var recs []recon.Record
