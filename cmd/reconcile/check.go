@@ -68,6 +68,9 @@ func (c *checkCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := c.com.NeedCheckPool(); err != nil {
+		return "", err
+	}
 	// It reads what sync and import-calls stored: a database that does not
 	// exist is a misspelt --db, not an empty period.
 	if err := c.com.CheckDBExists("check"); err != nil {

@@ -239,23 +239,32 @@ func openStore(t *testing.T, path string) *store.DB {
 	return db
 }
 
-// TestDBPoolBelowWhatACheckHolds: --db-pool below store.MinConns is a
-// usage error naming the flag and the least it takes (a check with fewer
-// connections waited for ever); the least runs.
+// TestDBPoolBelowWhatACheckHolds: a --db-pool below store.CheckConns is a
+// usage error of the commands that run a check (a check with fewer
+// connections waited for ever), naming the flag and the least it takes;
+// the least runs a check, and a command without a check (import-calls)
+// takes a pool of one.
 func TestDBPoolBelowWhatACheckHolds(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "t.db")
 	addStatementRecord(t, db, "SO1", "R1", "2026-11-21 10:03:00", "10.00")
-	for _, n := range []string{"-1", "1", "3"} {
-		var out, errOut bytes.Buffer
-		err := run(ctx, []string{"check", "--db", db, "--db-pool", n, "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut)
-		if code := cli.Exit(err, &errOut); code != cli.ExitUsage || !strings.Contains(errOut.String(), "--db-pool "+n+": want at least 4 connections") {
-			t.Errorf("--db-pool %s: exit %d (%q), want %d naming the flag and 4", n, code, errOut.String(), cli.ExitUsage)
+	for _, n := range []string{"1", "3"} {
+		for _, cmd := range []string{"check", "run"} {
+			var out, errOut bytes.Buffer
+			err := run(ctx, []string{cmd, "--db", db, "--db-pool", n, "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut)
+			if code := cli.Exit(err, &errOut); code != cli.ExitUsage ||
+				!strings.Contains(errOut.String(), "--db-pool "+n+": a check holds 4 connections at once; give at least 4") {
+				t.Errorf("%s --db-pool %s: exit %d (%q), want %d naming the flag and 4", cmd, n, code, errOut.String(), cli.ExitUsage)
+			}
 		}
 	}
 	var out, errOut bytes.Buffer
 	err := run(ctx, []string{"check", "--db", db, "--db-pool", "4", "--log-level", "warn", "--from", "2026-11-21", "--to", "2026-11-21"}, &out, &errOut)
 	if code := cli.Exit(err, &errOut); code != cli.ExitOK || !strings.Contains(out.String(), "statementOnly") {
-		t.Errorf("--db-pool 4: exit %d\n%s%s", code, out.String(), errOut.String())
+		t.Errorf("check --db-pool 4: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	line := `{"statuscode":"TXN","status":"ok","timestamp":"2026-11-21 10:00:00","orderid":"O1","externalRef":"R1"}`
+	if _, err := importCalls(ctx, []string{"--db", db, "--db-pool", "1", "--log-level", "warn", "-"}, strings.NewReader(line+"\n"), &out, &errOut); err != nil {
+		t.Errorf("import-calls --db-pool 1: %v\n%s", err, errOut.String())
 	}
 }

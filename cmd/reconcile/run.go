@@ -119,6 +119,9 @@ func (r *nightlyCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := r.c.NeedCheckPool(); err != nil { // before the sync and the import
+		return "", err
+	}
 	started := clock()
 	sum, err := o.run(ctx, call.Stdout, r.c.Lines(ctx, call.Stderr, o.log, slog.LevelWarn), r.c.Progress(ctx, call.Stderr))
 	if err != nil && o.notify != "" {

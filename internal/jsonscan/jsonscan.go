@@ -368,7 +368,7 @@ func Amount(b []byte, s Span) (string, bool) {
 func Objects(b []byte, i int, keys []string, out []Span, fn func(e Span) bool) (end int, ok bool) {
 	return array(b, i, 1, func(i int) (int, bool) {
 		clear(out)
-		end, ok := scanObjectDepth(b, i, keys, out, 1)
+		end, ok := scanObjectDepth(b, i, keys, out, 2) // as elements nests it
 		return end, ok && fn(Span{i, end})
 	})
 }

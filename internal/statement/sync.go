@@ -32,7 +32,7 @@ type window struct {
 	held     bool   // walked to the end by an earlier run: this run walks it again
 	probe    bool   // held and before the recheck days: probed first, walked only if changed
 	before   int64  // held: the day's records stored before this run
-	writer   int    // the writer its pages go to (writers.send)
+	writer   int    // the writer its pages go to while it walks (writers.take)
 }
 
 type syncer struct {
@@ -97,9 +97,6 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	n := o.DB.RecordWriters()
-	for i, w := range windows {
-		w.writer = i % max(n, 1)
-	}
 	s.writers = startWriters(wctx, o.DB, o.Now, n, max(2*o.Concurrency/max(n, 1), 1), func(err error) { cancel(err) })
 
 	g, gctx := errgroup.WithContext(wctx)
@@ -260,6 +257,8 @@ func (s *syncer) walkWindow(ctx context.Context, w *window) error {
 	if w.held {
 		s.rewalked.Add(1)
 	}
+	w.writer = s.writers.take()
+	defer s.writers.done(w.writer)
 	err := s.walk(ctx, w, log)
 	if err == nil {
 		s.ended.Add(1)
@@ -452,11 +451,12 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		known := total > 0 || n == 0 && p == 1
 		resc := make(chan finishResult, 1)
 		var res finishResult
-		walks := w.walks
+		walks, next := w.walks, p+1
 		s.writers.send(w, job{
-			page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateDone, p+1, &total, walks, ""),
+			page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateDone, next, &total, walks, ""),
 				Finish: func(stored int64, cp *store.SyncWindow) {
 					res = finishResult{state: StateDone, stored: stored, total: total}
+					cp.NextPage = next // again: a transaction run again calls it again
 					switch {
 					case !known || stored == total:
 					case lastWalk:

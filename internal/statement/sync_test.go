@@ -552,3 +552,19 @@ func TestSyncSeveralWriters(t *testing.T) {
 		}
 	}
 }
+
+// TestWritersTakeTheLeastBusy: a window starting its walk takes the writer
+// with the fewest windows walking, so that two kinds walked at once (one
+// light) do not leave one writer all the pages.
+func TestWritersTakeTheLeastBusy(t *testing.T) {
+	ws := &writers{busy: make([]int, 2)}
+	a, b, c := ws.take(), ws.take(), ws.take()
+	ws.done(b)
+	d := ws.take()
+	ws.done(a)
+	ws.done(c)
+	e := ws.take()
+	if got := []int{a, b, c, d, e}; !slices.Equal(got, []int{0, 1, 0, 1, 0}) {
+		t.Errorf("writers taken %v, want 0 1 0 1 0", got)
+	}
+}

@@ -3,6 +3,7 @@ package statement
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/store"
@@ -22,16 +23,42 @@ type job struct {
 // writers are the goroutines that write a Sync's pages to the database:
 // Store.RecordWriters of them (one on SQLite), each with its own queue.
 // All the jobs of a window go to the same writer, so that its pages are
-// stored in the order they were fetched.
+// stored in the order they were fetched; a window starting its walk takes
+// the writer with the fewest windows walking (take), whatever their kind
+// and size.
 type writers struct {
 	ws   []*writer
 	errc chan error
+	mu   sync.Mutex
+	busy []int // windows walking on each writer
+}
+
+// take returns the writer for a window starting its walk: the one with
+// the fewest windows walking (the first of those). done gives it back.
+func (ws *writers) take() int {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	i := 0
+	for j, n := range ws.busy {
+		if n < ws.busy[i] {
+			i = j
+		}
+	}
+	ws.busy[i]++
+	return i
+}
+
+// done ends a window's walk on writer i.
+func (ws *writers) done(i int) {
+	ws.mu.Lock()
+	ws.busy[i]--
+	ws.mu.Unlock()
 }
 
 // startWriters starts n writers (at least one), each queueing up to queue
 // jobs; onErr is called with the first error of each.
 func startWriters(ctx context.Context, db Store, now func() time.Time, n, queue int, onErr func(error)) *writers {
-	ws := &writers{ws: make([]*writer, max(n, 1))}
+	ws := &writers{ws: make([]*writer, max(n, 1)), busy: make([]int, max(n, 1))}
 	ws.errc = make(chan error, len(ws.ws))
 	for i := range ws.ws {
 		wr := &writer{db: db, now: now, jobs: make(chan job, queue)}
@@ -41,8 +68,8 @@ func startWriters(ctx context.Context, db Store, now func() time.Time, n, queue 
 	return ws
 }
 
-// send queues j, a job of window w, on w's writer.
-func (ws *writers) send(w *window, j job) { ws.ws[w.writer%len(ws.ws)].jobs <- j }
+// send queues j, a job of window w, on w's writer (take).
+func (ws *writers) send(w *window, j job) { ws.ws[w.writer].jobs <- j }
 
 // close ends the queues, waits for the writers to store what they hold,
 // and returns the first error of one and the records inserted and changed

@@ -108,6 +108,9 @@ const checkBatchRows = 256
 // database's writer for the run's length) and records the run as running.
 // The caller adds rows and must end with Commit or Abort.
 func (db *DB) BeginCheckRun(ctx context.Context, run ledger.Run) (ledger.RunWriter, error) {
+	if pool := db.Stats().MaxOpenConnections; pool > 0 && pool < CheckConns {
+		return nil, fmt.Errorf("a check holds %d database connections at once; the pool allows %d", CheckConns, pool)
+	}
 	w := &CheckRunWriter{ops: make(chan checkOp, 8), stopped: make(chan struct{}), done: make(chan error, 1),
 		dialect: db.dialect, batch: db.dialect.batchRows(checkBatchRows)}
 	started := make(chan error, 1)

@@ -178,18 +178,26 @@ func TestCheckCallsInOrder(t *testing.T) {
 
 // TestCheckStatementWithinThePool: a check merges one stream of records
 // per account only where the pool has room for them beside the run's
-// transaction, the calls' stream and a look-up. With a pool of MinConns+1
+// transaction, the calls' stream and a look-up. With a pool of CheckConns+1
 // and those three held, four accounts' records, each more than a read-ahead,
 // come in order from one query; a stream per account would wait for ever for a connection (the
-// check hung with --db-pool 5 and four accounts). A pool below MinConns is
-// refused.
+// check hung with --db-pool 5 and four accounts). A check with a pool
+// below CheckConns is refused before it starts.
 func TestCheckStatementWithinThePool(t *testing.T) {
 	eachBackendURL(t, func(t *testing.T, dsn string) {
-		if _, err := OpenWith(context.Background(), dsn, Options{MaxConns: MinConns - 1}); err == nil ||
-			!strings.Contains(err.Error(), "needs at least 4") {
-			t.Errorf("OpenWith(MaxConns %d) = %v; want refused", MinConns-1, err)
+		small, err := OpenWith(context.Background(), dsn, Options{MaxConns: CheckConns - 1})
+		if err != nil {
+			t.Fatal(err)
 		}
-		db, err := OpenWith(context.Background(), dsn, Options{MaxConns: MinConns + 1})
+		if w, err := small.BeginCheckRun(context.Background(), testRun); err == nil ||
+			err.Error() != "a check holds 4 database connections at once; the pool allows 3" {
+			t.Errorf("BeginCheckRun with a pool of %d = %v; want refused", CheckConns-1, err)
+			if err == nil {
+				w.Abort()
+			}
+		}
+		small.Close()
+		db, err := OpenWith(context.Background(), dsn, Options{MaxConns: CheckConns + 1})
 		if err != nil {
 			t.Fatal(err)
 		}

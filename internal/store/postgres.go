@@ -318,7 +318,8 @@ func (postgresDialect) retry(_ context.Context, fn func() error) error { return 
 // pgWriters is how many WriteRecords a sync runs at once on PostgreSQL:
 // while one transaction's COPY is inserting on the server, the next
 // batch's records are encoded and sent on another connection. A sync
-// walks four windows at once; each window's pages go to one writer.
+// walks several windows at once (four by default); each window's pages
+// go to one writer.
 const pgWriters = 2
 
 func (postgresDialect) writers() int { return pgWriters }

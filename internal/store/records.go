@@ -36,6 +36,9 @@ type RecordPage struct {
 	// Finish, when set (with Window), is called after Records are stored
 	// with the number of records of the window's day now stored (also put
 	// in Window.Stored); it settles Window's state before it is written.
+	// It is called again when the transaction is run again (PostgreSQL,
+	// aborted for a deadlock with another writer), so it sets every field
+	// it decides each time.
 	Finish func(stored int64, w *SyncWindow)
 }
 
@@ -118,8 +121,9 @@ func recordsInsert(now string) *rowInsert {
 // last_synced_at moved to at). Records are inserted many at a time (a
 // statement of recordsPerInsert on SQLite, a COPY on PostgreSQL); those
 // already stored are then compared and updated one by one. On error
-// nothing is stored. On PostgreSQL up to RecordWriters calls run at once
-// (pages of different windows); on SQLite they are serialized.
+// nothing is stored. On PostgreSQL calls run at once (a sync's
+// RecordWriters, pages of different windows); on SQLite they are
+// serialized.
 func (db *DB) WriteRecords(ctx context.Context, at time.Time, pages []RecordPage) (newN, updN int, err error) {
 	err = db.writeAlongside(ctx, func(tx *sql.Tx) error {
 		w := &recordTx{db: db, tx: tx, ctx: ctx, now: FormatTime(at), batch: db.dialect.batchRows(recordsPerInsert)}

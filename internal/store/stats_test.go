@@ -59,13 +59,11 @@ func TestCheckStatsForARoleThatDoesNotOwnTheTables(t *testing.T) {
 	// One connection: the one backend whose counts of changed rows
 	// pg_stat_force_next_flush (PostgreSQL 15) reports at once (else when
 	// it goes idle, at most once a second).
-	// (Options refuses a pool below MinConns: the pool is cut after.)
-	db, err := OpenWith(ctx, app, Options{MaxConns: MinConns})
+	db, err := OpenWith(ctx, app, Options{MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	write := func(n int) {
 		t.Helper()
 		var recs []recon.Record

@@ -10,15 +10,16 @@
 // bulk insert, catalog queries, statistics) is stated once, by the
 // dialect (dialect.go) each DB carries, and no package outside the store
 // knows which engine it runs on. Writes go through DB.Write, which
-// serializes writers in this process and runs each in a transaction;
-// busy_timeout (SQLite) and row locks (PostgreSQL) cover other processes.
+// serializes writers in this process and runs each in a transaction —
+// but a sync's records on PostgreSQL, whose writers run at once
+// (writeAlongside); busy_timeout (SQLite) and row locks (PostgreSQL)
+// cover other processes.
 package store
 
 import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -28,7 +29,7 @@ type DB struct {
 	*sql.DB
 	Path    string
 	where   string     // what errors name: host:port/database, or Path for SQLite
-	mu      sync.Mutex // one writer in this process
+	mu      sync.Mutex // one writer in this process (Write; not writeAlongside on PostgreSQL)
 	dialect dialect    // what differs between SQLite and PostgreSQL
 
 	journal *Batch // group commit of the bulk journal's row writes (bulk.go)
@@ -38,22 +39,24 @@ type DB struct {
 
 // Options tune Open.
 type Options struct {
-	// MaxConns bounds the connection pool (default 8; at least MinConns).
+	// MaxConns bounds the connection pool (default 8; a check needs
+	// CheckConns).
 	// With SQLite, writes are serialized anyway; with PostgreSQL it is what
 	// each process may hold of the server's max_connections.
 	MaxConns int
 }
 
-// MinConns is the smallest pool svcrecon works with: a check holds its
-// run's transaction, a stream of calls and one of records, and looks a
-// row up beside them; with fewer connections it would wait for ever. (The
-// check merges one stream of records per account only where the pool
-// has room for them, recordStreams.)
-const MinConns = 4
+// CheckConns is the fewest connections a check works with: it holds its
+// run's transaction, a stream of calls and one of records, and looks a row
+// up beside them; with a smaller pool it would wait for ever, so
+// BeginCheckRun refuses one. (It merges one stream of records per account
+// only where the pool has room for them, recordStreams.) Other work, a
+// bulk run's, needs no more than one.
+const CheckConns = 4
 
 // checkConns is what a check holds beside its streams of records: the
 // run's transaction, the stream of calls, a look-up.
-const checkConns = MinConns - 1
+const checkConns = CheckConns - 1
 
 // Open opens the database named by dsn and migrates it: a SQLite file
 // (created if needed), or a PostgreSQL database given as a postgres:// or
@@ -82,9 +85,6 @@ func Open(ctx context.Context, dsn string) (*DB, error) { return OpenWith(ctx, d
 // svcrecon never had) is refused before anything is written to it
 // (ErrForeign), and so is one a newer svcrecon migrated (ErrNewer).
 func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
-	if o.MaxConns != 0 && o.MaxConns < MinConns {
-		return nil, fmt.Errorf("a pool of %d connections: svcrecon needs at least %d (a check holds that many at once)", o.MaxConns, MinConns)
-	}
 	if IsPostgres(dsn) {
 		return openPG(ctx, dsn, o)
 	}

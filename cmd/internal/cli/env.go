@@ -166,11 +166,20 @@ func (c *Common) record(env *Env, cfg *svcapi.Config, own []svcapi.Recorder) err
 	return nil
 }
 
+// NeedCheckPool refuses (a usage error) a --db-pool too small for a check
+// (store.CheckConns), for a command that runs one: before its other work.
+func (c *Common) NeedCheckPool() error {
+	if c.DBPool > 0 && c.DBPool < store.CheckConns {
+		return Usagef("--db-pool %d: a check holds %d connections at once; give at least %d", c.DBPool, store.CheckConns, store.CheckConns)
+	}
+	return nil
+}
+
 // OpenDB opens the database at dsn (a SQLite path or a postgres:// URL)
 // with the pool size of --db-pool.
 func (c *Common) OpenDB(ctx context.Context, dsn string) (*store.DB, error) {
-	if c.DBPool != 0 && c.DBPool < store.MinConns {
-		return nil, Usagef("--db-pool %d: want at least %d connections (a check holds that many at once)", c.DBPool, store.MinConns)
+	if c.DBPool < 0 {
+		return nil, Usagef("--db-pool %d: want a positive number of connections", c.DBPool)
 	}
 	return store.OpenWith(ctx, dsn, store.Options{MaxConns: c.DBPool})
 }

@@ -110,7 +110,7 @@ func (c *Common) BindDB(fs *flag.FlagSet) {
 	}
 	c.DB = db
 	fs.Var(dsnValue{&c.DB}, "db", "SQLite database `file`, or a postgres:// URL (env SVC_DB; put a password in PGPASSWORD or ~/.pgpass, not in the URL)")
-	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (at least 4)")
+	fs.IntVar(&c.DBPool, "db-pool", 8, "most database connections this process holds (a check needs 4)")
 	c.fs = fs
 }
 
