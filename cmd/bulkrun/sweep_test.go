@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -27,14 +28,17 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 	var held []string
 	lost := map[string]bool{}
 	ended := make(chan string, 100)
-	// The rows' sent_at is set back by age below, after their calls: the
-	// service's clock runs as far behind, so that the calls are dated on
-	// the day the journal will say they were sent (with its own clock, a
-	// run in the first seconds after midnight IST had them a day apart
-	// from their rows, found never executed and sent again).
-	const age = 2*time.Minute + 5*time.Second
+	// The rows' sent_at is set below to sent, 2 min 5 s before the test
+	// began, and the service dates every call at sent (a microsecond apart
+	// each): the calls are on the day the journal says they were sent,
+	// whenever the test runs. (With the service's own clock, a run in the
+	// first seconds after midnight IST had them a day apart from their rows,
+	// found never executed and sent again; with its clock set back by as
+	// much, a midnight between the calls and the rows' update did.)
+	sent := time.Now().Add(-2*time.Minute - 5*time.Second)
+	var tick atomic.Int64
 	srv := bulktest.Start(bulktest.Options{
-		Now: func() time.Time { return time.Now().Add(-age) },
+		Now: func() time.Time { return sent.Add(time.Duration(tick.Add(1)) * time.Microsecond) },
 		Before: func(ref string, body map[string]any) {
 			mu.Lock()
 			held = append(held, ref)
@@ -69,7 +73,7 @@ func TestDeadWorkerOfAnotherHostIsSweptAndResumeFinishes(t *testing.T) {
 	// The process was on another host: its pid means nothing here, and its
 	// heartbeat and rows are as old as its death.
 	db := openDB(t, dbPath)
-	old := store.FormatTime(time.Now().Add(-age))
+	old := store.FormatTime(sent)
 	if _, err := db.Exec(`UPDATE bulk_leases SET host = 'otherhost', heartbeat = ?`, old); err != nil {
 		t.Fatal(err)
 	}
