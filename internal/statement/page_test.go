@@ -87,6 +87,10 @@ func FuzzDecodePage(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"records":[{"txnDateTime":"2026-11-21 10:00:00","txnChargedValue":1e2,"TxnMode":"CR"}]}`))
+	// The meta after the records, the records twice, the meta an array.
+	f.Add([]byte(`{"records":[{"txnDateTime":"2026-11-21 10:00:00","txnChargedValue":"1"}],"meta":{"totalRecords":1}}`))
+	f.Add([]byte(`{"records":[{"txnDateTime":"2026-11-21 10:00:00","txnChargedValue":"1"}],"records":[]}`))
+	f.Add([]byte(`{"meta":[1],"records":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		meta, recs, ok := decodePage(data, recon.Orders, "A")
 		if !ok {
