@@ -96,17 +96,13 @@ func (b *Batch) Do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 	return err
 }
 
-// commitAttempts bounds how often commit runs a batch the database
-// aborted.
-const commitAttempts = 5
-
 // commit runs the batch's writes in one transaction. One that PostgreSQL
 // aborted for a deadlock with another's (two workers' batches claiming the
-// same rows in another order) is run again, whole: it left nothing, and
-// each write's function starts from nothing.
+// same rows in another order) is run again, whole (retryAborted): it left
+// nothing, and each write's function starts from nothing.
 func (b *Batch) commit(ctx context.Context, batch []*batchWrite) error {
-	for attempt := 1; ; attempt++ {
-		err := b.db.Write(ctx, func(tx *sql.Tx) error {
+	return b.db.retryAborted(func() error {
+		return b.db.Write(ctx, func(tx *sql.Tx) error {
 			clear(b.debits)
 			for _, o := range batch {
 				if err := o.fn(ctx, tx); err != nil {
@@ -115,10 +111,7 @@ func (b *Batch) commit(ctx context.Context, batch []*batchWrite) error {
 			}
 			return b.storeDebits(ctx, tx)
 		})
-		if err == nil || attempt == commitAttempts || !b.db.dialect.aborted(err) {
-			return err
-		}
-	}
+	})
 }
 
 // prepared returns the statements of queries, each prepared on the

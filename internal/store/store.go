@@ -40,9 +40,9 @@ type DB struct {
 // Options tune Open.
 type Options struct {
 	// MaxConns bounds the connection pool (default 8; a check needs
-	// CheckConns).
-	// With SQLite, writes are serialized anyway; with PostgreSQL it is what
-	// each process may hold of the server's max_connections.
+	// CheckConns). With SQLite, writes are serialized anyway; with
+	// PostgreSQL it is what each process may hold of the server's
+	// max_connections.
 	MaxConns int
 }
 
@@ -144,9 +144,19 @@ func (db *DB) writeAlongside(ctx context.Context, fn func(tx *sql.Tx) error) err
 	if db.dialect.writers() == 1 {
 		return db.Write(ctx, fn)
 	}
+	return db.retryAborted(func() error { return db.failure(ctx, db.write(ctx, fn)) })
+}
+
+// abortedAttempts bounds how often retryAborted runs a transaction.
+const abortedAttempts = 5
+
+// retryAborted runs tx, a whole transaction, again while the database
+// aborted it for a conflict with another's (dialect.aborted), at most
+// abortedAttempts times in all.
+func (db *DB) retryAborted(tx func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := db.failure(ctx, db.write(ctx, fn))
-		if err == nil || attempt == commitAttempts || !db.dialect.aborted(err) {
+		err := tx()
+		if err == nil || attempt == abortedAttempts || !db.dialect.aborted(err) {
 			return err
 		}
 	}
