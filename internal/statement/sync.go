@@ -96,8 +96,7 @@ func Sync(ctx context.Context, o Options) (Summary, error) {
 
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	n := o.DB.RecordWriters()
-	s.writers = startWriters(wctx, o.DB, o.Now, n, max(2*o.Concurrency/max(n, 1), 1), func(err error) { cancel(err) })
+	s.writers = startWriters(wctx, o.DB, o.Now, 2*o.Concurrency, func(err error) { cancel(err) })
 
 	g, gctx := errgroup.WithContext(wctx)
 	g.SetLimit(o.Concurrency)

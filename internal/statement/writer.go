@@ -55,13 +55,14 @@ func (ws *writers) done(i int) {
 	ws.mu.Unlock()
 }
 
-// startWriters starts n writers (at least one), each queueing up to queue
-// jobs; onErr is called with the first error of each.
-func startWriters(ctx context.Context, db Store, now func() time.Time, n, queue int, onErr func(error)) *writers {
-	ws := &writers{ws: make([]*writer, max(n, 1)), busy: make([]int, max(n, 1))}
-	ws.errc = make(chan error, len(ws.ws))
+// startWriters starts db.RecordWriters writers (at least one), sharing a
+// queue of queue jobs (each at least one); onErr is called with the first
+// error of each.
+func startWriters(ctx context.Context, db Store, now func() time.Time, queue int, onErr func(error)) *writers {
+	n := max(db.RecordWriters(), 1)
+	ws := &writers{ws: make([]*writer, n), busy: make([]int, n), errc: make(chan error, n)}
 	for i := range ws.ws {
-		wr := &writer{db: db, now: now, jobs: make(chan job, queue)}
+		wr := &writer{db: db, now: now, jobs: make(chan job, max(queue/n, 1))}
 		ws.ws[i] = wr
 		go func() { ws.errc <- wr.run(ctx, onErr) }()
 	}
