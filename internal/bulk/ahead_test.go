@@ -122,3 +122,63 @@ func TestCtrlCUnclaimsTheRowClaimedAhead(t *testing.T) {
 		t.Errorf("counts %s, %v; want nothing sending, two rows unsent", c, err)
 	}
 }
+
+// TestRefusedClaimJournalsTheLastOutcome: a sender hands the outcome of
+// its last call to the claim of its next row; when that claim is refused
+// (Ctrl-C came first, the run stopped, with or without a rate to wait
+// for) the outcome is journaled all the same, alone, and the row not
+// claimed stays unsent: nothing is left 'sending', no reservation held.
+// Ctrl-C without a rate once lost the outcome (the row stayed 'sending'
+// after an interrupted run).
+func TestRefusedClaimJournalsTheLastOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rate float64
+		stop func(cancel context.CancelFunc, ex *execution)
+	}{
+		{"ctrl-c", 0, func(cancel context.CancelFunc, _ *execution) { cancel() }},
+		{"ctrl-c with a rate", 1000, func(cancel context.CancelFunc, _ *execution) { cancel() }},
+		{"stopped", 0, func(_ context.CancelFunc, ex *execution) { ex.stop(StopMaxDebit, nil) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := newFixture(t, 2, bulktest.Options{})
+			r := fx.runner(1)
+			r.Rate = tc.rate
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ex := r.newExecution(fx.run, quietLog(), Counts{}, len(fx.rows), 0)
+			first, second := fx.rows[0], fx.rows[1]
+			if !ex.reserve(ctx) {
+				t.Fatal("no reservation for the first row")
+			}
+			c := ex.claim(ctx, first, nil)
+			if c == nil {
+				t.Fatal("first row not claimed")
+			}
+			last := ex.call(context.WithoutCancel(ctx), c.row, c.attempt)
+			if last == nil || last.res.State != StateSuccess {
+				t.Fatalf("first call = %+v; want success", last)
+			}
+			if !ex.reserve(ctx) {
+				t.Fatal("no reservation for the second row")
+			}
+			tc.stop(cancel, ex)
+			if got := ex.claim(ctx, second, last); got != nil {
+				t.Fatalf("claim after the stop = %+v; want refused", got)
+			}
+			es := fx.entries(t)
+			if e, ok := es[first.Line]; !ok || e.State != StateSuccess || e.StatusCode != "TXN" {
+				t.Errorf("first row's journal = %+v (%v); want its outcome, success", e, ok)
+			}
+			if e, ok := es[second.Line]; ok {
+				t.Errorf("second row journaled %+v; want none (unsent)", e)
+			}
+			if ex.account.InFlight != 0 || ex.sent != 1 || ex.stopped() == "" {
+				t.Errorf("in flight %d, sent %d, stop %q; want 0, 1 and a reason", ex.account.InFlight, ex.sent, ex.stopped())
+			}
+			if fx.srv.Requests() != 1 {
+				t.Errorf("%d requests; want the first row's alone", fx.srv.Requests())
+			}
+		})
+	}
+}

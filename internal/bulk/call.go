@@ -120,29 +120,33 @@ func (ex *execution) drop(jctx context.Context, row Row) {
 
 // claim journals last's outcome and row 'sending', reserved for it
 // (reserve), in one transaction; the reservation is released at once when
-// the row is not claimed. It returns the row claimed, or nil.
+// the row is not claimed. It returns the row claimed, or nil. Whatever
+// happens, last's outcome is journaled: a claim refused (the execution
+// stopped, its context ended, before or during the row's wait for its
+// turn) journals it alone.
 func (ex *execution) claim(ctx context.Context, row Row, last *ended) *claimed {
 	// From the claim on the row is in flight: nothing cancels its journal
 	// writes or its call (the client's time-out bounds it).
 	jctx := context.WithoutCancel(ctx)
-	if ex.Rate > 0 || ex.stopped() != "" {
+	refuse := func() *claimed {
+		ex.journal(jctx, last, nil)
+		ex.release(nil)
+		return nil
+	}
+	if ex.Rate > 0 {
 		// Journaled at once: the row may wait a while for its turn.
 		ex.journal(jctx, last, nil)
 		last = nil
 	}
 	if ex.stopped() != "" {
-		ex.release(nil)
-		return nil
+		return refuse()
 	}
 	if err := ex.limiter.Wait(ctx); err != nil {
-		ex.release(nil)
 		ex.stop(StopInterrupted, nil)
-		return nil
+		return refuse()
 	}
 	if !ex.mayStart(ctx) {
-		ex.journal(jctx, last, nil)
-		ex.release(nil)
-		return nil
+		return refuse()
 	}
 	attempt, ok := ex.journal(jctx, last, &row)
 	if !ok {
