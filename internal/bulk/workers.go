@@ -65,20 +65,27 @@ func (ex *execution) work(ctx context.Context, byLine map[int]Row, conc int) {
 	}
 	jobs := make(chan job, conc)         // claimed rows waiting their turn
 	slots := make(chan struct{}, 2*conc) // one per claimed row, in flight or waiting
-	ended := make(chan struct{}, 1)      // a call of this worker ended
+	callEnded := make(chan struct{}, 1)  // a call of this worker ended
 	var wg sync.WaitGroup
 	for range conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A claimed row is 'sending': it is called whatever happens
-			// to ctx (the client's time-out bounds it). Its outcome is
-			// journaled while the sender calls its next row (that row's
-			// claim is committed already), one outcome at a time.
+			// A call started ends whatever happens to ctx (the client's
+			// time-out bounds it); a claimed row not started yet when ctx
+			// ends or the execution stops is given back (drop): Ctrl-C
+			// starts nothing new. A call's outcome is journaled while the
+			// sender calls its next row (that row's claim is committed
+			// already), one outcome at a time.
 			jctx := context.WithoutCancel(ctx)
 			journaled := closed
 			for j := range jobs {
-				c := ex.call(jctx, j.row, j.attempt)
+				var c *ended
+				if ctx.Err() != nil || ex.stopped() != "" {
+					ex.drop(jctx, j.row)
+				} else {
+					c = ex.call(jctx, j.row, j.attempt)
+				}
 				<-journaled
 				journaled = make(chan struct{})
 				go func(done chan struct{}) {
@@ -88,7 +95,7 @@ func (ex *execution) work(ctx context.Context, byLine map[int]Row, conc int) {
 					}
 					<-slots
 					select {
-					case ended <- struct{}{}:
+					case callEnded <- struct{}{}:
 					default:
 					}
 				}(journaled)
@@ -96,7 +103,7 @@ func (ex *execution) work(ctx context.Context, byLine map[int]Row, conc int) {
 			<-journaled
 		}()
 	}
-	ex.claimLoop(ctx, byLine, slots, ended, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
+	ex.claimLoop(ctx, byLine, slots, callEnded, func() int { return len(jobs) }, func(row Row, attempt int) { jobs <- job{row, attempt} })
 	close(jobs)
 	wg.Wait()
 }

@@ -390,3 +390,73 @@ func TestSharedWorkerCallsWhileItJournals(t *testing.T) {
 		}
 	})
 }
+
+// TestCtrlCGivesBackTheWorkersQueuedRows: a worker of a shared run has a
+// call in flight and the next row claimed, waiting its sender. Ctrl-C:
+// the call in flight ends and is journaled; the row waiting is not called
+// but given back (queued, for the next worker), as a run held alone
+// unclaims the row it claimed ahead. Once, the waiting row was called
+// after Ctrl-C.
+func TestCtrlCGivesBackTheWorkersQueuedRows(t *testing.T) {
+	eachJournal(t, func(t *testing.T, dsn string) {
+		hold := make(chan struct{})
+		var once sync.Once
+		release := func() { once.Do(func() { close(hold) }) }
+		defer release()
+		arrived := make(chan struct{}, 3)
+		fx := newSharedFixture(t, dsn, 3, bulktest.Options{Before: func(string, map[string]any) { arrived <- struct{}{}; <-hold }})
+		r, _ := fx.worker(t, 1)
+		claims := &claimsJournal{Journal: r.DB, lines: make(chan int, 8)}
+		r.DB = claims
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		type result struct {
+			sum Summary
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			sum, err := r.Execute(ctx, fx.run, fx.rows)
+			done <- result{sum, err}
+		}()
+		for range 2 { // the row in flight and the one waiting
+			select {
+			case <-claims.lines:
+			case <-time.After(time.Minute):
+				t.Fatal("two rows not claimed in a minute")
+			}
+		}
+		select { // the first row's call is in flight, held at the service
+		case <-arrived:
+		case <-time.After(time.Minute):
+			t.Fatal("no call in flight in a minute")
+		}
+		cancel()
+		release()
+		res := <-done
+		if res.err != nil || res.sum.Stop != StopInterrupted || res.sum.Sent != 1 {
+			t.Fatalf("Execute = %+v, %v; want interrupted, one row sent", res.sum, res.err)
+		}
+		if n := fx.srv.Requests(); n != 1 {
+			t.Errorf("%d requests; want the call in flight alone", n)
+		}
+		c, err := CountRows(context.Background(), openDSN(t, dsn), fx.run)
+		if err != nil || c.Success != 1 || c.Sending != 0 || c.Unsent != 2 {
+			t.Errorf("counts %s, %v; want one success, two unsent, none sending", c, err)
+		}
+	})
+}
+
+// claimsJournal tells lines each row a worker claims.
+type claimsJournal struct {
+	Journal
+	lines chan int
+}
+
+func (j *claimsJournal) ClaimBulkRows(ctx context.Context, c store.BulkClaim) ([]store.BulkClaimed, string, error) {
+	got, hold, err := j.Journal.ClaimBulkRows(ctx, c)
+	for _, g := range got {
+		j.lines <- g.Line
+	}
+	return got, hold, err
+}
