@@ -127,8 +127,11 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 			return err
 		}
 		if !complete {
-			return fmt.Errorf("biller list: %d billers listed, the service says %d after %d walks: %w",
-				len(seen), total, o.MaxWalks, ErrIncomplete)
+			says := fmt.Sprintf("the service says %d", total)
+			if total == 0 {
+				says = "no page said meta.totalRecords to check them against"
+			}
+			return fmt.Errorf("biller list: %d billers listed, %s, after %d walks: %w", len(seen), says, o.MaxWalks, ErrIncomplete)
 		}
 		return nil
 	}()
@@ -174,7 +177,8 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 	index := map[string]int{}
 	var seen []store.Biller
 	for walk := 1; walk <= o.MaxWalks; walk++ {
-		known := false
+		var t tally
+		empty := false
 		normal := 0
 		for p := 1; ; p++ {
 			if p > maxPages {
@@ -204,8 +208,10 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 			}
 			n := len(pg.Records)
 			bar.Add(int64(n))
-			total = int64(pg.Meta.TotalRecords)
-			known = total > 0 || (n == 0 && p == 1)
+			if err := t.page(fmt.Sprintf("biller list page %d", p), int64(pg.Meta.TotalRecords), billersKey(pg.Records), o.PageSize); err != nil {
+				return nil, 0, false, err
+			}
+			total, empty = t.count, n == 0 && p == 1
 			if p == 1 && walk == 1 {
 				bar.SetTotal(total)
 			}
@@ -215,11 +221,27 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 				break
 			}
 		}
-		if !known || int64(len(seen)) == total {
+		switch {
+		case (total > 0 || empty) && int64(len(seen)) == total && !t.dropped:
 			return seen, total, true, nil
+		case total == 0 && !empty:
+			// Billers listed, and no page said how many there are.
+			o.Log.InfoContext(ctx, "walking biller list again: no page said meta.totalRecords", "seen", len(seen), LogWalk, walk)
+		case t.dropped:
+			o.Log.InfoContext(ctx, "walking biller list again: "+t.fallen(), "seen", len(seen), LogTotal, total, LogWalk, walk)
+		default:
+			o.Log.InfoContext(ctx, "walking biller list again: billers seen differ from the service's count",
+				"seen", len(seen), LogTotal, total, LogWalk, walk)
 		}
-		o.Log.InfoContext(ctx, "walking biller list again: billers seen differ from the service's count",
-			"seen", len(seen), LogTotal, total, LogWalk, walk)
 	}
 	return seen, total, false, nil
+}
+
+// billersKey is what a page of billers is compared with the page before it
+// by (tally): billerId is unique.
+func billersKey(recs []svcapi.Biller) pageKey {
+	if len(recs) == 0 {
+		return pageKey{}
+	}
+	return pageKey{n: len(recs), first: str(recs[0].BillerID), last: str(recs[len(recs)-1].BillerID)}
 }

@@ -181,12 +181,16 @@ type WindowProblem struct {
 	Page   int    // page being fetched when it failed
 	Stored int64  // mismatch: records of the day stored
 	Total  int64  // mismatch: meta.totalRecords
-	Err    string // failed: the error
+	Err    string // failed: the error; mismatch: why, when the counts agree (tally)
 }
 
 func (p WindowProblem) String() string {
 	if p.State == StateMismatch {
-		return fmt.Sprintf("%s window %s: %d records stored, the service says %d", p.Kind, p.Day, p.Stored, p.Total)
+		s := fmt.Sprintf("%s window %s: %d records stored, the service says %d", p.Kind, p.Day, p.Stored, p.Total)
+		if p.Err != "" {
+			s += "; " + p.Err
+		}
+		return s
 	}
 	return fmt.Sprintf("%s window %s failed at page %d: %s", p.Kind, p.Day, p.Page, redact.Text(p.Err))
 }

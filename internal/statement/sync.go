@@ -32,6 +32,7 @@ type window struct {
 	held     bool   // walked to the end by an earlier run: this run walks it again
 	probe    bool   // held and before the recheck days: probed first, walked only if changed
 	before   int64  // held: the day's records stored before this run
+	count    int64  // resumed: meta.totalRecords at its checkpoint (0: none)
 	writer   int    // the writer its pages go to while it walks (writers.take)
 }
 
@@ -221,6 +222,9 @@ func (s *syncer) plan(ctx context.Context) ([]*window, error) {
 					w.probe = !o.Refresh && ds < today && ds < recheckFrom
 				case StateWalking, StateFailed:
 					w.nextPage = max(1, c.NextPage)
+					if c.Total != nil && w.nextPage > 1 {
+						w.count = *c.Total
+					}
 				}
 			}
 			out = append(out, w)
@@ -346,10 +350,14 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 			return nil
 		case StateMismatch:
 			log.WarnContext(ctx, "window still differs from the service's count", LogStored, res.stored, LogTotal, res.total, "walks", walk)
-			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateMismatch, Stored: res.stored, Total: res.total})
+			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateMismatch, Stored: res.stored, Total: res.total, Err: res.why})
 			return nil
 		}
-		log.InfoContext(ctx, "walking window again: stored count differs from the service's", LogStored, res.stored, LogTotal, res.total)
+		if res.why != "" {
+			log.InfoContext(ctx, "walking window again: "+res.why, LogStored, res.stored, LogTotal, res.total)
+		} else {
+			log.InfoContext(ctx, "walking window again: stored count differs from the service's", LogStored, res.stored, LogTotal, res.total)
+		}
 		page = 1
 	}
 }
@@ -379,6 +387,7 @@ func (e *stopError) Unwrap() error { return e.err }
 type finishResult struct {
 	state         string
 	stored, total int64
+	why           string // walked again or a mismatch though the counts agree: why (tally.fallen)
 	err           error
 }
 
@@ -411,13 +420,17 @@ func (s *syncer) request(w *window) svcapi.StatementRequest {
 
 // walkOnce walks the pages of a window from page on. Each page's records go
 // to the writer with the window's checkpoint; the last page's job also
-// counts the stored records and decides the window's state. On error it
-// returns the page that failed.
+// counts the stored records and decides the window's state against the
+// walk's tally. On error it returns the page to resume at.
 func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk bool) (finishResult, int, error) {
 	o := s.o
 	req := s.request(w)
 	req.Pagination.RecordsPerPage = strconv.Itoa(o.PageSize)
 	normal := 0
+	var t tally
+	if page > 1 {
+		t.count, t.latest = w.count, w.count // the pages before, walked by an earlier run
+	}
 	for p := page; ; p++ {
 		if p > maxPages {
 			return finishResult{}, p, fmt.Errorf("%s window %s: more than %d pages; the service never sent a short page", w.kind, w.day, maxPages)
@@ -434,8 +447,11 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 			return finishResult{}, p, fmt.Errorf("fetch %s window %s page %d: %w", w.kind, w.day, p, err)
 		}
 		s.pages.Add(1)
-		total := int64(meta.TotalRecords)
 		n := len(recs)
+		if err := t.page(fmt.Sprintf("%s window %s page %d", w.kind, w.day, p), int64(meta.TotalRecords), recordsKey(recs), o.PageSize); err != nil {
+			return finishResult{}, 1, err
+		}
+		total := t.count
 		last := lastPage(p, n, o.PageSize, normal, meta)
 		normal = max(normal, n)
 		if !last {
@@ -446,38 +462,54 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 			}
 			continue
 		}
-		// The last page: store it, count the day, decide.
-		known := total > 0 || n == 0 && p == 1
-		resc := make(chan finishResult, 1)
-		var res finishResult
-		walks, next := w.walks, p+1
-		s.writers.send(w, job{
-			page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateDone, next, &total, walks, ""),
-				Finish: func(stored int64, cp *store.SyncWindow) {
-					res = finishResult{state: StateDone, stored: stored, total: total}
-					cp.NextPage = next // again: a transaction run again calls it again
-					switch {
-					case !known || stored == total:
-					case lastWalk:
-						res.state = StateMismatch
-					default:
-						res.state, cp.NextPage = StateWalking, 1
-					}
-					cp.State = res.state
-				}},
-			done: func(err error) {
-				res.err = err
-				resc <- res
-			}})
-		res = <-resc
-		if res.err != nil {
-			return finishResult{}, p, res.err
+		if total == 0 && (n > 0 || p > 1) {
+			// Records served, and no page said how many there are.
+			s.writers.send(w, job{page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateWalking, 1, nil, w.walks, "")}})
+			return finishResult{}, 1, fmt.Errorf("%s window %s: no page said meta.totalRecords: the records stored cannot be checked against the service's count", w.kind, w.day)
 		}
-		if !known {
-			o.Log.WarnContext(ctx, "no meta.totalRecords: stored count not checked", LogKind, w.kind, LogDay, w.day)
-		}
-		return res, p, nil
+		res, err := s.finish(w, p, recs, &t, lastWalk)
+		return res, p, err
 	}
+}
+
+// finish stores a window's last page (p, holding recs), counts the day's
+// records and decides the window's state: done when they are the walk's
+// count and no record was withdrawn under the walk (t), else walked again,
+// or a mismatch on the last walk.
+func (s *syncer) finish(w *window, p int, recs []recon.Record, t *tally, lastWalk bool) (finishResult, error) {
+	total, fell := t.says(), t.fallen()
+	resc := make(chan finishResult, 1)
+	var res finishResult
+	walks, next := w.walks, p+1
+	s.writers.send(w, job{
+		page: store.RecordPage{Records: recs, Window: s.checkpoint(w, StateDone, next, &total, walks, ""),
+			Finish: func(stored int64, cp *store.SyncWindow) {
+				res = finishResult{state: StateDone, stored: stored, total: total, why: fell}
+				cp.NextPage, cp.Error = next, "" // again: a transaction run again calls it again
+				switch {
+				case stored == total && fell == "":
+				case lastWalk:
+					res.state, cp.Error = StateMismatch, fell
+				default:
+					res.state, cp.NextPage = StateWalking, 1
+				}
+				cp.State = res.state
+			}},
+		done: func(err error) {
+			res.err = err
+			resc <- res
+		}})
+	res = <-resc
+	return res, res.err
+}
+
+// recordsKey is what a page of records is compared with the page before
+// it by (tally).
+func recordsKey(recs []recon.Record) pageKey {
+	if len(recs) == 0 {
+		return pageKey{}
+	}
+	return pageKey{n: len(recs), first: strings.Join(recs[0].Values[:], "\x1f"), last: strings.Join(recs[len(recs)-1].Values[:], "\x1f")}
 }
 
 // lastPage decides whether page p, holding n records, ends the walk: it is
