@@ -13,6 +13,7 @@ import (
 	"github.com/svcrecon/svcrecon/cmd/internal/cli/clitest"
 	"github.com/svcrecon/svcrecon/internal/recon"
 	"github.com/svcrecon/svcrecon/internal/sandbox"
+	"github.com/svcrecon/svcrecon/internal/store"
 )
 
 // TestIncompleteBeforeAVerdict runs the last day of a sandbox's history:
@@ -20,7 +21,8 @@ import (
 // and the Summary's first cell) is Incomplete and names the day and its
 // call log; alone that is exit 0, 3 under --fail-on-breaks. Declared
 // complete (import-calls --complete-through), the same day is judged on
-// its findings; a check of a day never walked names its statement walk.
+// its findings, until its collect-order walk is found failed; a check of
+// a day never walked names its statement walk.
 func TestIncompleteBeforeAVerdict(t *testing.T) {
 	needSandbox(t)
 	end := time.Date(2026, 11, 10, 0, 0, 0, 0, recon.IST)
@@ -64,6 +66,19 @@ func TestIncompleteBeforeAVerdict(t *testing.T) {
 	}
 	if code, o = cmd("check", "--from", day, "--to", day, "--fail-on-breaks"); code != 0 || !strings.Contains(o, "Verdict: Reconciled") {
 		t.Errorf("the day declared complete: exit %d, want 0 and Reconciled\n%s", code, o)
+	}
+	// A collect-order walk left unfinished (its window failed) makes the
+	// day incomplete: its unsettled orders would be read from it.
+	sdb, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdb.Exec(`UPDATE sync_windows SET state = 'failed' WHERE kind = ? AND day = ?`, recon.Orders, day); err != nil {
+		t.Fatal(err)
+	}
+	sdb.Close()
+	if code, o = cmd("check", "--from", day, "--to", day); code != 0 || !strings.Contains(o, "Verdict: Incomplete: 2026-11-10 collect-order walk") {
+		t.Errorf("a day whose collect-order walk failed: exit %d\n%s", code, o)
 	}
 	if code, o = cmd("check", "--from", "2026-11-11", "--to", "2026-11-11"); code != 0 ||
 		!strings.Contains(o, "Incomplete: 2026-11-11 statement walk, 2026-11-11 call log") {

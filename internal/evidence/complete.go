@@ -11,13 +11,17 @@ import (
 
 // What can be missing of a day.
 const (
-	MissingWalk    = "statement walk" // the day's statement was not walked to the end
-	MissingCallLog = "call log"       // no call log reaches past the day's end
+	MissingWalk    = "statement walk"     // the day's statement was not walked to the end
+	MissingOrders  = "collect-order walk" // the period's collect orders are synced, but not the day's to the end
+	MissingCallLog = "call log"           // no call log reaches past the day's end
 )
 
 // Completeness says whether every day of the period was complete before
 // the check: a day is complete when its statement walk finished (every
-// window of the day done) and the call logs cover it. The call logs cover
+// window of the day done), its collect-order walk too when the period's
+// collect orders are synced at all (a window of any of its days: the
+// unsettled orders are read from them; a database never given collect
+// orders has none to lack), and the call logs cover it. The call logs cover
 // a day when a call logged after the day's end (IST midnight) was
 // imported from a client's log (or is a pool call of svcrecon's own, as
 // bulkrun makes), or when an import declared them complete through that
@@ -32,7 +36,7 @@ type Completeness struct {
 // Missing is what one day lacks.
 type Missing struct {
 	Day  string `json:"day"`
-	What string `json:"what"` // MissingWalk or MissingCallLog
+	What string `json:"what"` // MissingWalk, MissingOrders or MissingCallLog
 }
 
 // completeness judges the days from..to.
@@ -42,21 +46,30 @@ func completeness(ctx context.Context, db Store, from, to string) (Completeness,
 	if err != nil {
 		return c, err
 	}
-	walks, err := db.EvidenceDayWalks(ctx, recon.Statement, from, to)
-	if err != nil {
-		return c, fmt.Errorf("statement walks: %w", err)
-	}
-	done := map[string]bool{}
-	for _, w := range walks {
-		done[w.Day] = w.Windows > 0 && w.Done == w.Windows
+	for _, k := range []recon.Kind{recon.Statement, recon.Orders} {
+		walks, err := db.EvidenceDayWalks(ctx, k, from, to)
+		if err != nil {
+			return c, fmt.Errorf("%s walks: %w", k, err)
+		}
+		what := MissingWalk
+		if k == recon.Orders {
+			if len(walks) == 0 {
+				continue // collect orders never synced for the period
+			}
+			what = MissingOrders
+		}
+		done := map[string]bool{}
+		for _, w := range walks {
+			done[w.Day] = w.Windows > 0 && w.Done == w.Windows
+		}
+		for _, d := range days {
+			if !done[d] {
+				c.Missing = append(c.Missing, Missing{d, what})
+			}
+		}
 	}
 	if c.CallLogsThrough, err = coveredThrough(ctx, db); err != nil {
 		return c, err
-	}
-	for _, d := range days {
-		if !done[d] {
-			c.Missing = append(c.Missing, Missing{d, MissingWalk})
-		}
 	}
 	for _, d := range days {
 		if c.CallLogsThrough == "" || d > c.CallLogsThrough {
@@ -92,7 +105,7 @@ func coveredThrough(ctx context.Context, db Store) (string, error) {
 // walk". "" when the period is complete.
 func (c *Completeness) Describe() string {
 	var parts []string
-	for _, what := range []string{MissingWalk, MissingCallLog} {
+	for _, what := range []string{MissingWalk, MissingOrders, MissingCallLog} {
 		var first, last string
 		flush := func() {
 			switch {
