@@ -75,13 +75,14 @@ func lineHash(line []byte) string {
 
 // parseLine turns one non-blank line of a call log into a calls row, with
 // every secret (the client secret) replaced wherever it appears in the text
-// kept (redact.Marker) and sensitive values removed or masked (redact). The
+// kept (redact.Marker) and sensitive values removed or masked (redactDoc,
+// redactCall). The
 // error is the reason the line is bad; it never quotes the line itself, nor
 // a secret, and what it quotes of a field (a timestamp, an amount) is free
 // text: card and Aadhaar numbers masked, control characters escaped.
 func parseLine(line []byte, secrets ...string) (recon.Call, error) {
 	r, err := decodeLine(line, secrets)
-	scrubCall(&r, secrets)
+	redactCall(&r, secrets)
 	if err != nil {
 		return r, errors.New(redact.Text(redact.Scrub(err.Error(), secrets...)))
 	}
@@ -358,18 +359,42 @@ const (
 	maxDecimals  = recon.MaxAmountDecimals
 )
 
-// scrubCall replaces every secret in the text fields of a row (the
-// documents are scrubbed by redactDoc).
-func scrubCall(r *recon.Call, secrets []string) {
-	if !anySecret(secrets) {
-		return
+// redactCall hides, in a row both decoders made (parseLine, fastLine),
+// what no text of it may keep: every secret replaced (scrubberOf), card and
+// Aadhaar numbers masked to their last four in its free text (redact.
+// Numbers), Aadhaar numbers in its documents masked (redact.
+// AadhaarJSONExcept; the documents' sensitive keys and secrets are
+// redactDoc's) but in the values of matchKeys.
+//
+// The row's ids, externalRef, orderid and pool account, keep their
+// digits, as the statement records they are matched with keep theirs (a
+// transaction's svcOrderId and clientOrderId, a pool's account): an id
+// is no Aadhaar data, and masking one that happens to be 12 digits
+// passing the Verhoeff check (one such number in ten) would leave its call
+// unmatched, or two ids ending alike taken for one, in finance's
+// reconciliation.
+func redactCall(r *recon.Call, secrets []string) {
+	if anySecret(secrets) {
+		sc := scrubberOf(secrets)
+		for _, f := range []*string{&r.At, &r.TS, &r.Operation, &r.Method, &r.Path, &r.ExternalRef, &r.Error,
+			&r.StatusCode, &r.ActCode, &r.Status, &r.SvcUUID, &r.OrderID, &r.Pool.Account, &r.Pool.Mode} {
+			*f = sc.String(*f)
+		}
 	}
-	sc := scrubberOf(secrets)
-	for _, f := range []*string{&r.At, &r.TS, &r.Operation, &r.Method, &r.Path, &r.ExternalRef, &r.Error,
-		&r.StatusCode, &r.ActCode, &r.Status, &r.SvcUUID, &r.OrderID, &r.Pool.Account, &r.Pool.Mode} {
-		*f = sc.String(*f)
+	for _, f := range []*string{&r.At, &r.Operation, &r.Method, &r.Path, &r.Error, &r.StatusCode, &r.ActCode,
+		&r.Status, &r.SvcUUID, &r.Pool.Mode} {
+		*f = redact.Numbers(*f)
 	}
+	r.Request = redact.AadhaarJSONExcept(r.Request, matchKeys...)
+	r.Response = redact.AadhaarJSONExcept(r.Response, matchKeys...)
 }
+
+// matchKeys are the keys of a document a calls row keeps (a
+// transaction-status look-up's answer) whose values stay as sent, Aadhaar-
+// shaped or not (redactCall): the ids the check resolves a pending call to
+// and matches it by (orderid, externalRef, the pool's account and
+// referenceId) and the amounts it reads (txnValue, the pool's).
+var matchKeys = append([]string{"orderid", "externalRef", "txnValue"}, poolKeys[:]...)
 
 // scrubbers holds a compiled Scrubber per list of secrets (joined by
 // NUL): an import scrubs every text of every line with the same one, and

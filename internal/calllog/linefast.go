@@ -52,7 +52,7 @@ func fastLine(line []byte, secrets []string) (r recon.Call, ok bool) {
 		return recon.Call{}, false
 	}
 	r.Hash = lineHash(line)
-	scrubCall(&r, secrets)
+	redactCall(&r, secrets)
 	return r, true
 }
 

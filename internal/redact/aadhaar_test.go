@@ -26,3 +26,28 @@ func TestAadhaarJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestAadhaarJSONExcept: the value right after a kept key (any case, '_'
+// and '-' ignored, string or number) stays; every other value is masked
+// as AadhaarJSON masks it, a kept key's elsewhere too.
+func TestAadhaarJSONExcept(t *testing.T) {
+	keys := []string{"orderid", "account"}
+	for _, c := range []struct{ in, want string }{
+		{`{"orderid":"739146280552","remark":"Aadhaar 739146280552"}`, `{"orderid":"739146280552","remark":"Aadhaar XXXXXXXX0552"}`},
+		{`{"Order_Id" : 739146280552, "n":739146280552}`, `{"Order_Id" : 739146280552, "n":"XXXXXXXX0552"}`},
+		{`{"pool":{"account":"582061493773","mode":"DR"},"x":"582061493773"}`, `{"pool":{"account":"582061493773","mode":"DR"},"x":"XXXXXXXX3773"}`},
+		{`{"orderid":["739146280552"]}`, `{"orderid":["XXXXXXXX0552"]}`},               // an element, not the key's value
+		{`{"739146280552":"orderid","a":"x"}`, `{"XXXXXXXX0552":"orderid","a":"x"}`},   // a key is text
+		{`{"orderid":{"note":"739146280552"}}`, `{"orderid":{"note":"XXXXXXXX0552"}}`}, // a key's object is not its value
+		{`{"q":"orderid","s":"739146280552"}`, `{"q":"orderid","s":"XXXXXXXX0552"}`},   // a value that spells a key
+		{`{"orderid":"say \"x\" 739146280552","b":"739146280552"}`, `{"orderid":"say \"x\" 739146280552","b":"XXXXXXXX0552"}`},
+	} {
+		got := string(AadhaarJSONExcept([]byte(c.in), keys...))
+		if got != c.want {
+			t.Errorf("AadhaarJSONExcept(%s) = %s, want %s", c.in, got, c.want)
+		}
+		if json.Valid([]byte(c.in)) && !json.Valid([]byte(got)) {
+			t.Errorf("AadhaarJSONExcept(%s) = %s: no longer JSON", c.in, got)
+		}
+	}
+}

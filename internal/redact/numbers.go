@@ -104,25 +104,39 @@ func verhoeff(d string) bool {
 // as a bare number, which becomes a string. Card numbers are left to the
 // keys that name them (MaskedKeys): ids such as an externalRef hold runs of
 // 16 digits. A document without a run of 12 digits is returned as it is.
-func AadhaarJSON(doc []byte) []byte {
+func AadhaarJSON(doc []byte) []byte { return AadhaarJSONExcept(doc) }
+
+// AadhaarJSONExcept is AadhaarJSON but for the value of each of keys (the
+// string or number right after the key, at any depth; keys compared as
+// MaskedKeys are: any case, '_' and '-' ignored), which stays as it is:
+// the ids and amounts a program reads back from a document it keeps and
+// matches on (an orderid, a pool account), which an Aadhaar-shaped number
+// of the same 12 digits would otherwise turn into another id.
+func AadhaarJSONExcept(doc []byte, keys ...string) []byte {
 	if !hasRun(doc, 12) {
 		return doc
 	}
-	var out []byte
-	last, inString := 0, false
+	keep := keySet(keys)
+	var out, key []byte // key: the object key read last
+	last, from, inString, kept := 0, 0, false, false
 	for i := 0; i < len(doc); i++ {
 		c := doc[i]
 		switch {
 		case inString && c == '\\':
 			i++ // an escaped character, never a digit of a run
+		case c == '"' && !inString:
+			inString, from, kept = true, i+1, keyed(doc, i, key, keep)
 		case c == '"':
-			inString = !inString
+			inString = false
+			if k := skipSpace(doc, i+1); k < len(doc) && doc[k] == ':' {
+				key = doc[from:i]
+			}
 		case c >= '0' && c <= '9':
 			j := i
 			for j < len(doc) && doc[j] >= '0' && doc[j] <= '9' {
 				j++
 			}
-			if aadhaarRun(doc, i, j, inString) {
+			if (inString && !kept || !inString && !keyed(doc, i, key, keep)) && aadhaarRun(doc, i, j, inString) {
 				out = append(out, doc[last:i]...)
 				masked := Last4(string(doc[i:j]))
 				if inString {
@@ -140,6 +154,31 @@ func AadhaarJSON(doc []byte) []byte {
 	}
 	return append(out, doc[last:]...)
 }
+
+// keyed reports whether the value that starts at doc[i] is that of key
+// (the object key read last) and key is in keep: whether a ':' is the
+// character before it, white space aside.
+func keyed(doc []byte, i int, key []byte, keep map[string]bool) bool {
+	if len(keep) == 0 {
+		return false
+	}
+	k := i - 1
+	for k >= 0 && isSpace(doc[k]) {
+		k--
+	}
+	return k >= 0 && doc[k] == ':' && keyIn(key, keep)
+}
+
+// skipSpace returns the index of the first byte of doc from i that is not
+// JSON white space (len(doc) when none is).
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) && isSpace(doc[i]) {
+		i++
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // aadhaarRun reports whether doc[i:j], a maximal run of digits, is an
 // Aadhaar number to mask: in a string, not beside a decimal point followed
