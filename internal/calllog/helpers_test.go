@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/svcrecon/svcrecon/internal/store"
+	"github.com/svcrecon/svcrecon/internal/store/pgtest"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
 
@@ -19,6 +20,21 @@ func openDB(tb testing.TB) *store.DB {
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+// eachBackend runs fn against a fresh database of each backend: a SQLite
+// file in a temporary directory, and PostgreSQL when the tests have one
+// (scripts/pg-test.sh; pgtest skips the subtest otherwise).
+func eachBackend(t *testing.T, fn func(t *testing.T, db *store.DB)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, openDB(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		db, err := store.Open(context.Background(), pgtest.NewDatabase(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		fn(t, db)
+	})
 }
 
 // line builds a call-log line of op with a success envelope holding data.

@@ -89,6 +89,37 @@ func parseLine(line []byte, secrets ...string) (recon.Call, error) {
 	return r, nil
 }
 
+// readCall reads one trimmed, non-blank line as a calls row: with the lean
+// decoder when it can (fastLine), else with the full one (parseLine), whose
+// error is the reason the line is bad. Every line the import or the
+// Recorder stores passes through here, by either decoder, so that a row
+// the database cannot keep is refused here once (storable).
+func readCall(line []byte, secrets []string) (recon.Call, error) {
+	r, ok := fastLine(line, secrets)
+	if !ok {
+		var err error
+		if r, err = parseLine(line, secrets...); err != nil {
+			return r, err
+		}
+	}
+	return r, storable(&r)
+}
+
+// storable refuses a row whose text the calls table keeps holds a NUL
+// character (a line spells it \u0000): PostgreSQL's text refuses one
+// (SQLSTATE 22021), and with it the whole batch, where SQLite stores it.
+// On either backend the line is a bad line instead, the error naming the
+// field. (The documents kept are JSON text, which writes a NUL escaped.)
+func storable(r *recon.Call) error {
+	for _, f := range [...]struct{ name, text string }{{"operation", r.Operation}, {"externalRef", r.ExternalRef},
+		{"statuscode", r.StatusCode}, {"orderid", r.OrderID}, {"pool.account", r.Pool.Account}} {
+		if strings.IndexByte(f.text, 0) >= 0 {
+			return fmt.Errorf("field %s holds a NUL character (\\u0000), which the database cannot store", f.name)
+		}
+	}
+	return nil
+}
+
 // decodeLine is parseLine before the secrets are scrubbed from the row's text.
 func decodeLine(line []byte, secrets []string) (recon.Call, error) {
 	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\ufeff"))) // a byte-order mark

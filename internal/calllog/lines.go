@@ -81,13 +81,10 @@ func (c *chunk) decode(name string, src int64, secrets []string, maxLine int) {
 			continue
 		}
 		l := raw[start:stop]
-		call, ok := fastLine(l, secrets)
-		if !ok {
-			var err error
-			if call, err = parseLine(l, secrets...); err != nil {
-				c.lines = append(c.lines, lineResult{n: n, reason: err.Error()})
-				continue
-			}
+		call, err := readCall(l, secrets)
+		if err != nil {
+			c.lines = append(c.lines, lineResult{n: n, reason: err.Error()})
+			continue
 		}
 		call.Source, call.Line = name, n
 		keepDocuments(&call)

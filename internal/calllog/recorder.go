@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
+	"github.com/svcrecon/svcrecon/internal/redact"
 	"github.com/svcrecon/svcrecon/internal/store"
 	"github.com/svcrecon/svcrecon/internal/svcapi"
 )
@@ -111,11 +112,10 @@ func (r *Recorder) records(rec *svcapi.CallRecord) (calls []recon.Call, bad []st
 			return nil, nil, err
 		}
 	}
-	call, ok := fastLine(line, nil) // the lean decoder of the import, which agrees with parseLine
-	if !ok {
-		if call, err = parseLine(line); err != nil {
-			return nil, []store.ImportError{{Source: SourceSvcrecon, Reason: rec.Operation + " " + rec.ExternalRef + ": " + err.Error()}}, err
-		}
+	call, err := readCall(line, nil) // as the import reads a line
+	if err != nil {
+		reason := redact.Text(rec.Operation + " " + rec.ExternalRef + ": " + err.Error())
+		return nil, []store.ImportError{{Source: SourceSvcrecon, Reason: reason}}, err
 	}
 	call.Source = SourceSvcrecon
 	keepDocuments(&call)
