@@ -143,8 +143,9 @@ func (e LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Li
 // Options are the optional parts of an import.
 type Options struct {
 	Log *slog.Logger
-	// Progress is advanced by the bytes read (compressed size for .gz),
-	// shown in MiB, and counts the lines read.
+	// Progress is advanced by the bytes read (compressed size for .gz,
+	// read twice: checked whole, then imported), shown in MiB, and counts
+	// the lines read.
 	Progress *progress.Bar
 	Now      func() time.Time
 	// Secrets (the configured client secret) are replaced by
@@ -216,9 +217,11 @@ func ExpandPaths(paths []string) ([]string, error) {
 // checked by the line's SHA-256), not copied. A file that is not a regular
 // file (a FIFO, a device) is read as a stream: its lines are kept in the
 // database. A file larger than o.Limits.File is refused (a *budget.Error)
-// before any file is imported. It stops at the first file that cannot be
-// read or stored, or goes beyond its budget; the summary counts what was
-// imported until then.
+// before any file is imported. A .gz file is read twice: checked whole
+// first, and refused with nothing of it stored when a checksum or header
+// is wrong (checkGzip). It stops at the first file that cannot be read or
+// stored, or goes beyond its budget; the summary counts what was imported
+// until then.
 func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Summary, error) {
 	o.defaults()
 	var sum Summary
@@ -237,6 +240,9 @@ func ImportFiles(ctx context.Context, db Writer, paths []string, o Options) (Sum
 				budget.Size(st.Size()), budget.Size(o.Limits.File))}
 		}
 		total += st.Size()
+		if isGzipFile(f) {
+			total += st.Size() // read twice (checkGzip)
+		}
 	}
 	o.Progress.SetTotal(total)
 	for _, p := range files {
@@ -260,22 +266,29 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 		return Summary{}, fmt.Errorf("import %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return importStream(ctx, db, path, budget.Reader(ctx, f), o, 0)
+		return importReader(ctx, db, path, budget.Reader(ctx, f), o)
 	}
 	var magic [2]byte
 	n, _ := io.ReadFull(f, magic[:])
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return Summary{}, fmt.Errorf("import %w", err)
 	}
+	gz := n == 2 && magic == gzipMagic
+	var in io.Reader = f
+	if gz {
+		if in, err = checkedGzipFile(ctx, f, path, o); err != nil {
+			return Summary{Files: 1}, err
+		}
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	src, err := db.CallSource(ctx, abs, st.Size(), st.ModTime(), n == 2 && magic == [2]byte{0x1f, 0x8b})
+	src, err := db.CallSource(ctx, abs, st.Size(), st.ModTime(), gz)
 	if err != nil {
 		return Summary{Files: 1}, fmt.Errorf("import %s: %w", path, err)
 	}
-	hr := &hashingReader{r: f, h: sha256.New()}
+	hr := &hashingReader{r: in, h: sha256.New()}
 	sum, err := importStream(ctx, db, path, hr, o, src)
 	if err != nil {
 		return sum, err
@@ -326,10 +339,12 @@ func (c countingReader) Read(p []byte) (int, error) {
 // are recorded in import_errors and returned in the summary; they are not
 // an error. The error is for reading r (a read of r that blocks ends with
 // ctx), writing the database, or a stream beyond its budget (o.Limits: a
-// *budget.Error naming the line; the lines before it are stored).
+// *budget.Error naming the line; the lines before it are stored). A gzip
+// stream is copied to a temporary file and checked whole before any of its
+// lines is stored (checkGzip): a damaged one is refused, nothing stored.
 func Import(ctx context.Context, db Writer, name string, r io.Reader, o Options) (Summary, error) {
 	o.defaults()
-	return importStream(ctx, db, name, budget.Reader(ctx, r), o, 0)
+	return importReader(ctx, db, name, budget.Reader(ctx, r), o)
 }
 
 // importStream imports one call log: the input is cut into chunks of whole
