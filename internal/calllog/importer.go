@@ -293,9 +293,6 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 	if err != nil {
 		return sum, err
 	}
-	if _, err := io.Copy(io.Discard, hr); err != nil { // what the reading left (past a gzip stream's end)
-		return sum, fmt.Errorf("import %w", err)
-	}
 	seal := store.CallSourceSeal{Name: path, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Bytes: hr.n,
 		Lines: sum.Lines, FirstTS: sum.FirstTS, LastTS: sum.LastTS}
 	if err := db.SealCallSource(ctx, src, seal); err != nil {
@@ -305,8 +302,12 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 }
 
 // hashingReader reads r, taking the SHA-256 of the bytes read and counting
-// them: a file's digest as sha256sum prints it, taken in the one reading
-// of the import.
+// them: the seal of a call-log file, of the bytes the import read and
+// imported (from the file's start through its last line: what sha256sum
+// printed for the file when the import's reading reached its end). The
+// import reads a file to its end (a gzip reader reads on past each
+// member, refusing bytes that are no member), so nothing is left unread
+// but what was appended since: the next import's to read, import and seal.
 type hashingReader struct {
 	r io.Reader
 	h hash.Hash

@@ -68,8 +68,9 @@ const (
 )
 
 // Input is one input of the run, by SHA-256 (hex). A call-log file (kind
-// callLog, name the path as given to the import) by the SHA-256 of its
-// bytes as read (sha256sum of the file); calls kept in the database (name
+// callLog, name the path as given to the import) by the SHA-256 of the
+// bytes the import read and imported (sha256sum of the file as it was when
+// the import's reading reached its end); calls kept in the database (name
 // "-" for standard input, "svcrecon" for its own calls) by the SHA-256 of
 // their lines' SHA-256s; a day of the statement or of the collect orders
 // (kind statementDay or ordersDay, name the day) by the digest of its

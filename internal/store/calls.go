@@ -377,8 +377,11 @@ func (db *DB) CallSource(ctx context.Context, path string, size int64, modTime t
 }
 
 // CallSourceSeal is what an import learnt of a call-log file by reading it
-// to the end: the path as given, the SHA-256 (hex) and size of its bytes,
-// its non-blank lines and the first and last call time (ts) it holds.
+// to the end: the path as given, the SHA-256 (hex) and size of the bytes
+// it read and imported, its non-blank lines and the first and last call
+// time (ts) they hold. The bytes are the file's first Bytes, through the
+// last line imported: a line appended after the import's reading ended is
+// in none of them (the next import reads, imports and seals it).
 type CallSourceSeal struct {
 	Name, SHA256    string
 	Bytes           int64
