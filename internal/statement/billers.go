@@ -127,11 +127,7 @@ func SyncBillers(ctx context.Context, o BillerOptions) (BillerSummary, error) {
 			return err
 		}
 		if !complete {
-			says := fmt.Sprintf("the service says %d", total)
-			if total == 0 {
-				says = "no page said meta.totalRecords to check them against"
-			}
-			return fmt.Errorf("biller list: %d billers listed, %s, after %d walks: %w", len(seen), says, o.MaxWalks, ErrIncomplete)
+			return incompleteList(len(seen), total, o.MaxWalks)
 		}
 		return nil
 	}()
@@ -235,6 +231,16 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 		}
 	}
 	return seen, total, false, nil
+}
+
+// incompleteList is the error of a biller list whose walks (walks of
+// them) listed seen billers, not the service's count total (0: none said).
+func incompleteList(seen int, total int64, walks int) error {
+	says := fmt.Sprintf("the service says %d", total)
+	if total == 0 {
+		says = "no page said meta.totalRecords to check them against"
+	}
+	return fmt.Errorf("biller list: %d billers listed, %s, after %d walks: %w", seen, says, walks, ErrIncomplete)
 }
 
 // billersKey is what a page of billers is compared with the page before it
