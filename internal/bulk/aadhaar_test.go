@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,4 +61,34 @@ func TestProblemsMaskAadhaar(t *testing.T) {
 	if !errors.As(err, &ie) || len(ie.Lines()) != 1 || ie.Lines()[0] != `pans.csv:2: consent: "XXXXXXXX0552" is not one of Y` {
 		t.Errorf("Build = %v (%v), want the consent quoted masked", err, ie)
 	}
+}
+
+// TestJournalMasksAadhaarInAnswers: an answer whose status and data quote
+// an Aadhaar number (a careless service) is journaled with the number
+// masked to its last four digits, in the row's status and its stored
+// answer, and never reaches the database file; the row's ids stay.
+func TestJournalMasksAadhaarInAnswers(t *testing.T) {
+	const aadhaar = "739146280552" // Verhoeff-valid
+	fx := newFixture(t, 2, bulktest.Options{Tamper: func(_ string, env map[string]any) {
+		env["status"] = "seeded with aadhaar " + aadhaar
+		env["data"].(map[string]any)["remark"] = "linked aadhaar " + aadhaar
+	}})
+	if _, err := fx.runner(1).Execute(context.Background(), fx.run, fx.rows); err != nil {
+		t.Fatal(err)
+	}
+	for line, e := range fx.entries(t) {
+		if e.State != StateSuccess || e.OrderID == "" || !strings.Contains(e.Status, "XXXXXXXX0552") ||
+			!strings.Contains(string(e.Response), "linked aadhaar XXXXXXXX0552") || !strings.Contains(string(e.Response), e.OrderID) {
+			t.Errorf("line %d: journaled %s, orderid %q, status %q, answer %s; want success, the number masked, the orderid kept",
+				line, e.State, e.OrderID, e.Status, e.Response)
+		}
+	}
+	if _, err := fx.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fx.db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bulktest.NoSecrets(t, "the database", b, []string{aadhaar})
 }

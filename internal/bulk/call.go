@@ -270,10 +270,10 @@ const statusDuplicate = "DTX"
 func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int, secrets []string) (res Entry, notSent bool) {
 	if env != nil {
 		res.StatusCode = redact.Scrub(string(env.StatusCode), secrets...)
-		res.Status = redact.Scrub(string(env.Status), secrets...)
+		res.Status = redact.Numbers(redact.Scrub(string(env.Status), secrets...))
 		res.OrderID = redact.Scrub(string(env.OrderID), secrets...)
 		if b, merr := json.Marshal(env); merr == nil {
-			res.Response = redact.JSON(b, secrets...)
+			res.Response = redact.AadhaarJSONExcept(redact.JSON(b, secrets...), shownIDs...)
 		}
 	}
 	var apiErr *svcapi.Error
@@ -305,9 +305,17 @@ func (ex *execution) outcome(env *svcapi.Envelope, err error, attempt int, secre
 	default:
 		return res, true
 	}
-	res.Error = redact.Scrub(res.Error, secrets...)
+	res.Error = redact.Numbers(redact.Scrub(res.Error, secrets...))
 	return res, false
 }
+
+// shownIDs are the keys of an answer whose values the journal keeps as
+// sent, Aadhaar-shaped or not: the ids finance matches a row by (its
+// orderid, externalRef) and the pool's account and reference. Every
+// other Aadhaar number of an answer (a remark, a name-match message) is
+// masked to its last four digits, as in the calls table (calllog), and
+// card numbers in its status and error.
+var shownIDs = []string{"orderid", "externalRef", "account", "referenceId"}
 
 // debit reads the pool debit of a successful answer: success with it, or,
 // when the operation debits a pool and the answer's debit is missing,
