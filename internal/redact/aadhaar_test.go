@@ -16,6 +16,9 @@ func TestAadhaarJSON(t *testing.T) {
 		{`{"n":739146280553,"s":"1739146280552"}`, `{"n":739146280553,"s":"1739146280552"}`}, // fails Verhoeff; 13 digits
 		{`{"q":"say \"739146280552\""}`, `{"q":"say \"XXXXXXXX0552\""}`},
 		{`{"e":1e739146280552}`, `{"e":1e739146280552}`},
+		{`{"remark":"uid 7391 4628 0552 seeded"}`, `{"remark":"uid XXXX XXXX 0552 seeded"}`},
+		{`{"remark":"uid 7391-4628-0552"}`, `{"remark":"uid XXXX-XXXX-0552"}`},
+		{`{"at":"2026-11-28 10:00:01","n":"7391 4628 0553"}`, `{"at":"2026-11-28 10:00:01","n":"7391 4628 0553"}`},
 	} {
 		got := string(AadhaarJSON([]byte(c.in)))
 		if got != c.want {

@@ -5,20 +5,14 @@ import "strings"
 // Numbers masks, in free text, every run of digits that is a card number
 // (13 to 19 digits passing the Luhn check) or an Aadhaar number (12 digits,
 // not starting with 0 or 1, passing the Verhoeff check) to its last four
-// digits (Last4). Other numbers (amounts, references, bank RRNs that fail
-// the checks) are left alone.
+// digits (Last4), written whole or in groups ("7391 4628 0552" becomes
+// "XXXX XXXX 0552"; see grouped). Other numbers (amounts, references, bank
+// RRNs that fail the checks, dates) are left alone.
 func Numbers(s string) string {
-	run := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			if run++; run >= 12 {
-				return maskRuns(s)
-			}
-		} else {
-			run = 0
-		}
+	if !mayHold(s, 12) {
+		return s // no run long enough: the common case, no allocation
 	}
-	return s // no run long enough: the common case, no allocation
+	return maskRuns(s)
 }
 
 // maskRuns rewrites s with every sensitive digit run masked.
@@ -30,6 +24,11 @@ func maskRuns(s string) string {
 		if s[i] < '0' || s[i] > '9' {
 			b.WriteByte(s[i])
 			i++
+			continue
+		}
+		if end, digits, ok := grouped(s, i); ok && sensitive(digits) {
+			b.Write(maskGrouped(nil, s, i, end))
+			i = end
 			continue
 		}
 		j := i
@@ -113,7 +112,7 @@ func AadhaarJSON(doc []byte) []byte { return AadhaarJSONExcept(doc) }
 // matches on (an orderid, a pool account), which an Aadhaar-shaped number
 // of the same 12 digits would otherwise turn into another id.
 func AadhaarJSONExcept(doc []byte, keys ...string) []byte {
-	if !hasRun(doc, 12) {
+	if !mayHold(doc, 12) {
 		return doc
 	}
 	keep := keySet(keys)
@@ -132,6 +131,11 @@ func AadhaarJSONExcept(doc []byte, keys ...string) []byte {
 				key = doc[from:i]
 			}
 		case c >= '0' && c <= '9':
+			if end, digits, ok := grouped(doc, i); ok && inString && !kept && len(digits) == 12 && sensitive(digits) {
+				out = maskGrouped(append(out, doc[last:i]...), doc, i, end)
+				last, i = end, end-1
+				continue
+			}
 			j := i
 			for j < len(doc) && doc[j] >= '0' && doc[j] <= '9' {
 				j++
@@ -197,19 +201,4 @@ func aadhaarRun(doc []byte, i, j int, inString bool) bool {
 	before := i == 0 || strings.IndexByte(" \t\r\n:,[", doc[i-1]) >= 0
 	after := j == len(doc) || strings.IndexByte(" \t\r\n,]}", doc[j]) >= 0
 	return before && after
-}
-
-// hasRun reports whether b holds a run of at least n digits.
-func hasRun(b []byte, n int) bool {
-	run := 0
-	for _, c := range b {
-		if c >= '0' && c <= '9' {
-			if run++; run >= n {
-				return true
-			}
-		} else {
-			run = 0
-		}
-	}
-	return false
 }

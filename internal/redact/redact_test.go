@@ -19,6 +19,16 @@ func TestNumbers(t *testing.T) {
 		{"amount 1234.56 ref 12345", "amount 1234.56 ref 12345"},
 		{"4111111111111111/234567890124", "XXXXXXXXXXXX1111/XXXXXXXX0124"},
 		{"₹ 4111111111111111 é", "₹ XXXXXXXXXXXX1111 é"},
+		// Grouped, as people write them: masked, separators kept.
+		{"Aadhaar 7391 4628 0552 verified", "Aadhaar XXXX XXXX 0552 verified"},
+		{"card 4111-1111-1111-1111.", "card XXXX-XXXX-XXXX-1111."},
+		{"card 4111 1111 1111 1111", "card XXXX XXXX XXXX 1111"},
+		{"amex 3782 822463 10005", "amex XXXX XXXXXX X0005"},
+		{"7391 4628 0553", "7391 4628 0553"},                                 // fails Verhoeff
+		{"4111-1111 1111-1111", "4111-1111 1111-1111"},                       // separators mixed: not one number
+		{"on 2026-11-28 10:00:01", "on 2026-11-28 10:00:01"},                 // a date and a time
+		{"2026 1128 1000 01", "2026 1128 1000 01"},                           // a last group too short
+		{"ids 1234 5678 9012 34567 89012", "ids 1234 5678 9012 34567 89012"}, // 21 digits: not a card
 	}
 	for _, tt := range tests {
 		if got := Numbers(tt.in); got != tt.want {

@@ -1,0 +1,93 @@
+package redact
+
+// Card and Aadhaar numbers are often written in groups: "7391 4628 0552",
+// "4111-1111-1111-1111", "3782 822463 10005". A grouped number is a run of
+// four digits, not preceded by a digit, followed by groups of 3 to 6
+// digits, each after the same single separator (a space or '-'), 12 to 19
+// digits in all and not followed by a digit. Dates ("2026-11-28") and
+// amounts ("1,234.50") are not: their groups are too short or joined by
+// other characters.
+
+// isDigit reports whether c is an ASCII digit.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// grouped returns the end of the grouped number starting at s[i] and its
+// digits, or ok false when s[i:] does not start one. s[i] starts a run of
+// digits.
+func grouped[T ~string | ~[]byte](s T, i int) (end int, digits string, ok bool) {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	if j-i != 4 || j+1 >= len(s) || s[j] != ' ' && s[j] != '-' {
+		return 0, "", false
+	}
+	sep, n := s[j], 4
+	for j < len(s) && s[j] == sep && j+1 < len(s) && isDigit(s[j+1]) {
+		k := j + 1
+		for k < len(s) && isDigit(s[k]) {
+			k++
+		}
+		if g := k - j - 1; g < 3 || g > 6 || n+g > 19 {
+			return 0, "", false
+		}
+		n += k - j - 1
+		j = k
+	}
+	if n < 12 {
+		return 0, "", false
+	}
+	buf := make([]byte, 0, n)
+	for k := i; k < j; k++ {
+		if isDigit(s[k]) {
+			buf = append(buf, s[k])
+		}
+	}
+	return j, string(buf), true
+}
+
+// maskGrouped writes s[i:end], a grouped number, with every digit but the
+// last four replaced by 'X' and its separators kept.
+func maskGrouped[T ~string | ~[]byte](out []byte, s T, i, end int) []byte {
+	left := 0
+	for k := i; k < end; k++ {
+		if isDigit(s[k]) {
+			left++
+		}
+	}
+	for k := i; k < end; k++ {
+		c := s[k]
+		if isDigit(c) {
+			if left > 4 {
+				c = 'X'
+			}
+			left--
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// mayHold reports whether s may hold a number of at least n digits, whole
+// or grouped: a quick look before the careful one. It counts the digits
+// of a run carried over a single space or '-' that follows three digits or
+// more.
+func mayHold[T ~string | ~[]byte](s T, n int) bool {
+	run, group := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			run++
+			group++
+			if run >= n {
+				return true
+			}
+		case (c == ' ' || c == '-') && group >= 3 && i+1 < len(s) && isDigit(s[i+1]):
+			group = 0
+		default:
+			run, group = 0, 0
+		}
+	}
+	return false
+}
