@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/svcrecon/svcrecon/internal/budget"
 )
@@ -92,13 +94,16 @@ func replay(state map[string]*Exception, e *Event) {
 	}
 }
 
-// checkStates compares each exception with what its events say.
+// checkStates compares each exception with what its events say, and
+// finds an exception its events record that has no row (deleted).
 func checkStates(ctx context.Context, db Store, state map[string]*Exception, v *Verification) error {
 	n := 0
+	rows := map[string]bool{}
 	for e, err := range db.Exceptions(ctx) {
 		if err != nil {
 			return err
 		}
+		rows[e.ID] = true
 		s := state[e.ID]
 		switch {
 		case s == nil:
@@ -108,6 +113,11 @@ func checkStates(ctx context.Context, db Store, state map[string]*Exception, v *
 				e.Status, e.Assignee, s.Status, s.Assignee))
 		default:
 			n++
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(state)) {
+		if !rows[id] {
+			v.add("exception "+id, false, "its events record it, the database has no row of it (deleted by hand?)")
 		}
 	}
 	v.add(fmt.Sprintf("exceptions: %d agree with their events", n), true, "")

@@ -51,8 +51,8 @@ func TestVerifyFindsAnEditedEvent(t *testing.T) {
 	})
 }
 
-// TestVerifyFindsAnEditedException edits an exception's status by hand:
-// its events say otherwise.
+// TestVerifyFindsAnEditedException edits an exception's status by hand,
+// then deletes its row: its events say otherwise.
 func TestVerifyFindsAnEditedException(t *testing.T) {
 	eachBackend(t, func(t *testing.T, f *fixture) {
 		f.day("2026-11-01")
@@ -61,6 +61,11 @@ func TestVerifyFindsAnEditedException(t *testing.T) {
 		var v evidence.Verification
 		if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil || !strings.Contains(strings.Join(differences(&v), "\n"), "says written-off") {
 			t.Errorf("verify after editing a status: %v %v", differences(&v), err)
+		}
+		f.exec(`DELETE FROM exceptions`)
+		v = evidence.Verification{}
+		if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil || !strings.Contains(strings.Join(differences(&v), "\n"), "the database has no row of it") {
+			t.Errorf("verify after deleting an exception: %v %v", differences(&v), err)
 		}
 	})
 }
