@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -139,6 +140,9 @@ func VerifyManifest(ctx context.Context, db Store, path string, v *Verification)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if js, err := m.File(); err == nil && !bytes.Equal(js, b) {
+		v.add("manifest.json as written", false, "it is not as svcrecon wrote it: keys added, repeated or reordered, or white space changed")
+	}
 	if err := verifyDigests(ctx, db, m, v); err != nil {
 		return err
 	}
@@ -171,6 +175,9 @@ func verifyDigests(ctx context.Context, db Store, m *Manifest, v *Verification) 
 		v.add(fmt.Sprintf("run %d in the database", m.RunID), false, "the database holds no manifest of this run (another database?)")
 	default:
 		v.add(fmt.Sprintf("run %d in the database", m.RunID), sm.Digest == m.Digest, "the database's manifest has digest "+sm.Digest)
+		if kept, err := ParseManifest(sm.JSON); err == nil && kept.Export != nil && m.Export == nil {
+			v.add("export section", false, "manifest.json has none, the database's copy records the export of "+kept.Export.At+" (cut from the file?)")
+		}
 	}
 	return nil
 }

@@ -73,7 +73,8 @@ func TestVerifyFindsAnEditedException(t *testing.T) {
 // TestManifestHashesAreTheFiles imports a call-log file, records a run and
 // writes its manifest.json: the file's input carries what sha256sum
 // prints for it, verify finds everything the same, then finds the file
-// appended to, a day's record changed and an exported file edited.
+// appended to, a day's record changed and an exported file edited, then
+// the manifest's export section cut and a key added to it.
 func TestManifestHashesAreTheFiles(t *testing.T) {
 	eachBackend(t, func(t *testing.T, f *fixture) {
 		f.day("2026-11-01")
@@ -123,6 +124,22 @@ func TestManifestHashesAreTheFiles(t *testing.T) {
 			if !strings.Contains(d, w) {
 				t.Errorf("verify does not report %s:\n%s", w, d)
 			}
+		}
+		// The export section cut (so that the edited file is not
+		// looked at), or a key added: verify says so.
+		m, err := evidence.ParseManifest(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Export = nil
+		cut, _ := m.File()
+		os.WriteFile(manifest, cut, 0o600)
+		if d := strings.Join(verify(), "\n"); !strings.Contains(d, "export section: manifest.json has none") {
+			t.Errorf("verify of a manifest whose export section was cut:\n%s", d)
+		}
+		os.WriteFile(manifest, append([]byte(`{"approvedBy":"CFO",`), js[1:]...), 0o600)
+		if d := strings.Join(verify(), "\n"); !strings.Contains(d, "manifest.json as written: it is not as svcrecon wrote it") {
+			t.Errorf("verify of a manifest with a key added:\n%s", d)
 		}
 	})
 }
