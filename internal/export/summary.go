@@ -332,7 +332,7 @@ func (g *grid) merged(from, to int, text string, st, n int, size float64) {
 	if g.err = f.MergeCell(g.sheet, a, b); g.err != nil {
 		return
 	}
-	g.err = f.SetRowHeight(g.sheet, g.row, math.Ceil(float64(n)*size*lineHeight/fontSize))
+	g.err = f.SetRowHeight(g.sheet, g.row, rowHeight(math.Ceil(float64(n)*size*lineHeight/fontSize)))
 }
 
 func dateCell(s string) any { return cellValue(Date, s) }

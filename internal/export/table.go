@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/svcrecon/svcrecon/internal/recon"
 )
@@ -211,6 +212,11 @@ func widths(cols []Column, sample []Row) (out []float64, wrap []bool) {
 
 // lineHeight is the height in points of a line of 11 pt type.
 const lineHeight = 15
+
+// rowHeight caps a row's height in points at Excel's maximum, 409 pt
+// (excelize.MaxRowHeight; a taller row is refused: ErrMaxRowHeight). A
+// cell with more lines than that shows keeps its whole text.
+func rowHeight(h float64) float64 { return min(h, excelize.MaxRowHeight) }
 
 // lines estimates how many lines text takes wrapped in a column width
 // characters wide: a line holds a little less than width characters of

@@ -116,7 +116,9 @@ func newXLSXSheet(w *Writer, t *Table, widths []float64, wrap []bool) *xlsxSheet
 }
 
 // height is the height in points of a row whose wrapped cells take more
-// than one line; 0 (the default height) when none does.
+// than one line; 0 (the default height) when none does. It is at most
+// Excel's maximum (rowHeight): a taller cell's text stays whole in the
+// cell, and the reader scrolls it or widens the row's cell to read it.
 func (x *xlsxSheet) height(cells []string) float64 {
 	n := 1
 	for _, i := range x.wraps {
@@ -127,7 +129,7 @@ func (x *xlsxSheet) height(cells []string) float64 {
 	if n == 1 {
 		return 0
 	}
-	return float64(n * lineHeight)
+	return rowHeight(float64(n * lineHeight))
 }
 
 // values makes a row's cells: vals[i] is &cells[i], or nil for an empty
