@@ -39,9 +39,10 @@
 // CSV conventions: RFC 4180 (CRLF line ends, quotes only where needed),
 // UTF-8 with an optional byte-order mark, the same columns as the sheet,
 // amounts as the exact decimal strings stored, dates and times as stored,
-// booleans as true/false; text cells that begin with =, +, -, @, TAB or CR
-// get a leading ' (OWASP's rule against formula injection) unless they are
-// plain numbers or Options.CSVRaw is set. summary.csv is a key/value table
+// booleans as true/false; text cells a spreadsheet could take for a
+// formula (=, +, -, @ or their full-width forms after any leading blanks
+// and quotes, or a leading TAB or CR: formulaLike) get a leading ' (OWASP's
+// rule against formula injection, widened) unless they are plain numbers or Options.CSVRaw is set. summary.csv is a key/value table
 // with the columns section, key, value, holding what the Summary sheet
 // shows (see summaryPairs).
 //
@@ -147,8 +148,9 @@ type Options struct {
 	LF bool
 	// CSVRaw writes CSV text cells exactly as they are (--csv-raw, for
 	// machines that read the files back). By default a text cell that
-	// begins with =, +, -, @, TAB or CR gets a leading ' so that a
-	// spreadsheet never runs it as a formula; numbers stay numbers.
+	// could be a formula (=, +, -, @ or their full-width forms after any
+	// leading blanks and quotes, or a leading TAB or CR) gets a leading '
+	// so that a spreadsheet never runs it; numbers stay numbers.
 	CSVRaw bool
 	// Title is the workbook's title (its document properties).
 	Title string

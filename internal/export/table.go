@@ -124,22 +124,40 @@ func cellValue(k CellKind, s string) any {
 }
 
 // csvText is a cell's CSV text: the text itself, booleans as true/false,
-// and unless raw, formula-safe by OWASP's rule: a cell that begins with
-// =, +, -, @, TAB or CR gets a leading ' so that a spreadsheet opening the
-// file never evaluates it, unless it is a plain number ("-2.50" stays a
-// number, in any column).
+// and unless raw, formula-safe (formulaLike): a cell a spreadsheet could
+// take for a formula gets a leading ' so that one opening the file never
+// evaluates it, unless it is a plain number ("-2.50" stays a number, in
+// any column, so that a spreadsheet sums it). Every CSV file the export
+// writes (bulk results too) goes through it.
 func csvText(k CellKind, s string, raw bool) string {
 	if k == Bool && s != "" {
 		return strconv.FormatBool(s == "1" || s == "true")
 	}
-	if raw || s == "" || plainDecimal(s) {
+	if raw || s == "" || plainDecimal(s) || !formulaLike(s) {
 		return s
 	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		return "'" + s
+	return "'" + s
+}
+
+// formulaLike reports whether a spreadsheet could take text for a formula
+// (OWASP's rule, widened): it begins with TAB or CR, or its first
+// character after any leading spaces, tabs, CRs, LFs and double quotes is
+// =, +, -, @ or their full-width forms ＝ ＋ － ＠ (U+FF1D, U+FF0B,
+// U+FF0D, U+FF20), which some spreadsheets read as the ASCII ones. A
+// plain number after the leading blanks (" -12.50") is not a formula.
+func formulaLike(s string) bool {
+	if s[0] == '\t' || s[0] == '\r' {
+		return true
 	}
-	return s
+	rest := strings.TrimLeft(s, " \t\r\n\"")
+	r, _ := utf8.DecodeRuneInString(rest)
+	switch r {
+	case '=', '+', '-', '@':
+		return !plainDecimal(rest)
+	case '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20':
+		return true
+	}
+	return false
 }
 
 // plainDecimal reports whether s is a plain decimal number: an optional
