@@ -91,13 +91,19 @@ type Rows = iter.Seq2[Row, error]
 // cellValue converts a stored value to what a workbook cell holds: a
 // float64 for amounts, a time.Time (IST wall clock) for dates, an int64, a
 // bool, or the text itself when it does not parse.
+//
+// An amount is a number cell only when the float64 keeps it exactly: its
+// shortest decimal reads back as the amount (exactFloat). One that does
+// not — beyond 15 or so significant digits, "99999999999999.99" would be
+// 99999999999999.98 — is a text cell holding the exact amount: a wrong
+// figure that sums is worse than a right one that does not.
 func cellValue(k CellKind, s string) any {
 	switch k {
 	case Amount, Delta:
 		if plainDecimal(s) {
 			// The only float: the cell write. ParseFloat rounds the exact
 			// decimal text to the nearest float64.
-			if f, err := strconv.ParseFloat(s, 64); err == nil {
+			if f, err := strconv.ParseFloat(s, 64); err == nil && exactFloat(s, f) {
 				return f
 			}
 		}
@@ -179,6 +185,32 @@ func plainDecimal(s string) bool {
 		}
 	}
 	return digits > 0
+}
+
+// exactFloat reports whether f, the float64 nearest the plain decimal s,
+// is s exactly: f's shortest decimal is s less any sign +, leading zeros
+// of the integer part and trailing zeros of the fraction.
+func exactFloat(s string, f float64) bool {
+	var buf [32]byte
+	return string(strconv.AppendFloat(buf[:0], f, 'f', -1, 64)) == canonicalDecimal(s)
+}
+
+// canonicalDecimal is the plain decimal s as strconv.FormatFloat writes
+// its value: no +, no leading zeros before the units, no trailing zeros
+// after the point, and no point with nothing after it.
+func canonicalDecimal(s string) string {
+	neg := s[0] == '-'
+	s = strings.TrimLeft(s, "+-")
+	if strings.IndexByte(s, '.') >= 0 {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s = strings.TrimLeft(s, "0"); s == "" || s[0] == '.' {
+		s = "0" + s
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }
 
 // displayWidth estimates how many characters a value takes in its cell.

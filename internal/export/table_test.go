@@ -1,6 +1,9 @@
 package export
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestExportCellValue(t *testing.T) {
 	tests := []struct {
@@ -16,6 +19,13 @@ func TestExportCellValue(t *testing.T) {
 		{Amount, "NaN", "NaN"},
 		{Amount, "1.", "1."},
 		{Amount, ".5", ".5"},
+		{Amount, "9999999999999.99", 9999999999999.99},
+		{Amount, "99999999999999.99", "99999999999999.99"}, // not a float64: exact text
+		{Delta, "-12345678901234567.89", "-12345678901234567.89"},
+		{Amount, "0.10", 0.1},
+		{Amount, "-0.00", math.Copysign(0, -1)},
+		{Amount, "007.50", 7.5},
+		{Amount, "+100", 100.0},
 		{Int, "42", int64(42)},
 		{Int, "4x", "4x"},
 		{Bool, "1", true},
