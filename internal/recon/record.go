@@ -91,7 +91,7 @@ var RecordFields = [NumFields]Field{
 	{"narrationValue8", "narration_value8", Text, "", true},
 	{"narrationValue9", "narration_value9", Text, "", true},
 	{"responseCode", "response_code", Text, "", false},
-	{"responseMsg", "response_msg", Text, "", false},
+	{"responseMsg", "response_msg", Text, "", true}, // a service message may quote an Aadhaar or card number
 	{"reversalSvcOrderId", "reversal_svc_order_id", Text, Statement, false},
 	{"closingBalance", "closing_balance", Amount, Statement, false},
 	{"settlementSvcOrderId", "settlement_svc_order_id", Text, Orders, false},
