@@ -18,7 +18,8 @@ var exportHelp = cli.Help{
 		"that period) as reconciliation-FROM_TO.xlsx with the sheets Summary (the verdict and the\n" +
 		"opening-to-closing bridge), Legend, Breaks, Matching, Duplicates, Reversals, Unsettled,\n" +
 		"Pending, Statement and Orders, and as one CSV file per sheet (summary.csv, breaks.csv, ...;\n" +
-		"no legend). CSV text cells that begin with =, +, -, @, TAB or CR get a leading ' so that a\n" +
+		"no legend). CSV text cells that a spreadsheet could run as a formula (=, +, -, @ first, past\n" +
+		"leading blanks and quotes, full-width too; TAB or CR first) get a leading ' so that a\n" +
 		"spreadsheet never runs them; --csv-raw writes them as they are. Files are written whole or\n" +
 		"not at all, with the umask's mode. Reads the database only; calls nothing. Beside the files,\n" +
 		"manifest.json: the run's manifest with what this export wrote (reconcile verify checks it).\n" +

@@ -28,8 +28,8 @@ func dayFields(k recon.Kind) []int {
 // The digest of one day's records of one kind, what a manifest's
 // statementDay and ordersDay inputs hold, for an auditor to recompute from
 // statement.csv (orders.csv) exported with --csv-raw: each record is one
-// line, its values as the file shows them (as stored, the narrations' card
-// and Aadhaar numbers masked to their last four) in the file's columns
+// line, its values as the file shows them (as stored, the narrations' and
+// responseMsg's card and Aadhaar numbers masked to their last four) in the file's columns
 // from accountNumber to its last API field (accountNumber, txnDateTime,
 // txnDate, svcOrderId, clientOrderId, then every other field the kind
 // carries in the API's order) joined by the unit separator U+001F and

@@ -28,7 +28,8 @@ var Help = cli.Help{
 		"and marks billers it no longer lists as removed (they are never deleted). Every biller added,\n" +
 		"changed (with the fields that changed) or removed is recorded with the sync. With --sandbox\n" +
 		"and no --db the database is sandbox.db, so that sandbox billers never mix with real ones.\n" +
-		"CSV text cells that begin with =, +, -, @, TAB or CR get a leading ' (--csv-raw: as they are).",
+		"CSV text cells a spreadsheet could run as a formula (=, +, -, @ first, past leading blanks and\n" +
+		"quotes, full-width too; TAB or CR first) get a leading ' (--csv-raw: as they are).",
 	Examples: `  billersync --sandbox
   billersync --full --out reports
   billersync --full --out reports --csv-raw   # CSV for a program
