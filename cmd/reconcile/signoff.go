@@ -16,7 +16,8 @@ import (
 var signoffHelp = cli.Help{
 	Synopsis: "reconcile signoff RUN --as preparer|approver [--by NAME] [--note TEXT] [--db FILE]",
 	Description: "Signs a reconciliation run off, bound to its manifest's digest: first a preparer, then an\n" +
-		"approver who is someone else (the same person is refused, exit 2). RUN is the run id that check,\n" +
+		"approver who is someone else (the same person is refused, exit 2; names are compared ignoring\n" +
+		"case and surrounding or repeated white space). RUN is the run id that check,\n" +
 		"run and the Summary show. A run whose inputs changed since its check (a re-sync that altered a\n" +
 		"day, a call log imported later) is stale and cannot be signed: check its period again and sign\n" +
 		"the new run. A sign-off whose run's inputs change afterwards is shown stale by reconcile\n" +
@@ -59,7 +60,7 @@ func (s *signoffCmd) Run(ctx context.Context, call *cli.Call) (string, error) {
 		return "", refusedExit(fmt.Errorf("signoff: %w", err))
 	}
 	line := fmt.Sprintf("run %d signed off as %s by %s at %s, bound to manifest sha256 %s (event %d)",
-		run, s.as, s.by, evidence.SeenIST(ev.At), ev.Data, ev.Seq)
+		run, s.as, ev.By, evidence.SeenIST(ev.At), ev.Data, ev.Seq)
 	fmt.Fprintln(call.Stdout, line)
 	return line, nil
 }

@@ -146,3 +146,48 @@ func TestSignOff(t *testing.T) {
 		}
 	})
 }
+
+// TestSignOffSameNameSpelledOtherwise checks that the preparer cannot
+// approve under another spelling of their name (case, white space,
+// full-width letters), while someone else can; and that the name is kept
+// trimmed.
+func TestSignOffSameNameSpelledOtherwise(t *testing.T) {
+	f := newFixture(t, filepath.Join(t.TempDir(), "e.db"))
+	f.day("2026-11-01")
+	run, _ := f.run("2026-11-01", "2026-11-01")
+	sign := func(role, by string) (evidence.Event, error) {
+		return evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run, Role: role, By: by, At: f.now})
+	}
+	if _, err := sign(evidence.RolePreparer, " ravi\t"); err != nil {
+		t.Fatal(err)
+	}
+	var r *evidence.RefusedError
+	for _, by := range []string{"ravi", "Ravi", "ravi ", "RAVI", "\u3000ＲＡＶＩ"} {
+		if _, err := sign(evidence.RoleApprover, by); !errors.As(err, &r) || !strings.Contains(err.Error(), "cannot approve") {
+			t.Errorf("approver %q after preparer ravi: %v, want refused", by, err)
+		}
+	}
+	ev, err := sign(evidence.RoleApprover, "  Ravi Kumar ")
+	if err != nil {
+		t.Fatalf("approver Ravi Kumar: %v", err)
+	}
+	states, err := evidence.SignOffs(f.ctx, f.db, func(evidence.StoredManifest) bool { return true })
+	if err != nil || len(states) != 2 || states[0].By != "ravi" || states[1].By != "Ravi Kumar" || ev.By != "Ravi Kumar" {
+		t.Errorf("sign-offs %+v (%v), want ravi then Ravi Kumar, trimmed", states, err)
+	}
+}
+
+func TestSameSigner(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"ravi", "Ravi", true}, {"ravi", "ravi ", true}, {"ravi", "RAVI", true},
+		{"Ravi  Kumar", " ravi\tkumar ", true}, {"ravi", "ｒａｖｉ", true},
+		{"ravi", "meera", false}, {"ravi", "ravik", false}, {"ravi kumar", "ravikumar", false},
+	} {
+		if got := evidence.SameSigner(c.a, c.b); got != c.same {
+			t.Errorf("SameSigner(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}

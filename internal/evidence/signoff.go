@@ -3,7 +3,9 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Sign-off roles.
@@ -64,8 +66,10 @@ func joinShort(parts []string, n int) string {
 // refused (*RefusedError) for a run without a manifest, when the run's
 // inputs changed since its check (check it again), for a role already
 // signed, for an approver before a preparer, and for an approver who
-// prepared the run.
+// prepared the run (names compared as SameSigner does). The name is kept
+// as given, trimmed of surrounding white space.
 func Sign(ctx context.Context, db Store, s SignOff) (Event, error) {
+	s.By = strings.TrimSpace(s.By)
 	if s.By == "" {
 		return Event{}, refused("who signs? (--by)")
 	}
@@ -124,11 +128,35 @@ func allowed(s SignOff, states []SignOffState) error {
 		if preparer == nil {
 			return refused("run %d has no preparer yet: it is prepared (--as preparer) before it is approved", s.RunID)
 		}
-		if preparer.By == s.By {
+		if SameSigner(preparer.By, s.By) {
 			return refused("%s prepared run %d and cannot approve it: the approver must be someone else", s.By, s.RunID)
 		}
 	}
 	return nil
+}
+
+// SameSigner reports whether two names of signers name one person as far
+// as svcrecon can tell: equal once trimmed, runs of white space made one
+// space, full-width ASCII forms made ASCII (as NFKC makes them) and case
+// folded ("ravi", "Ravi ", "RAVI", "ｒａｖｉ"). Look-alike letters of other
+// scripts (a Cyrillic "а") are not folded.
+func SameSigner(a, b string) bool {
+	return strings.EqualFold(signerKey(a), signerKey(b))
+}
+
+// signerKey is name trimmed, its white space collapsed and its full-width
+// forms made ASCII.
+func signerKey(name string) string {
+	name = strings.Map(func(r rune) rune {
+		switch {
+		case r >= '\uFF01' && r <= '\uFF5E': // full-width ASCII forms
+			return r - 0xFEE0
+		case unicode.IsSpace(r):
+			return ' '
+		}
+		return r
+	}, name)
+	return strings.Join(strings.Fields(name), " ")
 }
 
 func signedAs(role string) string {
