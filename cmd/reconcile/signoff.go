@@ -20,8 +20,10 @@ var signoffHelp = cli.Help{
 		"case and surrounding or repeated white space). RUN is the run id that check,\n" +
 		"run and the Summary show. A run whose inputs changed since its check (a re-sync that altered a\n" +
 		"day, a call log imported later) is stale and cannot be signed: check its period again and sign\n" +
-		"the new run. A sign-off whose run's inputs change afterwards is shown stale by reconcile\n" +
-		"history and the next workbook. Sign-offs are events of the history, never edited.",
+		"the new run. A run a newer check of its period superseded, or whose period is incomplete (a day's\n" +
+		"walk or call log missing), cannot be signed either (exit 2). A sign-off whose run's inputs\n" +
+		"change afterwards is shown stale by reconcile history and the next workbook, one whose run is\n" +
+		"superseded afterwards superseded. Sign-offs are events of the history, never edited.",
 	Examples: `  reconcile signoff 9 --as preparer --by ravi --note "November: open items carried to December"
   reconcile signoff 9 --as approver --by meera`,
 }

@@ -2,6 +2,7 @@ package evidence_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -189,5 +190,57 @@ func TestSameSigner(t *testing.T) {
 		if got := evidence.SameSigner(c.a, c.b); got != c.same {
 			t.Errorf("SameSigner(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
 		}
+	}
+}
+
+// TestSignOffSuperseded checks that a run a newer check of its period
+// superseded cannot be signed, naming the newer run, and that a sign-off
+// of it made before is listed superseded, not valid.
+func TestSignOffSuperseded(t *testing.T) {
+	f := newFixture(t, filepath.Join(t.TempDir(), "e.db"))
+	f.day("2026-11-01")
+	run1, _ := f.run("2026-11-01", "2026-11-01", finding{recon.CallOnly, "RC1", "", "2026-11-01 10:00:00"})
+	if _, err := evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run1, Role: evidence.RolePreparer, By: "ravi", At: f.now}); err != nil {
+		t.Fatal(err)
+	}
+	run2, _ := f.run("2026-11-01", "2026-11-01")
+	run3, _ := f.run("2026-11-01", "2026-11-01")
+	// as CheckRunWriter.finish leaves them: each run names the one that replaced it
+	f.exec(`UPDATE recon_runs SET superseded_by = ? WHERE id = ?`, run2, run1)
+	f.exec(`UPDATE recon_runs SET superseded_by = ? WHERE id = ?`, run3, run2)
+	f.exec(`DELETE FROM recon_matches WHERE run_id = ?`, run1)
+	var r *evidence.RefusedError
+	want := fmt.Sprintf("run %d is superseded by run %d", run1, run3)
+	_, err := evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run1, Role: evidence.RoleApprover, By: "meera", At: f.now})
+	if !errors.As(err, &r) || !strings.Contains(err.Error(), want) {
+		t.Errorf("approving superseded run %d: %v, want refused: %s", run1, err, want)
+	}
+	_, err = evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run2, Role: evidence.RolePreparer, By: "ravi", At: f.now})
+	if !errors.As(err, &r) || !strings.Contains(err.Error(), fmt.Sprintf("superseded by run %d", run3)) {
+		t.Errorf("preparing superseded run %d: %v, want refused", run2, err)
+	}
+	states, err := evidence.SignOffs(f.ctx, f.db, func(evidence.StoredManifest) bool { return true })
+	if err != nil || len(states) != 1 || states[0].State() != fmt.Sprintf("superseded by run %d", run3) || len(states[0].Stale) == 0 {
+		t.Errorf("sign-offs %+v (%v), want run %d's superseded by run %d", states, err, run1, run3)
+	}
+	if _, err := evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run3, Role: evidence.RolePreparer, By: "ravi", At: f.now}); err != nil {
+		t.Errorf("preparing the latest run %d: %v", run3, err)
+	}
+}
+
+// TestSignOffIncomplete checks that a run of a period that lacks a day's
+// walk and call log cannot be prepared, and the refusal says what it lacks.
+func TestSignOffIncomplete(t *testing.T) {
+	f := newFixture(t, filepath.Join(t.TempDir(), "e.db"))
+	f.day("2026-11-01")
+	run, res := f.run("2026-11-01", "2026-11-03")
+	if !strings.HasPrefix(res.Manifest.Verdict, "Incomplete:") {
+		t.Fatalf("verdict %q, want Incomplete", res.Manifest.Verdict)
+	}
+	_, err := evidence.Sign(f.ctx, f.db, evidence.SignOff{RunID: run, Role: evidence.RolePreparer, By: "ravi", At: f.now})
+	var r *evidence.RefusedError
+	want := fmt.Sprintf("run %d is incomplete: 2026-11-01..2026-11-03 lacks 2026-11-02..2026-11-03 statement walk", run)
+	if !errors.As(err, &r) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "call log") {
+		t.Errorf("preparing incomplete run %d: %v, want refused: %s …", run, err, want)
 	}
 }

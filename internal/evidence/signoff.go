@@ -26,7 +26,8 @@ type SignOff struct {
 // SignOffState is a sign-off as recorded, and whether it still holds: it
 // is stale when the inputs of its run's period changed since (a re-sync
 // that altered a day, a call log imported later), or the run's manifest is
-// no longer the one signed.
+// no longer the one signed; it is superseded when a newer check of the
+// same period replaced its run.
 type SignOffState struct {
 	Seq      int64
 	RunID    int64
@@ -37,10 +38,21 @@ type SignOffState struct {
 	Note     string
 	Digest   string   // the manifest digest signed
 	Stale    []string // what changed since; none while it holds
+	// SupersededBy is the latest run of the same period that replaced the
+	// run signed (0: none); Stale then says so first.
+	SupersededBy int64
 }
 
-// State is "valid", or "stale: " and what changed.
+// State is "valid", "superseded by run N" (and "; stale: " and what else
+// changed), or "stale: " and what changed.
 func (s *SignOffState) State() string {
+	if s.SupersededBy != 0 {
+		out := fmt.Sprintf("superseded by run %d", s.SupersededBy)
+		if len(s.Stale) > 1 {
+			out += "; stale: " + joinShort(s.Stale[1:], 3)
+		}
+		return out
+	}
 	if len(s.Stale) == 0 {
 		return "valid"
 	}
@@ -63,8 +75,9 @@ func joinShort(parts []string, n int) string {
 }
 
 // Sign records a sign-off of a run bound to its manifest's digest. It is
-// refused (*RefusedError) for a run without a manifest, when the run's
-// inputs changed since its check (check it again), for a role already
+// refused (*RefusedError) for a run without a manifest, for a run a newer
+// check of its period superseded, for a run whose period is incomplete,
+// when the run's inputs changed since its check (check it again), for a role already
 // signed, for an approver before a preparer, and for an approver who
 // prepared the run (names compared as SameSigner does). The name is kept
 // as given, trimmed of surrounding white space.
@@ -76,20 +89,9 @@ func Sign(ctx context.Context, db Store, s SignOff) (Event, error) {
 	if s.Role != RolePreparer && s.Role != RoleApprover {
 		return Event{}, refused("--as %q: want %s or %s", s.Role, RolePreparer, RoleApprover)
 	}
-	sm, ok, err := db.Manifest(ctx, s.RunID)
+	sm, err := signable(ctx, db, s.RunID)
 	if err != nil {
 		return Event{}, err
-	}
-	if !ok {
-		return Event{}, refused("run %d has no manifest (it was not checked by this version, or there is no such run): check its period again", s.RunID)
-	}
-	stale, err := staleness(ctx, db, &sm, sm.Digest)
-	if err != nil {
-		return Event{}, err
-	}
-	if len(stale) > 0 {
-		return Event{}, refused("run %d is stale: its inputs changed since its check (%s); check %s..%s again and sign the new run",
-			s.RunID, joinShort(stale, 3), sm.From, sm.To)
 	}
 	action := ActionSignoffPreparer
 	if s.Role == RoleApprover {
@@ -110,6 +112,58 @@ func Sign(ctx context.Context, db Store, s SignOff) (Event, error) {
 		return Event{}, err
 	}
 	return c.Events[0], nil
+}
+
+// signable returns the manifest of run, or why the run cannot be signed:
+// it has no manifest, a newer check of its period superseded it, its
+// period is incomplete, or its inputs changed since its check.
+func signable(ctx context.Context, db Store, run int64) (StoredManifest, error) {
+	sm, ok, err := db.Manifest(ctx, run)
+	if err != nil {
+		return sm, err
+	}
+	if !ok {
+		return sm, refused("run %d has no manifest (it was not checked by this version, or there is no such run): check its period again", run)
+	}
+	by, err := supersededBy(ctx, db, run)
+	if err != nil {
+		return sm, err
+	}
+	if by != 0 {
+		return sm, refused("run %d is superseded by run %d, a newer check of %s..%s: sign run %d", run, by, sm.From, sm.To, by)
+	}
+	m, err := ParseManifest(sm.JSON)
+	if err != nil {
+		return sm, fmt.Errorf("manifest of run %d: %w", run, err)
+	}
+	if !m.Completeness.Complete {
+		return sm, refused("run %d is incomplete: %s..%s lacks %s; a period whose figures are incomplete is not signed off: complete it and check it again",
+			run, sm.From, sm.To, m.Completeness.Describe())
+	}
+	stale, err := staleness(ctx, db, &sm, sm.Digest)
+	if err != nil {
+		return sm, err
+	}
+	if len(stale) > 0 {
+		return sm, refused("run %d is stale: its inputs changed since its check (%s); check %s..%s again and sign the new run",
+			run, joinShort(stale, 3), sm.From, sm.To)
+	}
+	return sm, nil
+}
+
+// supersededBy is the latest run of run's period that superseded it (0
+// when none did): each run superseded names the one that replaced it.
+func supersededBy(ctx context.Context, db Store, run int64) (int64, error) {
+	var latest int64
+	seen := map[int64]bool{run: true}
+	for id := run; ; {
+		r, ok, err := db.EvidenceRun(ctx, id)
+		if err != nil || !ok || r.SupersededBy == 0 || seen[r.SupersededBy] {
+			return latest, err
+		}
+		latest, id = r.SupersededBy, r.SupersededBy
+		seen[id] = true
+	}
 }
 
 // allowed applies the rules of sign-off to s, given the run's sign-offs.
@@ -170,7 +224,7 @@ func signedAs(role string) string {
 // in order, each with whether it still holds.
 func SignOffs(ctx context.Context, db Store, keep func(StoredManifest) bool) ([]SignOffState, error) {
 	var out []SignOffState
-	stale := map[int64][]string{}
+	stale, by := map[int64][]string{}, map[int64]int64{}
 	for ev, err := range db.Events(ctx, EventFilter{SignOffs: true}) {
 		if err != nil {
 			return nil, err
@@ -192,9 +246,15 @@ func SignOffs(ctx context.Context, db Store, keep func(StoredManifest) bool) ([]
 			if why, err = staleness(ctx, db, &sm, ev.Data); err != nil {
 				return nil, err
 			}
+			if by[ev.RunID], err = supersededBy(ctx, db, ev.RunID); err != nil {
+				return nil, err
+			}
+			if by[ev.RunID] != 0 {
+				why = append([]string{fmt.Sprintf("superseded by run %d", by[ev.RunID])}, why...)
+			}
 			stale[ev.RunID] = why
 		}
-		st.Stale = why
+		st.Stale, st.SupersededBy = why, by[ev.RunID]
 		out = append(out, st)
 	}
 	return out, nil
