@@ -79,11 +79,12 @@ func Decide(ctx context.Context, db Store, d Decision) ([]Event, error) {
 		if !ok {
 			return Changes{}, false, refused("no exception %s (see reconcile exceptions list --status all)", d.ID)
 		}
+		read := map[string]LastSighting{e.ID: lastSighting(&e)}
 		evs, err := plan(&e, &d)
 		if err != nil || len(evs) == 0 {
 			return Changes{}, true, err
 		}
-		return Changes{Update: []Exception{e}, Events: evs}, false, nil
+		return Changes{Update: []Exception{e}, Events: evs, Read: read}, false, nil
 	})
 	if err != nil {
 		return nil, err

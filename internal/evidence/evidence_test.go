@@ -185,3 +185,44 @@ func TestSecondRunMeanwhile(t *testing.T) {
 		}
 	})
 }
+
+// TestDecisionAfterACarryingCheck checks that a decision read before a
+// check that only carried its exception over (no event: the chain's head
+// did not move) does not write back the row as it read it: it is refused,
+// reads again and keeps the check's last run and period.
+func TestDecisionAfterACarryingCheck(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		f.day("2026-11-01")
+		f.day("2026-11-02")
+		x := finding{recon.AmountMismatch, "RC7", "SO7", "2026-11-01 13:00:00"}
+		f.run("2026-11-01", "2026-11-01", x)
+		e := f.exception(recon.AmountMismatch, "SO7")
+		r2 := f.insertRun("2026-11-01", "2026-11-02", x)
+		var counts evidence.Counts
+		m := &meanwhile{Store: f.db, other: func() { counts = f.evidence(f.db, r2).Counts }}
+		d := evidence.Decision{ID: e.ID, Status: evidence.StatusExplained, Note: "rounding", By: "asha", At: f.now}
+		if _, err := evidence.Decide(f.ctx, m, d); err != nil {
+			t.Fatal(err)
+		}
+		if counts != (evidence.Counts{Carried: 1}) {
+			t.Fatalf("the check's counts %+v, want it carried over (no event)", counts)
+		}
+		if m.applied != 2 {
+			t.Errorf("ApplyEvidence called %d times, want 2 (refused once, then applied)", m.applied)
+		}
+		e = f.exception(recon.AmountMismatch, "SO7")
+		if e.LastRun != r2 || e.LastFrom != "2026-11-01" || e.LastTo != "2026-11-02" || e.Status != evidence.StatusExplained {
+			t.Errorf("exception last run %d (%s..%s), %s; want run %d's (2026-11-01..2026-11-02), explained",
+				e.LastRun, e.LastFrom, e.LastTo, e.Status, r2)
+		}
+		var v evidence.Verification
+		if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range v.Lines {
+			if !l.OK && !l.Skipped {
+				t.Errorf("verify: %s: %s", l.What, l.Note)
+			}
+		}
+	})
+}

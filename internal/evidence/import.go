@@ -81,7 +81,7 @@ func ImportWorkbook(ctx context.Context, db Store, path, by string, at time.Time
 	var rep *ImportReport
 	var counts []int // events of each line of rep.Lines
 	c, err := guarded(ctx, db, func() (Changes, bool, error) {
-		var c Changes
+		c := Changes{Read: map[string]LastSighting{}}
 		rep, counts = &ImportReport{RunID: runID}, make([]int, 0, len(rows))
 		for _, r := range rows {
 			d := Decision{ID: r.id, Status: r.decision, Assignee: &r.assignee, Note: r.note, By: by, At: at.Truncate(time.Millisecond), RunID: runID}
@@ -91,7 +91,7 @@ func ImportWorkbook(ctx context.Context, db Store, path, by string, at time.Time
 				continue
 			}
 			if e != nil {
-				c.Update = append(c.Update, *e)
+				c.Update, c.Read[e.ID] = append(c.Update, *e), lastSighting(e)
 				c.Events = append(c.Events, evs...)
 			}
 			rep.Lines, counts = append(rep.Lines, line), append(counts, len(evs))

@@ -69,7 +69,8 @@ type Store interface {
 	// changed, the sightings, the events (each linked with Chain after the
 	// last one appended), and the manifest with the chain's head after them.
 	// With c.Guard set it returns ErrMoved, writing nothing, when the
-	// chain's head is no longer c.Base.
+	// chain's head is no longer c.Base, or the last sighting of an
+	// exception it updates is no longer the one in c.Read.
 	ApplyEvidence(ctx context.Context, c Changes) error
 	// EvidenceHead is the sequence number of the chain's last event (0
 	// when there is none).
@@ -178,7 +179,22 @@ type Changes struct {
 	// ErrMoved, and the caller computes them again.
 	Base  int64
 	Guard bool
+	// Read, when Guard is set, is the last sighting of each exception of
+	// Update as it was read (by id): a check that only carried an
+	// exception over appends no event but moves its last sighting, so
+	// ApplyEvidence also refuses with ErrMoved an update of a row whose
+	// last sighting is no longer the one read. An id absent is not checked.
+	Read map[string]LastSighting
 }
+
+// LastSighting is the run that last found an exception, and when.
+type LastSighting struct {
+	Run int64
+	At  time.Time
+}
+
+// lastSighting is e's last sighting.
+func lastSighting(e *Exception) LastSighting { return LastSighting{Run: e.LastRun, At: e.LastSeen} }
 
 // ErrMoved is ApplyEvidence's refusal of changes computed from exceptions
 // that another writer has changed since.

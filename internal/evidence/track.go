@@ -39,7 +39,8 @@ type tracker struct {
 // the run checked the fees against a rate card: one that did not never
 // resolves a fee finding (it could not have found it).
 func track(ctx context.Context, db Store, run RunInfo, at time.Time, priced bool) (*tracker, error) {
-	t := &tracker{run: run, priced: priced, at: at, all: map[string]*Exception{}, ids: map[string]string{}, found: map[string]*Finding{}}
+	t := &tracker{run: run, priced: priced, at: at, all: map[string]*Exception{}, ids: map[string]string{}, found: map[string]*Finding{},
+		c: Changes{Read: map[string]LastSighting{}}}
 	for f, err := range db.EvidenceFindings(ctx, run.ID) {
 		if err != nil {
 			return nil, fmt.Errorf("findings of run %d: %w", run.ID, err)
@@ -57,6 +58,7 @@ func track(ctx context.Context, db Store, run RunInfo, at time.Time, priced bool
 		e := e
 		t.all[e.Kind+"|"+e.Key] = &e
 		t.ids[e.ID] = e.Kind + "|" + e.Key
+		t.c.Read[e.ID] = lastSighting(&e)
 	}
 	keys := make([]string, 0, len(t.found))
 	for k := range t.found {

@@ -20,7 +20,9 @@ const exceptionCols = `id, kind, key, day, status, assignee, note, amount, detai
 // ApplyEvidence writes c in one transaction: exceptions inserted and
 // updated, sightings (once each), events appended to the chain (each
 // linked after the last, under the evidence lock) and the manifest with
-// the chain's head after them.
+// the chain's head after them. With c.Guard set, nothing is written and
+// the error is evidence.ErrMoved when the chain's head is no longer
+// c.Base or an exception updated was carried over since c.Read.
 func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		if err := db.dialect.lock(ctx, tx, evidenceLock); err != nil {
@@ -45,12 +47,8 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 			}
 		}
 		for i := range c.Update {
-			e := &c.Update[i]
-			if _, err := tx.ExecContext(ctx, `UPDATE exceptions SET day = ?, status = ?, assignee = ?, note = ?,
-				amount = ?, detail = ?, last_seen = ?, last_run = ?, last_from = ?, last_to = ? WHERE id = ?`,
-				e.Day, e.Status, e.Assignee, e.Note, e.Amount, e.Detail, FormatTime(e.LastSeen), e.LastRun,
-				e.LastFrom, e.LastTo, e.ID); err != nil {
-				return fmt.Errorf("exception %s: %w", e.ID, err)
+			if err := updateException(ctx, tx, &c, &c.Update[i]); err != nil {
+				return err
 			}
 		}
 		for _, s := range c.Sightings {
@@ -68,6 +66,37 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		}
 		return saveManifest(ctx, tx, c.Manifest, seq, hash)
 	})
+}
+
+// updateException writes e, one of c's updates. With c.Guard set and
+// e's last sighting as read in c.Read, only while the row's last sighting
+// is still that one: else ErrMoved (a check carried it over meanwhile).
+func updateException(ctx context.Context, tx *sql.Tx, c *evidence.Changes, e *evidence.Exception) error {
+	q := `UPDATE exceptions SET day = ?, status = ?, assignee = ?, note = ?, amount = ?, detail = ?,
+		last_seen = ?, last_run = ?, last_from = ?, last_to = ? WHERE id = ?`
+	args := []any{e.Day, e.Status, e.Assignee, e.Note, e.Amount, e.Detail, FormatTime(e.LastSeen), e.LastRun,
+		e.LastFrom, e.LastTo, e.ID}
+	read, guard := c.Read[e.ID]
+	guard = guard && c.Guard
+	if guard {
+		q += ` AND last_run = ? AND last_seen = ?`
+		args = append(args, read.Run, FormatTime(read.At))
+	}
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("exception %s: %w", e.ID, err)
+	}
+	if !guard {
+		return nil
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("exception %s: %w", e.ID, err)
+	}
+	if n == 0 {
+		return evidence.ErrMoved
+	}
+	return nil
 }
 
 // EvidenceHead is the sequence number of the chain's last event, 0 when
