@@ -226,3 +226,28 @@ func TestDecisionAfterACarryingCheck(t *testing.T) {
 		}
 	})
 }
+
+// TestShorterRunResolvesNothing checks that a run whose period ends before
+// the last row of an exception does not resolve it: the month's duplicate
+// debit of 11-01 23:50 and 11-02 00:05 stays open after a run of 11-01,
+// which cannot see its second debit; a run of both days resolves it.
+func TestShorterRunResolvesNothing(t *testing.T) {
+	eachBackend(t, func(t *testing.T, f *fixture) {
+		f.day("2026-11-01")
+		f.day("2026-11-02")
+		f.run("2026-11-01", "2026-11-02", finding{recon.DuplicateDebit, "RC3", "SO9", "2026-11-01 23:50:00"},
+			finding{recon.DuplicateDebit, "RC3", "SO10", "2026-11-02 00:05:00"})
+		e := f.exception(recon.DuplicateDebit, "RC3")
+		if e.Day != "2026-11-01" || e.LastDay != "2026-11-02" {
+			t.Errorf("exception's days %s..%s, want 2026-11-01..2026-11-02", e.Day, e.LastDay)
+		}
+		_, res := f.run("2026-11-01", "2026-11-01")
+		if e := f.exception(recon.DuplicateDebit, "RC3"); res.Counts.Resolved != 0 || e.Status != evidence.StatusOpen {
+			t.Errorf("a run of 11-01 resolved the duplicate of 11-01..11-02: %+v, %s %v", res.Counts, e.Status, f.actions(e.ID))
+		}
+		_, res = f.run("2026-11-01", "2026-11-02")
+		if res.Counts.Resolved != 1 || f.exception(recon.DuplicateDebit, "RC3").Status != evidence.StatusResolved {
+			t.Errorf("the month again without the duplicate: %+v, want it resolved", res.Counts)
+		}
+	})
+}

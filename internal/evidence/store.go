@@ -155,6 +155,7 @@ type Exception struct {
 	LastRun       int64
 	LastFrom      string
 	LastTo        string
+	LastDay       string // YYYY-MM-DD: the day of its last row in that run ("": Day)
 }
 
 // Sighting is a run that found an exception.

@@ -26,6 +26,7 @@ type tracker struct {
 	all    map[string]*Exception // by kind|key
 	ids    map[string]string     // id -> kind|key
 	found  map[string]*Finding   // this run's, by kind|key
+	last   map[string]string     // the day of each identity's last row found
 	c      Changes
 	n      Counts
 }
@@ -39,7 +40,7 @@ type tracker struct {
 // the run checked the fees against a rate card: one that did not never
 // resolves a fee finding (it could not have found it).
 func track(ctx context.Context, db Store, run RunInfo, at time.Time, priced bool) (*tracker, error) {
-	t := &tracker{run: run, priced: priced, at: at, all: map[string]*Exception{}, ids: map[string]string{}, found: map[string]*Finding{},
+	t := &tracker{run: run, priced: priced, at: at, all: map[string]*Exception{}, ids: map[string]string{}, found: map[string]*Finding{}, last: map[string]string{},
 		c: Changes{Read: map[string]LastSighting{}}}
 	for f, err := range db.EvidenceFindings(ctx, run.ID) {
 		if err != nil {
@@ -50,6 +51,7 @@ func track(ctx context.Context, db Store, run RunInfo, at time.Time, priced bool
 			f := f
 			t.found[k] = &f
 		}
+		t.last[k] = max(t.last[k], f.Day())
 	}
 	for e, err := range db.Exceptions(ctx) {
 		if err != nil {
@@ -81,12 +83,12 @@ func (t *tracker) sighted(k string, f *Finding) {
 	if e == nil {
 		e = &Exception{ID: t.newID(f.Kind, f.Key(), k), Kind: f.Kind, Key: f.Key(), Day: f.Day(), Status: StatusOpen,
 			FirstSeen: t.at, FirstRun: t.run.ID, FirstTo: t.run.To}
-		t.seen(e, f)
+		t.seen(e, f, t.last[k])
 		t.c.New = append(t.c.New, *e)
 		t.c.Events = append(t.c.Events, t.event(e.ID, ActionSeen, e.Detail))
 		t.n.New++
 	} else {
-		t.seen(e, f)
+		t.seen(e, f, t.last[k])
 		if e.Status == StatusResolved {
 			e.Status = StatusOpen
 			t.c.Events = append(t.c.Events, t.event(e.ID, ActionReopened, e.Detail))
@@ -98,9 +100,10 @@ func (t *tracker) sighted(k string, f *Finding) {
 	t.c.Sightings = append(t.c.Sightings, Sighting{RunID: t.run.ID, ExceptionID: e.ID})
 }
 
-// seen moves e's last sighting to this run, with f's amount and text.
-func (t *tracker) seen(e *Exception, f *Finding) {
-	e.LastSeen, e.LastRun, e.LastFrom, e.LastTo = t.at, t.run.ID, t.run.From, t.run.To
+// seen moves e's last sighting to this run, with f's amount and text and
+// the day of its last row, lastDay.
+func (t *tracker) seen(e *Exception, f *Finding, lastDay string) {
+	e.LastSeen, e.LastRun, e.LastFrom, e.LastTo, e.LastDay = t.at, t.run.ID, t.run.From, t.run.To, lastDay
 	e.Amount = recon.Money(f.Amount)
 	e.Detail = detailOf(f)
 }
@@ -142,13 +145,14 @@ func (t *tracker) resolve() {
 }
 
 // covers reports whether run would have found e if it were still there:
-// the run's period holds e's day (an unsettled order: any day up to its
-// end, as the check ages them all) and starts no later than the period of
-// the last run that found it, so that a narrower period (one day of a
-// month, which cannot see a debit twice across days or a gap at its
-// start) never resolves what a wider one found.
+// the run's period holds e's rows, from its day to the day of its last
+// row (an unsettled order: any day up to its end, as the check ages them
+// all), and starts no later than the period of the last run that found
+// it, so that a narrower period (one day of a month, which cannot see a
+// debit twice across days or a gap at its start) never resolves what a
+// wider one found.
 func covers(run RunInfo, e *Exception) bool {
-	if e.Day > run.To || run.From > e.LastFrom {
+	if max(e.Day, e.LastDay) > run.To || run.From > e.LastFrom {
 		return false
 	}
 	return e.Kind == KindUnsettled || e.Day >= run.From

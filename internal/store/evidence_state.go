@@ -15,7 +15,7 @@ import (
 
 // exceptionCols are the exceptions columns, in scanException's order.
 const exceptionCols = `id, kind, key, day, status, assignee, note, amount, detail,
-	first_seen, first_run, first_to, last_seen, last_run, last_from, last_to`
+	first_seen, first_run, first_to, last_seen, last_run, last_from, last_to, last_day`
 
 // ApplyEvidence writes c in one transaction: exceptions inserted and
 // updated, sightings (once each), events appended to the chain (each
@@ -40,9 +40,9 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 		for i := range c.New {
 			e := &c.New[i]
 			if _, err := tx.ExecContext(ctx, `INSERT INTO exceptions (`+exceptionCols+`)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				e.ID, e.Kind, e.Key, e.Day, e.Status, e.Assignee, e.Note, e.Amount, e.Detail,
-				FormatTime(e.FirstSeen), e.FirstRun, e.FirstTo, FormatTime(e.LastSeen), e.LastRun, e.LastFrom, e.LastTo); err != nil {
+				FormatTime(e.FirstSeen), e.FirstRun, e.FirstTo, FormatTime(e.LastSeen), e.LastRun, e.LastFrom, e.LastTo, e.LastDay); err != nil {
 				return fmt.Errorf("exception %s: %w", e.ID, err)
 			}
 		}
@@ -73,9 +73,9 @@ func (db *DB) ApplyEvidence(ctx context.Context, c evidence.Changes) error {
 // is still that one: else ErrMoved (a check carried it over meanwhile).
 func updateException(ctx context.Context, tx *sql.Tx, c *evidence.Changes, e *evidence.Exception) error {
 	q := `UPDATE exceptions SET day = ?, status = ?, assignee = ?, note = ?, amount = ?, detail = ?,
-		last_seen = ?, last_run = ?, last_from = ?, last_to = ? WHERE id = ?`
+		last_seen = ?, last_run = ?, last_from = ?, last_to = ?, last_day = ? WHERE id = ?`
 	args := []any{e.Day, e.Status, e.Assignee, e.Note, e.Amount, e.Detail, FormatTime(e.LastSeen), e.LastRun,
-		e.LastFrom, e.LastTo, e.ID}
+		e.LastFrom, e.LastTo, e.LastDay, e.ID}
 	read, guard := c.Read[e.ID]
 	guard = guard && c.Guard
 	if guard {
@@ -224,7 +224,7 @@ func (db *DB) Manifests(ctx context.Context) ([]evidence.StoredManifest, error) 
 func scanException(rows interface{ Scan(...any) error }, e *evidence.Exception) error {
 	var first, last string
 	if err := rows.Scan(&e.ID, &e.Kind, &e.Key, &e.Day, &e.Status, &e.Assignee, &e.Note, &e.Amount, &e.Detail,
-		&first, &e.FirstRun, &e.FirstTo, &last, &e.LastRun, &e.LastFrom, &e.LastTo); err != nil {
+		&first, &e.FirstRun, &e.FirstTo, &last, &e.LastRun, &e.LastFrom, &e.LastTo, &e.LastDay); err != nil {
 		return err
 	}
 	e.FirstSeen, _ = time.Parse(time.RFC3339Nano, first)
