@@ -2,8 +2,10 @@ package ledger_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -491,6 +493,28 @@ func TestAging(t *testing.T) {
 	rep = check(t, db, "2026-11-01", "2026-11-20", "2026-12-31")
 	if got := rep.Summary.Unsettled[">30"].Count; got != 10 {
 		t.Errorf("as of 2026-12-31: >30 = %d, want 10", got)
+	}
+}
+
+// TestRunFinishingLastIsThePeriods: two checks of a period at once (two
+// hosts): the one that finishes first marks the other, still running,
+// superseded (a trigger plays it here); the other, finishing last, is the
+// period's run, not superseded, and the first is superseded by it — never
+// both superseded, which left neither to sign.
+func TestRunFinishingLastIsThePeriods(t *testing.T) {
+	db := openDB(t)
+	addCalls(t, db, tcall{ts: "2026-11-21 10:00:00", ref: "A", orderID: "OA", opening: "100", amount: "10", closing: "91"})
+	first := check(t, db, "2026-11-21", "2026-11-21", "")
+	if _, err := db.Exec(`CREATE TRIGGER meanwhile AFTER INSERT ON recon_runs BEGIN
+		UPDATE recon_runs SET superseded_by = ` + strconv.FormatInt(first.RunID, 10) + ` WHERE id = NEW.id; END`); err != nil {
+		t.Fatal(err)
+	}
+	second := check(t, db, "2026-11-21", "2026-11-21", "")
+	for id, want := range map[int64]int64{first.RunID: second.RunID, second.RunID: 0} {
+		var sup sql.NullInt64
+		if err := db.QueryRow(`SELECT superseded_by FROM recon_runs WHERE id = ?`, id).Scan(&sup); err != nil || sup.Int64 != want {
+			t.Errorf("run %d superseded by %v (%v); want %d", id, sup, err, want)
+		}
 	}
 }
 

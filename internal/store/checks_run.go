@@ -328,12 +328,15 @@ func (w *CheckRunWriter) finish(ctx context.Context, tx *sql.Tx, run ledger.Run,
 			return err
 		}
 	}
+	// The run that finishes last is the period's: another run of it that
+	// finished while this one ran marked this one superseded, and its
+	// rows are deleted above.
 	if _, err := tx.ExecContext(ctx, `UPDATE recon_runs SET superseded_by = ?1
 		WHERE period_from = ?2 AND period_to = ?3 AND id <> ?1 AND superseded_by IS NULL`,
 		w.id, run.From, run.To); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE recon_runs SET state = 'ok', finished_at = ?, summary = ? WHERE id = ?`,
+	_, err := tx.ExecContext(ctx, `UPDATE recon_runs SET state = 'ok', finished_at = ?, summary = ?, superseded_by = NULL WHERE id = ?`,
 		FormatTime(end.finished()), string(end.summary), w.id)
 	return err
 }
