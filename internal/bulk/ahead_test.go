@@ -58,10 +58,36 @@ func TestSenderCallsWhileItJournals(t *testing.T) {
 	}
 }
 
-// claimJournal tells claims the line of each row it journals 'sending'.
+// claimJournal tells claims the line of each row it journals 'sending'
+// (a run held alone) or claims (a worker of a shared run).
 type claimJournal struct {
 	Journal
 	claims chan int
+}
+
+func (j *claimJournal) ClaimBulkRows(ctx context.Context, c store.BulkClaim) ([]store.BulkClaimed, string, error) {
+	got, hold, err := j.Journal.ClaimBulkRows(ctx, c)
+	for _, g := range got {
+		j.claims <- g.Line
+	}
+	return got, hold, err
+}
+
+// executed is what Execute returned.
+type executed struct {
+	sum Summary
+	err error
+}
+
+// executing runs r.Execute(ctx, run, rows) on a goroutine of its own and
+// hands what it returned on the channel.
+func executing(ctx context.Context, r *Runner, run *Run, rows []Row) <-chan executed {
+	done := make(chan executed, 1)
+	go func() {
+		sum, err := r.Execute(ctx, run, rows)
+		done <- executed{sum, err}
+	}()
+	return done
 }
 
 func (j *claimJournal) StepBulkRows(ctx context.Context, runID string, s store.BulkStep) (bool, int, error) {
@@ -91,15 +117,7 @@ func TestCtrlCUnclaimsTheRowClaimedAhead(t *testing.T) {
 	r.DB = j
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	type result struct {
-		sum Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		sum, err := r.Execute(ctx, fx.run, fx.rows)
-		done <- result{sum, err}
-	}()
+	done := executing(ctx, r, fx.run, fx.rows)
 	for range 2 { // the row in flight, held at the gate, and the one claimed ahead
 		select {
 		case <-j.claims:

@@ -406,22 +406,14 @@ func TestCtrlCGivesBackTheWorkersQueuedRows(t *testing.T) {
 		arrived := make(chan struct{}, 3)
 		fx := newSharedFixture(t, dsn, 3, bulktest.Options{Before: func(string, map[string]any) { arrived <- struct{}{}; <-hold }})
 		r, _ := fx.worker(t, 1)
-		claims := &claimsJournal{Journal: r.DB, lines: make(chan int, 8)}
+		claims := &claimJournal{Journal: r.DB, claims: make(chan int, 8)}
 		r.DB = claims
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		type result struct {
-			sum Summary
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			sum, err := r.Execute(ctx, fx.run, fx.rows)
-			done <- result{sum, err}
-		}()
+		done := executing(ctx, r, fx.run, fx.rows)
 		for range 2 { // the row in flight and the one waiting
 			select {
-			case <-claims.lines:
+			case <-claims.claims:
 			case <-time.After(time.Minute):
 				t.Fatal("two rows not claimed in a minute")
 			}
@@ -445,18 +437,4 @@ func TestCtrlCGivesBackTheWorkersQueuedRows(t *testing.T) {
 			t.Errorf("counts %s, %v; want one success, two unsent, none sending", c, err)
 		}
 	})
-}
-
-// claimsJournal tells lines each row a worker claims.
-type claimsJournal struct {
-	Journal
-	lines chan int
-}
-
-func (j *claimsJournal) ClaimBulkRows(ctx context.Context, c store.BulkClaim) ([]store.BulkClaimed, string, error) {
-	got, hold, err := j.Journal.ClaimBulkRows(ctx, c)
-	for _, g := range got {
-		j.lines <- g.Line
-	}
-	return got, hold, err
 }

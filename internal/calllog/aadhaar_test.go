@@ -1,10 +1,8 @@
 package calllog
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,13 +96,5 @@ func TestAadhaarMaskedInCallsRow(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, suffix := range []string{"", "-wal"} {
-		b, err := os.ReadFile(path + suffix)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(aadhaar)) {
-			t.Errorf("%s holds the Aadhaar number", filepath.Base(path+suffix))
-		}
-	}
+	dbFilesHoldNone(t, path, "the Aadhaar number", aadhaar)
 }

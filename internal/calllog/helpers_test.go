@@ -1,8 +1,10 @@
 package calllog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,3 +63,18 @@ func poolB(opening, amount, closing any) map[string]any {
 }
 
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// dbFilesHoldNone wants the SQLite database at path, and its WAL, not to
+// hold text (what names it) anywhere, in any page.
+func dbFilesHoldNone(t *testing.T, path, what, text string) {
+	t.Helper()
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(text)) {
+			t.Errorf("%s holds %s", filepath.Base(path+suffix), what)
+		}
+	}
+}

@@ -424,15 +424,7 @@ func TestImportScrubsClientSecret(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, suffix := range []string{"", "-wal"} {
-		b, err := os.ReadFile(path + suffix)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("%s holds the secret", filepath.Base(path+suffix))
-		}
-	}
+	dbFilesHoldNone(t, path, "the secret", secret)
 }
 
 func TestRecorderMatchesJSONLImport(t *testing.T) {

@@ -174,15 +174,7 @@ func TestSecondRunMeanwhile(t *testing.T) {
 		if got := f.actions(e.ID); !slices.Equal(got, []string{"svcrecon:seen"}) {
 			t.Errorf("events %v, want one seen", got)
 		}
-		var v evidence.Verification
-		if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range v.Lines {
-			if !l.OK && !l.Skipped {
-				t.Errorf("verify: %s: %s", l.What, l.Note)
-			}
-		}
+		f.verifyClean()
 	})
 }
 
@@ -215,15 +207,7 @@ func TestDecisionAfterACarryingCheck(t *testing.T) {
 			t.Errorf("exception last run %d (%s..%s), %s; want run %d's (2026-11-01..2026-11-02), explained",
 				e.LastRun, e.LastFrom, e.LastTo, e.Status, r2)
 		}
-		var v evidence.Verification
-		if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range v.Lines {
-			if !l.OK && !l.Skipped {
-				t.Errorf("verify: %s: %s", l.What, l.Note)
-			}
-		}
+		f.verifyClean()
 	})
 }
 

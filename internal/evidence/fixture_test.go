@@ -47,6 +47,20 @@ func (f *fixture) exec(q string, args ...any) {
 	}
 }
 
+// verifyClean wants the history's verification to find nothing different.
+func (f *fixture) verifyClean() {
+	f.t.Helper()
+	var v evidence.Verification
+	if err := evidence.VerifyChain(f.ctx, f.db, &v); err != nil {
+		f.t.Fatal(err)
+	}
+	for _, l := range v.Lines {
+		if !l.OK && !l.Skipped {
+			f.t.Errorf("verify: %s: %s", l.What, l.Note)
+		}
+	}
+}
+
 // day makes day d of the statement complete: a record, its walk done,
 // and a client's call logged the day after (the call logs cover it).
 func (f *fixture) day(d string) {

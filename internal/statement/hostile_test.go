@@ -143,16 +143,7 @@ func TestSyncPagesWithoutACount(t *testing.T) {
 // a mismatch (25 held, the withdrawn one among them, against 24).
 func TestSyncRecordWithdrawnUnderTheWalk(t *testing.T) {
 	all := dayRecords(25)
-	withdrawn := false
-	_, cl := startHostile(t, func(a asked) (map[string]any, []map[string]any) {
-		cur := all
-		if withdrawn {
-			cur = all[1:]
-		}
-		withdrawn = true
-		from := min((a.page-1)*a.per, len(cur))
-		return pageMeta(a, len(cur)), cur[from:min(from+a.per, len(cur))]
-	})
+	_, cl := startHostile(t, withdrawingFirst(all))
 	o := oneDayOptions(t, cl)
 	syncIncomplete(t, o, StateMismatch, "25 records stored, the service says 24")
 	held := queryInt(t, sqlDB(o.DB), `SELECT count(*) FROM records WHERE svc_order_id = ?`, all[10]["svcOrderId"])
@@ -161,12 +152,11 @@ func TestSyncRecordWithdrawnUnderTheWalk(t *testing.T) {
 	}
 }
 
-// TestSyncCountFellOnTheLastWalk: with one walk a run, the withdrawal is
-// a mismatch whose counts agree, and its problem says why.
-func TestSyncCountFellOnTheLastWalk(t *testing.T) {
-	all := dayRecords(25)
+// withdrawingFirst serves all, truthfully paged, until page 1 was served
+// once; then all but the first record.
+func withdrawingFirst(all []map[string]any) func(a asked) (map[string]any, []map[string]any) {
 	withdrawn := false
-	_, cl := startHostile(t, func(a asked) (map[string]any, []map[string]any) {
+	return func(a asked) (map[string]any, []map[string]any) {
 		cur := all
 		if withdrawn {
 			cur = all[1:]
@@ -174,7 +164,14 @@ func TestSyncCountFellOnTheLastWalk(t *testing.T) {
 		withdrawn = true
 		from := min((a.page-1)*a.per, len(cur))
 		return pageMeta(a, len(cur)), cur[from:min(from+a.per, len(cur))]
-	})
+	}
+}
+
+// TestSyncCountFellOnTheLastWalk: with one walk a run, the withdrawal is
+// a mismatch whose counts agree, and its problem says why.
+func TestSyncCountFellOnTheLastWalk(t *testing.T) {
+	all := dayRecords(25)
+	_, cl := startHostile(t, withdrawingFirst(all))
 	o := oneDayOptions(t, cl)
 	o.MaxWalks = 1
 	syncIncomplete(t, o, StateMismatch, "24 records stored, the service says 24; the service's count fell from 25 to 24")
