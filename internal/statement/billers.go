@@ -204,8 +204,12 @@ func walkBillers(ctx context.Context, o BillerOptions, sum *BillerSummary, calls
 			}
 			n := len(pg.Records)
 			bar.Add(int64(n))
-			if err := t.page(fmt.Sprintf("biller list page %d", p), int64(pg.Meta.TotalRecords), billersKey(pg.Records), o.PageSize); err != nil {
+			again, err := t.page(fmt.Sprintf("biller list page %d", p), int64(pg.Meta.TotalRecords), billersKey(pg.Records), o.PageSize)
+			if err != nil {
 				return nil, 0, false, err
+			}
+			if again {
+				break // the last page served again past the end
 			}
 			total, empty = t.count, n == 0 && p == 1
 			if p == 1 && walk == 1 {

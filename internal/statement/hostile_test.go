@@ -272,15 +272,93 @@ func TestBillerListCutShortRemovesNothing(t *testing.T) {
 func TestTally(t *testing.T) {
 	var tl tally
 	for _, c := range []int64{25, 0, 26, 26} {
-		if err := tl.page("p", c, pageKey{}, 10); err != nil {
+		if _, err := tl.page("p", c, pageKey{}, 10); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if tl.count != 26 || tl.dropped {
 		t.Errorf("counts 25, 0, 26, 26: count %d, dropped %v; want 26, not dropped", tl.count, tl.dropped)
 	}
-	if err := tl.page("p", 24, pageKey{}, 10); err != nil || !tl.dropped || tl.count != 26 ||
+	if _, err := tl.page("p", 24, pageKey{}, 10); err != nil || !tl.dropped || tl.count != 26 ||
 		!strings.Contains(tl.fallen(), "from 26 to 24") {
 		t.Errorf("then 24: %v, count %d, %q; want dropped from 26 to 24, count 26", err, tl.count, tl.fallen())
+	}
+}
+
+// TestSyncLastPageServedAgainPastTheEnd: a truthful service that answers
+// a page past the end with its last page again (as many do): a day of 20
+// records, 10 a page, is done; page 3 adds nothing.
+func TestSyncLastPageServedAgainPastTheEnd(t *testing.T) {
+	all := dayRecords(20)
+	_, cl := startHostile(t, func(a asked) (map[string]any, []map[string]any) {
+		p := min(a.page, 2)
+		return map[string]any{"totalRecords": 20, "currentPage": p}, all[(p-1)*10 : p*10]
+	})
+	o := oneDayOptions(t, cl)
+	sum, err := Sync(context.Background(), o)
+	if err != nil || len(sum.Problems) != 0 || sum.New != 20 {
+		t.Fatalf("Sync = %v, problems %v, %d new; want done, 20 new", err, sum.Problems, sum.New)
+	}
+	if got := windowStates(t, sqlDB(o.DB))["statement "+hostileDay]; got != StateDone {
+		t.Errorf("window %s; want done", got)
+	}
+}
+
+// TestSyncResumedKeepsTheWalksCount: a walk that fails at page 3 keeps
+// the count its first pages said, so the next run, resuming at page 3 of
+// a service that says the count on page 1 alone, checks the day against
+// it (25) instead of failing it for want of a count.
+func TestSyncResumedKeepsTheWalksCount(t *testing.T) {
+	all := dayRecords(25)
+	down := true
+	_, cl := startHostile(t, func(a asked) (map[string]any, []map[string]any) {
+		meta := map[string]any{}
+		if a.page == 1 {
+			meta["totalRecords"] = 25
+		}
+		from := min((a.page-1)*a.per, 25)
+		if a.page == 3 && down {
+			return nil, nil // no meta: not a page, a fault of page 3
+		}
+		return meta, all[from:min(from+a.per, 25)]
+	})
+	o := oneDayOptions(t, cl)
+	if _, err := Sync(context.Background(), o); !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("first sync = %v; want page 3 failed (ErrIncomplete)", err)
+	}
+	down = false
+	sum, err := Sync(context.Background(), o)
+	if err != nil || len(sum.Problems) != 0 || countRecords(t, sqlDB(o.DB), recon.Statement) != 25 {
+		t.Fatalf("resumed sync = %v, problems %v, %d records; want done with 25", err, sum.Problems, countRecords(t, sqlDB(o.DB), recon.Statement))
+	}
+}
+
+// TestBillerListLastPageServedAgain: a biller list of 10, 5 a page, whose
+// service answers page 3 with page 2 again is complete: a full sync
+// removes nothing.
+func TestBillerListLastPageServedAgain(t *testing.T) {
+	var billers []map[string]any
+	for i := range 10 {
+		billers = append(billers, fakeBiller(i, "gas", "2026-10-01"))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req svcapi.BillersRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		p, _ := strconv.Atoi(req.Pagination.PageNumber)
+		p = min(p, 2)
+		json.NewEncoder(w).Encode(map[string]any{"statuscode": "TXN", "status": "ok",
+			"data": map[string]any{"meta": map[string]any{"totalRecords": 10}, "records": billers[(p-1)*5 : p*5]}})
+	}))
+	defer srv.Close()
+	cl, err := svcapi.New(svcapi.Config{BaseURL: srv.URL, ClientID: "id", ClientSecret: "s", OutletID: "O", EndpointIP: "203.0.113.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SyncBillers(context.Background(), BillerOptions{DB: openDB(t), Client: cl, PageSize: 5, Full: true})
+	if err != nil || s.Seen != 10 || s.Removed != 0 {
+		t.Errorf("full sync = %+v, %v; want 10 seen, none removed", s, err)
 	}
 }

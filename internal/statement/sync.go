@@ -335,7 +335,11 @@ func (s *syncer) walk(ctx context.Context, w *window, log *slog.Logger) error {
 			}
 			log.WarnContext(ctx, "window failed", LogPage, failPage, "error", err.Error())
 			s.problem(WindowProblem{Kind: w.kind, Day: w.day, State: StateFailed, Page: failPage, Err: errText(err)})
-			s.writers.send(w, job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, nil, w.walks, errText(err))}})
+			var total *int64 // the walk's count, for the walk resumed at failPage
+			if res.total > 0 && failPage > 1 {
+				total = &res.total
+			}
+			s.writers.send(w, job{page: store.RecordPage{Window: s.checkpoint(w, StateFailed, failPage, total, w.walks, errText(err))}})
 			return nil
 		}
 		if w.held && res.state != StateWalking {
@@ -442,17 +446,21 @@ func (s *syncer) walkOnce(ctx context.Context, w *window, page int, lastWalk boo
 		if err != nil {
 			var re *RecordError
 			if errors.As(err, &re) {
-				return finishResult{}, p, err
+				return finishResult{total: t.count}, p, err
 			}
-			return finishResult{}, p, fmt.Errorf("fetch %s window %s page %d: %w", w.kind, w.day, p, err)
+			return finishResult{total: t.count}, p, fmt.Errorf("fetch %s window %s page %d: %w", w.kind, w.day, p, err)
 		}
 		s.pages.Add(1)
-		n := len(recs)
-		if err := t.page(fmt.Sprintf("%s window %s page %d", w.kind, w.day, p), int64(meta.TotalRecords), recordsKey(recs), o.PageSize); err != nil {
-			return finishResult{}, 1, err
+		again, err := t.page(fmt.Sprintf("%s window %s page %d", w.kind, w.day, p), int64(meta.TotalRecords), recordsKey(recs), o.PageSize)
+		if err != nil {
+			return finishResult{total: t.count}, 1, err
 		}
+		if again {
+			recs = nil // the last page served again past the end: the end
+		}
+		n := len(recs)
 		total := t.count
-		last := lastPage(p, n, o.PageSize, normal, meta)
+		last := again || lastPage(p, n, o.PageSize, normal, meta)
 		normal = max(normal, n)
 		if !last {
 			walks := w.walks

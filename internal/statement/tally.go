@@ -36,11 +36,14 @@ type pageKey struct {
 }
 
 // page adds a page's count (meta.totalRecords, 0 when it said none) and
-// its records (key), of a walk asking perPage records a page. It returns
-// an error when the service serves beyond what it counts or repeats a
-// page; what names the walk and its page ("statement window 2026-11-03
-// page 7").
-func (t *tally) page(what string, total int64, key pageKey, perPage int) error {
+// its records (key), of a walk asking perPage records a page; what names
+// the walk and its page ("statement window 2026-11-03 page 7"). again is
+// true for a page that repeats the one before it once the walk was served
+// its count: a service serving its last page again past the end (as many
+// do), which ends the walk. It returns an error when the service repeats a
+// page before that (the page number ignored) or serves beyond what it
+// counts.
+func (t *tally) page(what string, total int64, key pageKey, perPage int) (again bool, err error) {
 	if total > 0 {
 		if total < t.count && !t.dropped {
 			t.dropped, t.fell = true, [2]int64{t.count, total}
@@ -48,14 +51,17 @@ func (t *tally) page(what string, total int64, key pageKey, perPage int) error {
 		t.count, t.latest = max(t.count, total), total
 	}
 	if key.n > 0 && key == t.prev {
-		return fmt.Errorf("%s repeats the page before it (the same %d records): the service ignores the page number", what, key.n)
+		if t.count > 0 && t.served >= t.count {
+			return true, nil
+		}
+		return false, fmt.Errorf("%s repeats the page before it (the same %d records): the service ignores the page number", what, key.n)
 	}
 	t.prev = key
 	t.served += int64(key.n)
 	if t.count > 0 && t.served > 2*t.count+int64(perPage) {
-		return fmt.Errorf("%s: %d records served, the service counts %d: its pages do not end", what, t.served, t.count)
+		return false, fmt.Errorf("%s: %d records served, the service counts %d: its pages do not end", what, t.served, t.count)
 	}
-	return nil
+	return false, nil
 }
 
 // says is the count the service says now: its largest, unless it fell

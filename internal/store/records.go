@@ -362,10 +362,10 @@ func nullInt(p *int64) any {
 }
 
 // SyncWindows returns the checkpoints of the account's windows from day
-// from to day to (YYYY-MM-DD, inclusive). Only Kind, Day, State, NextPage
-// and Walks are read.
+// from to day to (YYYY-MM-DD, inclusive). Only Kind, Day, State, NextPage,
+// Walks and Total are read.
 func (db *DB) SyncWindows(ctx context.Context, account, from, to string) ([]SyncWindow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT kind, day, state, next_page, walks FROM sync_windows
+	rows, err := db.QueryContext(ctx, `SELECT kind, day, state, next_page, walks, total_records FROM sync_windows
 		WHERE account = ? AND day >= ? AND day <= ?`, account, from, to)
 	if err != nil {
 		return nil, err
@@ -374,8 +374,12 @@ func (db *DB) SyncWindows(ctx context.Context, account, from, to string) ([]Sync
 	var out []SyncWindow
 	for rows.Next() {
 		w := SyncWindow{Account: account}
-		if err := rows.Scan(&w.Kind, &w.Day, &w.State, &w.NextPage, &w.Walks); err != nil {
+		var total sql.NullInt64
+		if err := rows.Scan(&w.Kind, &w.Day, &w.State, &w.NextPage, &w.Walks, &total); err != nil {
 			return nil, err
+		}
+		if total.Valid {
+			w.Total = &total.Int64
 		}
 		out = append(out, w)
 	}
