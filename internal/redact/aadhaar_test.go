@@ -18,6 +18,7 @@ func TestAadhaarJSON(t *testing.T) {
 		{`{"e":1e739146280552}`, `{"e":1e739146280552}`},
 		{`{"remark":"uid 7391 4628 0552 seeded"}`, `{"remark":"uid XXXX XXXX 0552 seeded"}`},
 		{`{"remark":"uid 7391-4628-0552"}`, `{"remark":"uid XXXX-XXXX-0552"}`},
+		{`{"remark":"AEPS 7391 4628 0552 1500.00"}`, `{"remark":"AEPS XXXX XXXX 0552 1500.00"}`},
 		{`{"at":"2026-11-28 10:00:01","n":"7391 4628 0553"}`, `{"at":"2026-11-28 10:00:01","n":"7391 4628 0553"}`},
 	} {
 		got := string(AadhaarJSON([]byte(c.in)))

@@ -11,39 +11,54 @@ package redact
 // isDigit reports whether c is an ASCII digit.
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// grouped returns the end of the grouped number starting at s[i] and its
-// digits, or ok false when s[i:] does not start one. s[i] starts a run of
-// digits.
-func grouped[T ~string | ~[]byte](s T, i int) (end int, digits string, ok bool) {
+// grouped returns the end of the grouped number starting at s[i] that
+// mask says to mask (given its digits), or ok false. s[i] starts a run of
+// digits. The groups are taken as long as they are groups (3 to 6 digits
+// after the same separator, 19 digits at most), then the longest number
+// of them that mask takes: "uid 7391 4628 0552 1500.00" masks the
+// Aadhaar number before the amount. A number of more than 12 digits (a
+// card's) is taken only when no group follows it, so that two Aadhaar
+// numbers written one after the other are not read as a card and the
+// second shown.
+func grouped[T ~string | ~[]byte](s T, i int, mask func(digits string) bool) (end int, ok bool) {
+	var ends, total [7]int // after each group: its end in s, the digits so far
 	j := i
 	for j < len(s) && isDigit(s[j]) {
 		j++
 	}
 	if j-i != 4 || j+1 >= len(s) || s[j] != ' ' && s[j] != '-' {
-		return 0, "", false
+		return 0, false
 	}
-	sep, n := s[j], 4
-	for j < len(s) && s[j] == sep && j+1 < len(s) && isDigit(s[j+1]) {
+	sep, g := s[j], 0
+	ends[0], total[0] = j, 4
+	for g+1 < len(ends) && j+1 < len(s) && s[j] == sep && isDigit(s[j+1]) {
 		k := j + 1
 		for k < len(s) && isDigit(s[k]) {
 			k++
 		}
-		if g := k - j - 1; g < 3 || g > 6 || n+g > 19 {
-			return 0, "", false
+		n := k - j - 1
+		if n < 3 || n > 6 || total[g]+n > 19 {
+			break
 		}
-		n += k - j - 1
+		g++
+		ends[g], total[g] = k, total[g-1]+n
 		j = k
 	}
-	if n < 12 {
-		return 0, "", false
-	}
-	buf := make([]byte, 0, n)
-	for k := i; k < j; k++ {
-		if isDigit(s[k]) {
-			buf = append(buf, s[k])
+	for ; g > 0 && total[g] >= 12; g-- {
+		if e := ends[g]; total[g] > 12 && e+1 < len(s) && s[e] == sep && isDigit(s[e+1]) {
+			continue // a card number ends its groups; an Aadhaar number may be followed by more
+		}
+		buf := make([]byte, 0, total[g])
+		for k := i; k < ends[g]; k++ {
+			if isDigit(s[k]) {
+				buf = append(buf, s[k])
+			}
+		}
+		if mask(string(buf)) {
+			return ends[g], true
 		}
 	}
-	return j, string(buf), true
+	return 0, false
 }
 
 // maskGrouped writes s[i:end], a grouped number, with every digit but the

@@ -26,7 +26,7 @@ func maskRuns(s string) string {
 			i++
 			continue
 		}
-		if end, digits, ok := grouped(s, i); ok && sensitive(digits) {
+		if end, ok := grouped(s, i, sensitive); ok {
 			b.Write(maskGrouped(nil, s, i, end))
 			i = end
 			continue
@@ -44,6 +44,9 @@ func maskRuns(s string) string {
 	}
 	return b.String()
 }
+
+// aadhaar reports whether digits are an Aadhaar number.
+func aadhaar(digits string) bool { return len(digits) == 12 && sensitive(digits) }
 
 func sensitive(digits string) bool {
 	switch n := len(digits); {
@@ -131,7 +134,7 @@ func AadhaarJSONExcept(doc []byte, keys ...string) []byte {
 				key = doc[from:i]
 			}
 		case c >= '0' && c <= '9':
-			if end, digits, ok := grouped(doc, i); ok && inString && !kept && len(digits) == 12 && sensitive(digits) {
+			if end, ok := grouped(doc, i, aadhaar); ok && inString && !kept {
 				out = maskGrouped(append(out, doc[last:i]...), doc, i, end)
 				last, i = end, end-1
 				continue

