@@ -183,7 +183,7 @@ func allowed(s SignOff, states []SignOffState) error {
 			return refused("run %d has no preparer yet: it is prepared (--as preparer) before it is approved", s.RunID)
 		}
 		if SameSigner(preparer.By, s.By) {
-			return refused("%s prepared run %d and cannot approve it: the approver must be someone else", s.By, s.RunID)
+			return refused("%s prepared run %d and cannot approve it: the approver must be someone else", preparer.By, s.RunID)
 		}
 	}
 	return nil
