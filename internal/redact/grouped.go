@@ -11,6 +11,14 @@ package redact
 // isDigit reports whether c is an ASCII digit.
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// runEnd returns the end of the run of digits that starts at s[i].
+func runEnd[T ~string | ~[]byte](s T, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
 // grouped returns the end of the grouped number starting at s[i] that
 // mask says to mask (given its digits), or ok false. s[i] starts a run of
 // digits. The groups are taken as long as they are groups (3 to 6 digits
@@ -22,20 +30,14 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // second shown.
 func grouped[T ~string | ~[]byte](s T, i int, mask func(digits string) bool) (end int, ok bool) {
 	var ends, total [7]int // after each group: its end in s, the digits so far
-	j := i
-	for j < len(s) && isDigit(s[j]) {
-		j++
-	}
+	j := runEnd(s, i)
 	if j-i != 4 || j+1 >= len(s) || s[j] != ' ' && s[j] != '-' {
 		return 0, false
 	}
 	sep, g := s[j], 0
 	ends[0], total[0] = j, 4
 	for g+1 < len(ends) && j+1 < len(s) && s[j] == sep && isDigit(s[j+1]) {
-		k := j + 1
-		for k < len(s) && isDigit(s[k]) {
-			k++
-		}
+		k := runEnd(s, j+1)
 		n := k - j - 1
 		if n < 3 || n > 6 || total[g]+n > 19 {
 			break

@@ -21,7 +21,7 @@ func maskRuns(s string) string {
 	b.Grow(len(s))
 	i := 0
 	for i < len(s) {
-		if s[i] < '0' || s[i] > '9' {
+		if !isDigit(s[i]) {
 			b.WriteByte(s[i])
 			i++
 			continue
@@ -31,10 +31,7 @@ func maskRuns(s string) string {
 			i = end
 			continue
 		}
-		j := i
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
+		j := runEnd(s, i)
 		run := s[i:j]
 		if sensitive(run) {
 			run = Last4(run)
@@ -133,16 +130,13 @@ func AadhaarJSONExcept(doc []byte, keys ...string) []byte {
 			if k := skipSpace(doc, i+1); k < len(doc) && doc[k] == ':' {
 				key = doc[from:i]
 			}
-		case c >= '0' && c <= '9':
+		case isDigit(c):
 			if end, ok := grouped(doc, i, aadhaar); ok && inString && !kept {
 				out = maskGrouped(append(out, doc[last:i]...), doc, i, end)
 				last, i = end, end-1
 				continue
 			}
-			j := i
-			for j < len(doc) && doc[j] >= '0' && doc[j] <= '9' {
-				j++
-			}
+			j := runEnd(doc, i)
 			if (inString && !kept || !inString && !keyed(doc, i, key, keep)) && aadhaarRun(doc, i, j, inString) {
 				out = append(out, doc[last:i]...)
 				masked := Last4(string(doc[i:j]))
@@ -194,7 +188,7 @@ func aadhaarRun(doc []byte, i, j int, inString bool) bool {
 	if j-i != 12 || !sensitive(string(doc[i:j])) {
 		return false
 	}
-	digit := func(k int) bool { return k >= 0 && k < len(doc) && doc[k] >= '0' && doc[k] <= '9' }
+	digit := func(k int) bool { return k >= 0 && k < len(doc) && isDigit(doc[k]) }
 	if j < len(doc) && doc[j] == '.' && digit(j+1) || i > 0 && doc[i-1] == '.' && digit(i-2) {
 		return false // the integer or fraction part of a decimal: an amount
 	}
