@@ -16,8 +16,9 @@ import (
 	"github.com/svcrecon/svcrecon/internal/progress"
 )
 
-// gzipMagic are the first two bytes of a gzip stream.
-var gzipMagic = [2]byte{0x1f, 0x8b}
+// isGzip says whether head, the first bytes of a stream, begin as a gzip
+// stream does (its magic bytes 0x1f 0x8b).
+func isGzip(head []byte) bool { return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b }
 
 // checkGzip reads the gzip stream r to its end, decompressing it to
 // nothing, so that no line of it is stored before its checksum is known
@@ -36,7 +37,7 @@ var gzipMagic = [2]byte{0x1f, 0x8b}
 // wrong checksum, header or deflate data; a read failing; ctx ended)
 // refuses the stream: nothing of it is to be stored.
 func checkGzip(ctx context.Context, r io.Reader, lim int64, bar *progress.Bar) (read int64, whole bool, err error) {
-	cr := &checkReader{ctx: ctx, r: r, bar: bar}
+	cr := &checkReader{ctx: ctx, r: countingReader{r, bar}}
 	zr, err := gzip.NewReader(bufio.NewReaderSize(cr, 64<<10))
 	if err == nil {
 		_, err = io.Copy(io.Discard, budget.LimitReader(zr, lim))
@@ -105,7 +106,7 @@ func checkedGzipStream(ctx context.Context, r io.Reader, name string, o Options)
 // does, a gzip stream once checked whole (checkedGzipStream).
 func importReader(ctx context.Context, db Writer, name string, r io.Reader, o Options) (Summary, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) < 2 || [2]byte(magic) != gzipMagic {
+	if magic, _ := br.Peek(2); !isGzip(magic) {
 		return importStream(ctx, db, name, br, o, 0)
 	}
 	in, done, err := checkedGzipStream(ctx, br, name, o)
@@ -124,16 +125,15 @@ func isGzipFile(path string) bool {
 	}
 	defer f.Close()
 	var magic [2]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && magic == gzipMagic
+	n, _ := io.ReadFull(f, magic[:])
+	return isGzip(magic[:n])
 }
 
-// checkReader reads r for checkGzip, counting the bytes read (n, and on
-// bar), until ctx ends.
+// checkReader reads r for checkGzip, counting the bytes read (n), until
+// ctx ends.
 type checkReader struct {
 	ctx context.Context
 	r   io.Reader
-	bar *progress.Bar
 	n   int64
 }
 
@@ -143,6 +143,5 @@ func (c *checkReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	c.bar.Add(int64(n))
 	return n, err
 }

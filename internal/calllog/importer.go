@@ -273,7 +273,7 @@ func importFile(ctx context.Context, db Writer, path string, o Options) (Summary
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return Summary{}, fmt.Errorf("import %w", err)
 	}
-	gz := n == 2 && magic == gzipMagic
+	gz := isGzip(magic[:n])
 	var in io.Reader = f
 	if gz {
 		if in, err = checkedGzipFile(ctx, f, path, o); err != nil {
@@ -400,7 +400,7 @@ func uncompressed(r io.Reader, bar *progress.Bar) (io.ReadCloser, error) {
 		r = countingReader{r, bar}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if magic, _ := br.Peek(2); isGzip(magic) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, err
