@@ -43,3 +43,13 @@ func TestExportAmountPrecision(t *testing.T) {
 		t.Errorf("s.csv amount = %q, want 99999999999999.99", recs[1][0])
 	}
 }
+
+// TestExactFloatAllocatesNothing: the check runs for every amount cell of
+// a workbook; negative amounts and amounts below one allocated a string.
+func TestExactFloatAllocatesNothing(t *testing.T) {
+	for _, s := range []string{"-12.50", "12.50", "0.50", ".5", "-0.00", "+5"} {
+		if a := testing.AllocsPerRun(100, func() { exactFloat(s, 1) }); a != 0 {
+			t.Errorf("exactFloat(%q) allocates %v times", s, a)
+		}
+	}
+}

@@ -189,28 +189,38 @@ func plainDecimal(s string) bool {
 
 // exactFloat reports whether f, the float64 nearest the plain decimal s,
 // is s exactly: f's shortest decimal is s less any sign +, leading zeros
-// of the integer part and trailing zeros of the fraction.
+// of the integer part and trailing zeros of the fraction. It allocates
+// nothing: it runs for every amount cell of a workbook.
 func exactFloat(s string, f float64) bool {
 	var buf [32]byte
-	return string(strconv.AppendFloat(buf[:0], f, 'f', -1, 64)) == canonicalDecimal(s)
+	out := strconv.AppendFloat(buf[:0], f, 'f', -1, 64)
+	neg, digits := canonicalDecimal(s)
+	if len(out) > 0 && out[0] == '-' != neg {
+		return false
+	}
+	if neg {
+		out = out[1:]
+	}
+	if digits[0] == '.' { // no units: f's decimal has a 0 before the point
+		return len(out) > 0 && out[0] == '0' && string(out[1:]) == digits
+	}
+	return string(out) == digits
 }
 
 // canonicalDecimal is the plain decimal s as strconv.FormatFloat writes
-// its value: no +, no leading zeros before the units, no trailing zeros
-// after the point, and no point with nothing after it.
-func canonicalDecimal(s string) string {
-	neg := s[0] == '-'
+// its value, its sign apart: no +, no leading zeros before the units (and
+// so none at all before a point: ".5"), no trailing zeros after the point,
+// and no point with nothing after it.
+func canonicalDecimal(s string) (neg bool, digits string) {
+	neg = s[0] == '-'
 	s = strings.TrimLeft(s, "+-")
 	if strings.IndexByte(s, '.') >= 0 {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
-	if s = strings.TrimLeft(s, "0"); s == "" || s[0] == '.' {
-		s = "0" + s
+	if s = strings.TrimLeft(s, "0"); s == "" {
+		s = "0"
 	}
-	if neg {
-		return "-" + s
-	}
-	return s
+	return neg, s
 }
 
 // displayWidth estimates how many characters a value takes in its cell.
